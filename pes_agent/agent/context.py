@@ -1,0 +1,105 @@
+"""One run's working set: the thread state, who to call, and how to record what happens.
+
+Phases (planning, execution, synthesis) receive a ``RunContext`` explicitly; nothing is global.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from pes_agent.agent.response import RunUsage
+from pes_agent.config import ArgFillConfig, GateConfig, ResolvedExecution
+from pes_agent.events import Event, EventBus, EventType
+from pes_agent.llm.types import CallOptions, LLMReply, Phase, PromptRequest, Provider
+from pes_agent.prompts.views import PromptSettings
+from pes_agent.state.models import ItemStatus, ThreadState, TodoItem
+from pes_agent.state.store import StateStore
+from pes_agent.tools.executor import ToolExecutor
+from pes_agent.tools.registry import ToolRegistry
+
+
+class PhaseFailure(Exception):
+    """Ends a run early with an error status; carries the code and the phase for the response."""
+
+    def __init__(self, code: str, phase: str, message: str) -> None:
+        self.code = code
+        self.phase = phase
+        super().__init__(message)
+
+
+@dataclass(kw_only=True)
+class RunContext:
+    thread_id: str
+    trace_id: str
+    user_id: str | None
+    query: str
+    state: ThreadState
+    version: int
+    store: StateStore
+    bus: EventBus
+    registry: ToolRegistry
+    executor: ToolExecutor
+    provider: Provider
+    options: CallOptions
+    limits: ResolvedExecution
+    settings: PromptSettings
+    enabled_tools: tuple[str, ...]
+    gate: GateConfig
+    arg_fill: ArgFillConfig
+    clock: Callable[[], float]
+    usage: RunUsage = field(default_factory=RunUsage)
+    structured_output: bool = False
+    phase: str = "planning"
+
+    async def emit(self, type_: EventType, data: Mapping[str, Any], *, step_id: str | None = None) -> Event:
+        event = Event(
+            id=uuid.uuid4().hex,
+            type=type_,
+            thread_id=self.thread_id,
+            trace_id=self.trace_id,
+            step_id=step_id,
+            timestamp=self.clock(),
+            data=dict(data),
+        )
+        if event.persisted:
+            await self.store.append_events([event])
+        self.bus.publish(event)
+        return event
+
+    async def save(self) -> None:
+        self.version = await self.store.save(self.thread_id, self.state, self.version)
+
+    async def call_model(self, request: PromptRequest, phase: Phase | None = None) -> LLMReply:
+        if phase is not None and phase != request.phase:
+            request = request.with_phase(phase)
+        if not self.structured_output and request.response_schema is not None:
+            request = PromptRequest(
+                phase=request.phase, step_id=request.step_id, messages=request.messages, tools=request.tools
+            )
+        reply = await self.provider.complete(request, self.options)
+        self.usage.record(request.phase, reply.usage)
+        if reply.thinking:
+            await self.emit(
+                EventType.THOUGHTS,
+                {"phase": request.phase, "text": reply.thinking},
+                step_id=request.step_id,
+            )
+        return reply
+
+    async def set_status(self, item: TodoItem, status: ItemStatus) -> None:
+        previous = item.status
+        item.status = status
+        now = self.clock()
+        if status is ItemStatus.IN_PROGRESS and item.started_at is None:
+            item.started_at = now
+        if status in (ItemStatus.COMPLETED, ItemStatus.FAILED, ItemStatus.CANCELLED):
+            item.completed_at = now
+        await self.save()
+        await self.emit(
+            EventType.ITEM_STATUS,
+            {"item_id": item.id, "status": status.value, "previous": previous.value},
+            step_id=item.id,
+        )

@@ -1,0 +1,121 @@
+"""The Plan-Execute-Synthesize run: the order of phases and how a run ends.
+
+Every way a run can end produces an ``AgentFinalResponse``; only misuse raises.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from pes_agent.agent.context import PhaseFailure, RunContext
+from pes_agent.agent.execution import ItemOutcome, run_item
+from pes_agent.agent.planning import run_planning
+from pes_agent.agent.response import AgentFinalResponse, RunErrorInfo, RunStatus
+from pes_agent.agent.synthesis import run_synthesis
+from pes_agent.errors import ProviderError, RunError, VersionConflictError
+from pes_agent.events import EventType
+from pes_agent.prompts.views import HistoryTurn
+from pes_agent.state.models import HistoryMessage, ItemStatus, TodoItem
+
+_RUNNABLE = (ItemStatus.PENDING, ItemStatus.IN_PROGRESS)
+
+
+def next_ready(items: Sequence[TodoItem]) -> TodoItem | None:
+    """The first unfinished item whose dependencies have all completed."""
+    done = {it.id for it in items if it.status is ItemStatus.COMPLETED}
+    for item in items:
+        if item.status in _RUNNABLE and all(dep in done for dep in item.dependencies):
+            return item
+    return None
+
+
+def run_status(items: Sequence[TodoItem]) -> RunStatus:
+    return "success" if all(it.status is ItemStatus.COMPLETED for it in items) else "partial"
+
+
+async def execute_items(ctx: RunContext) -> ItemOutcome:
+    ctx.phase = "execution"
+    for _ in range(ctx.limits.max_items_per_run):
+        item = next_ready(ctx.state.todo_list)
+        if item is None:
+            break
+        if await run_item(ctx, item) is ItemOutcome.SUSPENDED:
+            return ItemOutcome.SUSPENDED
+    ctx.state.current_step_id = None
+    return ItemOutcome.DONE
+
+
+async def run_pes(ctx: RunContext, history: Sequence[HistoryTurn], *, plan: bool) -> AgentFinalResponse:
+    try:
+        if plan:
+            ctx.phase = "planning"
+            await run_planning(ctx, history)
+        if await execute_items(ctx) is ItemOutcome.SUSPENDED:
+            return suspended_response(ctx)
+        status = run_status(ctx.state.todo_list)
+        ctx.phase = "synthesis"
+        answer = await run_synthesis(ctx, history, status=status)
+    except PhaseFailure as failure:
+        return await error_response(ctx, failure.code, failure.phase, str(failure))
+    except VersionConflictError as exc:
+        return await error_response(ctx, "state_conflict", ctx.phase, str(exc))
+    except RunError as exc:
+        return await error_response(ctx, exc.code, ctx.phase, str(exc))
+    await ctx.save()
+    await remember(ctx, "assistant", answer.response)
+    await ctx.emit(
+        EventType.FINAL_RESPONSE,
+        {"response": answer.response, "status": status, "ui_metadata": answer.ui_metadata},
+    )
+    return respond(ctx, answer.response, status, ui_metadata=answer.ui_metadata)
+
+
+async def remember(ctx: RunContext, role: str, content: str) -> None:
+    message = HistoryMessage(
+        role="user" if role == "user" else "assistant",
+        content=content,
+        trace_id=ctx.trace_id,
+        timestamp=ctx.clock(),
+    )
+    await ctx.store.append_message(ctx.thread_id, message)
+
+
+def respond(ctx: RunContext, text: str, status: RunStatus, **extra: object) -> AgentFinalResponse:
+    return AgentFinalResponse(
+        response=text,
+        status=status,
+        thread_id=ctx.thread_id,
+        trace_id=ctx.trace_id,
+        todo_list=[item.model_copy(deep=True) for item in ctx.state.todo_list],
+        usage=ctx.usage,
+        **extra,  # type: ignore[arg-type]
+    )
+
+
+def suspended_response(ctx: RunContext) -> AgentFinalResponse:
+    susp = ctx.state.suspension
+    assert susp is not None
+    info = {
+        "id": susp.id,
+        "kind": susp.kind,
+        "tool": susp.tool_name,
+        "call_id": susp.call_id,
+        "step_id": susp.item_id,
+        "message": susp.message,
+        "fields": list(susp.fields),
+    }
+    return respond(ctx, susp.message, "suspended", suspension=info)
+
+
+async def error_response(ctx: RunContext, code: str, phase: str, message: str) -> AgentFinalResponse:
+    for item in ctx.state.todo_list:
+        if item.status is ItemStatus.IN_PROGRESS:
+            item.status = ItemStatus.FAILED
+            item.error = message
+    try:
+        await ctx.save()
+    except VersionConflictError:
+        pass  # another writer owns the thread now; its state stands, ours is reported below.
+    await ctx.emit(EventType.ERROR, {"code": code, "phase": phase, "message": message})
+    text = f"The request could not be completed ({phase} failed): {message}"
+    return respond(ctx, text, "error", error=RunErrorInfo(code=code, phase=phase, message=message))

@@ -1,0 +1,65 @@
+"""Planning: one model call over the tool manifesto, turned into a validated todo list."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from pes_agent.agent.context import PhaseFailure, RunContext
+from pes_agent.errors import ParseError
+from pes_agent.events import EventType
+from pes_agent.llm.parser import parse_plan
+from pes_agent.llm.replies import ParsedPlan, ParseWarning, PlannedItem
+from pes_agent.prompts.planning import build_planning
+from pes_agent.prompts.views import HistoryTurn
+from pes_agent.state.models import TodoItem
+
+
+def todo_from_plan(planned: PlannedItem, *, validation_mode: str, now: float) -> TodoItem:
+    return TodoItem(
+        id=planned.id,
+        description=planned.description,
+        step_type=planned.step_type,
+        required_tools=list(planned.required_tools),
+        expected_outcome=planned.expected_outcome,
+        dependencies=list(planned.dependencies),
+        validation_mode="advisory" if validation_mode == "advisory" else "strict",
+        created_at=now,
+    )
+
+
+async def emit_warnings(ctx: RunContext, warnings: Sequence[ParseWarning], step_id: str | None = None) -> None:
+    for warning in warnings:
+        await ctx.emit(
+            EventType.PARSE_WARNING, {"code": warning.code, "detail": warning.detail}, step_id=step_id
+        )
+
+
+def plan_event_data(ctx: RunContext) -> dict[str, object]:
+    return {
+        "title": ctx.state.title,
+        "intent": ctx.state.intent,
+        "plan": ctx.state.plan,
+        "todo_list": [item.model_dump(mode="json") for item in ctx.state.todo_list],
+    }
+
+
+async def run_planning(ctx: RunContext, history: Sequence[HistoryTurn]) -> ParsedPlan:
+    manifesto = ctx.registry.manifesto_lines(ctx.enabled_tools)
+    request = build_planning(ctx.query, "\n".join(manifesto), ctx.settings, history=history)
+    reply = await ctx.call_model(request)
+    try:
+        parsed = parse_plan(reply.text)
+    except ParseError as exc:
+        raise PhaseFailure("unparseable_plan", "planning", f"the planning reply held no usable plan: {exc}") from exc
+    await emit_warnings(ctx, parsed.warnings)
+    now = ctx.clock()
+    ctx.state.title = parsed.title
+    ctx.state.intent = parsed.intent
+    ctx.state.plan = parsed.plan
+    ctx.state.todo_list = [
+        todo_from_plan(p, validation_mode=ctx.limits.validation_mode, now=now) for p in parsed.items
+    ]
+    ctx.state.current_step_id = None
+    await ctx.save()
+    await ctx.emit(EventType.PLAN, {**plan_event_data(ctx), "raw": reply.text})
+    return parsed

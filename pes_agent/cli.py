@@ -1,0 +1,133 @@
+"""The `pes-agent` command: run a query, validate a config file, show the planning prompt.
+
+Exit codes: 0 success, 1 the run ended in error, 2 bad usage or config, 3 the run needs the user
+(partial, needs_input or suspended: the output says what is missing).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+from collections.abc import Sequence
+from typing import Any, TextIO
+
+from pes_agent.errors import PesAgentError
+from pes_agent.events import Event, EventType
+
+_EXIT = {"success": 0, "error": 1, "partial": 3, "needs_input": 3, "suspended": 3}
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="pes-agent", description=__doc__.splitlines()[0] if __doc__ else None)
+    sub = parser.add_subparsers(dest="command", required=True)
+    run = sub.add_parser("run", help="answer a query (progress on stderr, answer on stdout)")
+    run.add_argument("--config", required=True, help="ArtInstanceConfig file (.yaml, .json, .toml)")
+    run.add_argument("--thread", help="thread id to continue (default: a new thread)")
+    run.add_argument("--json", action="store_true", help="print the whole AgentFinalResponse as JSON")
+    run.add_argument("query")
+    validate = sub.add_parser("validate", help="check a config file, its tools and templates")
+    validate.add_argument("file")
+    prompts = sub.add_parser("prompts", help="print the planning prompt for a query and its token count")
+    prompts.add_argument("--config", required=True)
+    prompts.add_argument("query")
+    return parser
+
+
+def progress_line(event: Event) -> str | None:
+    """One short human line per event worth showing while a run works."""
+    d = event.data
+    match event.type:
+        case EventType.PLAN:
+            return f"plan: {d.get('title') or '(untitled)'} ({len(d.get('todo_list', []))} steps)"
+        case EventType.PLAN_UPDATE:
+            return f"plan updated: {d.get('diff')}"
+        case EventType.ITEM_STATUS:
+            return f"{event.step_id}: {d.get('status')}"
+        case EventType.TOOL_EXECUTION:
+            return f"{event.step_id}: {d.get('tool_name')} -> {d.get('status')}"
+        case EventType.REASK | EventType.PARSE_WARNING | EventType.ERROR:
+            return f"{event.type.value.lower()}: {d.get('message') or d.get('detail') or d.get('reason')}"
+        case EventType.SUSPENDED:
+            return f"suspended: {d.get('message')}"
+    return None
+
+
+async def _run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from pes_agent.instance import create_art_instance
+
+    art = await create_art_instance(args.config)
+    async with art:
+        if any(p.adapter == "scripted" for p in art.config.providers.values()):
+            print("[replay] model replies come from a recorded conversation, not a live model", file=err)
+
+        def show(event: Event) -> None:
+            line = progress_line(event)
+            if line:
+                print(f"[pes-agent] {line}", file=err, flush=True)
+
+        art.subscribe(show)
+        response = await art.process(args.query, thread_id=args.thread)
+    if args.json:
+        print(json.dumps(response.to_dict(), indent=2, ensure_ascii=False, default=str), file=out)
+    else:
+        print(response.response, file=out)
+        print(f"[pes-agent] status: {response.status} · thread: {response.thread_id}", file=err)
+    return _EXIT[response.status]
+
+
+def _validate(args: argparse.Namespace, out: TextIO) -> int:
+    from pes_agent.config import load_config
+    from pes_agent.prompts.templates import resolve
+    from pes_agent.tools.loading import load_tools
+
+    cfg = load_config(args.file)
+    resolve(cfg.prompts.model_dump(), source=args.file)
+    tools = load_tools(cfg.tools, source=args.file)
+    print(
+        f"{args.file}: OK — providers: {', '.join(cfg.providers) or '(none)'}; storage: {cfg.storage.type}; "
+        f"tools: {', '.join(t.name for t in tools) or '(none)'}",
+        file=out,
+    )
+    return 0
+
+
+async def _prompts(args: argparse.Namespace, out: TextIO) -> int:
+    from pes_agent.instance import create_art_instance
+    from pes_agent.llm.tokens import count_messages
+    from pes_agent.prompts.planning import build_planning
+    from pes_agent.state.memory import MemoryStore
+
+    art = await create_art_instance(args.config, store=MemoryStore())
+    async with art:
+        settings = art._settings(art.config.persona)
+        manifesto = "\n".join(art.registry.manifesto_lines(art.registry.names()))
+        request = build_planning(args.query, manifesto, settings)
+    for message in request.messages:
+        print(f"## {message.role}\n{message.content}\n", file=out)
+    count = count_messages(request.messages)
+    label = "o200k_base" if count.source == "tiktoken" else "estimate: characters/4, no tokenizer cache"
+    print(f"# planning prompt: {count.tokens} tokens ({label})", file=out)
+    return 0
+
+
+def main(argv: Sequence[str] | None = None, *, out: TextIO = sys.stdout, err: TextIO = sys.stderr) -> int:
+    args = _parser().parse_args(argv)
+    try:
+        if args.command == "run":
+            return asyncio.run(_run(args, out, err))
+        if args.command == "validate":
+            return _validate(args, out)
+        return asyncio.run(_prompts(args, out))
+    except PesAgentError as exc:
+        print(f"pes-agent: {exc}", file=err)
+        return 2
+
+
+def _entry() -> Any:  # pragma: no cover - console script shim
+    sys.exit(main())
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

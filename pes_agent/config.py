@@ -1,0 +1,400 @@
+"""ArtInstanceConfig and its parts: the one file a service team writes.
+
+Keys are accepted in camelCase (the TypeScript original) and snake_case. Execution limits are all
+optional here: ``None`` means "not given at this level", and ``resolve_execution`` picks each field
+from call → thread → instance → built-in default.
+
+Checks that span fields (a default provider that exists, a model for each endpoint) live in
+validators here, so a config built in Python fails the same way as one loaded from a file; reading
+files, ``${VAR}`` interpolation, the original's shape and readable errors live in ``config_loader``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from string import Template
+from typing import Any, Literal, NoReturn
+
+from pydantic import (
+    AliasChoices,
+    BaseModel,
+    ConfigDict,
+    Field,
+    SecretStr,
+    ValidationInfo,
+    field_serializer,
+    field_validator,
+    model_validator,
+)
+from pydantic.alias_generators import to_camel
+from pydantic_core import PydanticCustomError
+
+from pes_agent.errors import ConfigError
+from pes_agent.secrets import SecretValue, dump_secret, redact_mapping
+
+CONFIG_ERROR_TYPE = "pes_config"
+"""pydantic error type of the checks below; the loader turns each into one line of a ConfigError."""
+
+
+def _problem(field: tuple[str, ...], msg: str, allowed: list[str], value: Any = None) -> dict[str, Any]:
+    """One finding of a check: ``field`` is its path below the model being validated."""
+    found = {"field": field, "msg": msg, "allowed": allowed}
+    return found if value is None else {**found, "value": value}
+
+
+def _fail(*problems: dict[str, Any]) -> NoReturn:
+    """Raise the checks' findings as one pydantic error that keeps each one's field and allowed."""
+    summary = "; ".join(str(p["msg"]) for p in problems)
+    raise PydanticCustomError(
+        CONFIG_ERROR_TYPE, "{summary}", {"summary": summary, "problems": list(problems)}
+    )
+
+
+def _checked_script(value: str, base_dir: str | None) -> str:
+    """The absolute path of a reply script that exists and holds a list of replies."""
+    path = Path(os.path.normpath(Path(base_dir or Path.cwd()) / Path(value).expanduser()))
+    ctx = {"path": str(path)}
+    if not path.is_file():
+        raise PydanticCustomError(CONFIG_ERROR_TYPE, "script file {path} does not exist", ctx)
+    try:
+        replies = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        raise PydanticCustomError(CONFIG_ERROR_TYPE, "script file {path} is not readable JSON", ctx) from None
+    if isinstance(replies, dict):
+        replies = replies.get("replies")
+    if not isinstance(replies, list):
+        raise PydanticCustomError(
+            CONFIG_ERROR_TYPE,
+            "script file {path} must hold a JSON list of replies (or a `replies` list)",
+            ctx,
+        )
+    return str(path)
+
+
+class ConfigModel(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+        alias_generator=to_camel,
+        populate_by_name=True,
+        frozen=True,
+    )
+
+
+class ProviderConfig(ConfigModel):
+    adapter: Literal["openai", "llamacpp", "scripted"] = "openai"
+    """Which adapter talks to the model."""
+    model: str | None = None
+    """Model id sent to the endpoint (``gpt-4o-mini``, ``qwen2.5:7b``, ...)."""
+    base_url: str | None = Field(
+        default=None, validation_alias=AliasChoices("baseUrl", "baseURL", "base_url")
+    )
+    """OpenAI-compatible endpoint, e.g. ``http://127.0.0.1:8000/v1``; None means api.openai.com."""
+    api_key: SecretValue | None = None
+    """Never echoed: write ``${OPENAI_API_KEY}`` rather than the key itself."""
+    temperature: float | None = None
+    max_tokens: int | None = Field(default=None, gt=0)
+    structured_output: bool = False
+    """Send the reply's JSON Schema (``response_format``) on planning and tool-step calls."""
+    model_path: str | None = None
+    """GGUF file for the ``llamacpp`` adapter."""
+    timeout_s: float = Field(default=60.0, gt=0)
+    """Per-request timeout."""
+    max_retries: int = Field(default=3, ge=0)
+    """Retries on 429, 5xx and timeouts (tenacity; the SDK's own retries are off)."""
+    script: str | None = None
+    """JSON replay file for the ``scripted`` adapter: a list of reply strings or ``{text, thinking}``
+    objects (or ``{"replies": [...]}``). Relative paths are resolved against the config file's
+    directory and stored absolute."""
+
+    @field_validator("script")
+    @classmethod
+    def _resolve_script(cls, value: str | None, info: ValidationInfo) -> str | None:
+        context = info.context if isinstance(info.context, Mapping) else {}
+        return None if value is None else _checked_script(value, context.get("base_dir"))
+
+    @model_validator(mode="after")
+    def _check_adapter_needs(self) -> ProviderConfig:
+        if self.adapter == "llamacpp" and not self.model_path:
+            _fail(
+                _problem(
+                    ("model_path",),
+                    "adapter 'llamacpp' needs the GGUF file to load here",
+                    ["a path to a .gguf file"],
+                )
+            )
+        return self
+
+
+class StorageConfig(ConfigModel):
+    type: Literal["sqlite", "memory", "postgres"] = "sqlite"
+    path: str = "pes-agent.db"
+    """SQLite file, relative to the working directory (``:memory:`` is allowed)."""
+    dsn: SecretValue | None = None
+    """PostgreSQL DSN (``postgres`` type); treated as a secret since it usually holds a password."""
+
+
+class PersonaPrompts(ConfigModel):
+    planning: str | None = None
+    synthesis: str | None = None
+
+
+class PersonaConfig(ConfigModel):
+    name: str = "Zoi"
+    prompts: PersonaPrompts = PersonaPrompts()
+
+
+class PromptTemplates(ConfigModel):
+    """``string.Template`` overrides of the built-in prompts; unknown ``$names`` fail at load."""
+
+    planning: str | None = None
+    execution: str | None = None
+    reasoning: str | None = None
+    enforcement: str | None = None
+    synthesis: str | None = None
+    refinement: str | None = None
+    arg_fill: str | None = None
+
+    @model_validator(mode="after")
+    def _check_variables(self) -> PromptTemplates:
+        # Imported here: the templates module is plain text, but config must not depend on the
+        # prompt package at import time.
+        from pes_agent.prompts import templates
+
+        problems: list[dict[str, Any]] = []
+        for name in type(self).model_fields:
+            text = getattr(self, name)
+            if text is None or name not in templates.DEFAULTS:
+                continue
+            allowed = sorted("$" + v for v in templates.variables(name))
+            template = Template(text)
+            unknown = sorted(set(template.get_identifiers()) - templates.variables(name))
+            if not template.is_valid():
+                problems.append(
+                    _problem((name,), "template has an invalid `$`; write `$$` for a literal `$`", allowed)
+                )
+            elif unknown:
+                names = ", ".join("$" + u for u in unknown)
+                problems.append(_problem((name,), f"template uses unknown variable(s) {names}", allowed))
+        if problems:
+            _fail(*problems)
+        return self
+
+
+class ExecutionConfig(ConfigModel):
+    max_iterations: int | None = Field(default=None, ge=1)
+    """Model calls per todo item (default 5)."""
+    taef_max_retries: int | None = Field(default=None, ge=0)
+    """Enforcement re-asks when a step's required tools were not called (default 2)."""
+    tool_result_max_length: int | None = Field(default=None, ge=100)
+    """Characters of earlier tool output shown to a step, shared among results (default 60000)."""
+    tool_schema_mode: Literal["strict", "flexible"] | None = None
+    """strict: a step may call only its required tools; flexible: any tool enabled for the thread."""
+    enable_a2a_delegation: bool | None = None
+    """Reserved for agent-to-agent delegation; must stay false in this version."""
+    max_items_per_run: int | None = Field(default=None, ge=1)
+    """Cap on todo items executed in one run (default 20)."""
+    validation_mode: Literal["strict", "advisory"] | None = None
+    """TAEF: strict re-asks for missing required tools; advisory only records it (default strict)."""
+
+    @field_validator("enable_a2a_delegation")
+    @classmethod
+    def _no_delegation(cls, value: bool | None) -> bool | None:
+        if value:
+            raise PydanticCustomError(
+                CONFIG_ERROR_TYPE,
+                "agent-to-agent delegation is not supported in this version; remove the key or set false",
+                {"allowed": ["false"]},
+            )
+        return value
+
+
+class HistoryConfig(ConfigModel):
+    limit: int = Field(default=20, ge=0)
+
+
+class ConcurrencyConfig(ConfigModel):
+    on_busy_thread: Literal["refuse", "wait"] = "refuse"
+
+
+class ArgFillConfig(ConfigModel):
+    enabled: bool = True
+    max_attempts: int = Field(default=1, ge=0)
+    timeout_s: float = Field(default=30.0, gt=0)
+
+
+# fmt: off
+DEFAULT_PLACEHOLDERS = (
+    "TODO", "TBD", "...", "n/a", "N/A", "none", "null", "placeholder",
+    "your value here", "<auto>", "<url>", "example", "string", "value",
+)
+# fmt: on
+
+
+class GateConfig(ConfigModel):
+    enabled: bool = True
+    unknown_keys: Literal["strip", "reject"] = "strip"
+    fuzzy_threshold: float = Field(default=0.70, ge=0, le=1)
+    fuzzy_margin: float = Field(default=0.05, ge=0, le=1)
+    placeholders: list[str] = Field(default_factory=lambda: list(DEFAULT_PLACEHOLDERS))
+    max_consecutive_failures_per_tool: int = Field(default=3, ge=1)
+
+
+class ProviderSelection(ConfigModel):
+    """Runtime choice of provider, as the original's ``providerConfig {providerName, modelId}``."""
+
+    provider_name: str
+    model_id: str | None = None
+    adapter_options: dict[str, Any] = Field(default_factory=dict)
+    """Per-thread adapter settings; secret-named entries (``apiKey``, ``token``, ...) become secrets."""
+
+    @field_validator("adapter_options")
+    @classmethod
+    def _wrap_secrets(cls, value: dict[str, Any]) -> dict[str, Any]:
+        return redact_mapping(value)
+
+    @field_serializer("adapter_options")
+    def _dump_options(self, value: dict[str, Any]) -> dict[str, Any]:
+        return {k: dump_secret(v) if isinstance(v, SecretStr) else v for k, v in value.items()}
+
+
+class ThreadConfig(ConfigModel):
+    """Per-thread settings; everything unset falls back to the instance."""
+
+    provider_config: ProviderSelection | None = None
+    enabled_tools: list[str] | None = None
+    history_limit: int | None = Field(default=None, ge=0)
+    system_prompt: str | None = None
+    persona: PersonaConfig | None = None
+    execution: ExecutionConfig = ExecutionConfig()
+    llm_params: dict[str, Any] = Field(default_factory=dict)
+
+
+class ArtInstanceConfig(ConfigModel):
+    providers: dict[str, ProviderConfig] = Field(default_factory=dict)
+    """Model endpoints by name. May be empty at load: tests inject providers when building the instance."""
+    default_provider: str | None = None
+    """Provider used when a thread or call names none; with exactly one provider, that one."""
+    storage: StorageConfig = StorageConfig()
+    persona: PersonaConfig = PersonaConfig()
+    prompts: PromptTemplates = PromptTemplates()
+    execution: ExecutionConfig = ExecutionConfig()
+    history: HistoryConfig = HistoryConfig()
+    concurrency: ConcurrencyConfig = ConcurrencyConfig()
+    arg_fill: ArgFillConfig = ArgFillConfig()
+    gate: GateConfig = GateConfig()
+    tools: list[str] = Field(default_factory=list)
+    """Tools by import path, ``package.module:attr`` (a ToolSpec, or a list of them)."""
+    system_prompt: str | None = None
+    thread_defaults: ThreadConfig | None = None
+    """Thread config used when a thread has none (the original's runtime ``providerConfig``)."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _single_provider_is_default(cls, data: Any) -> Any:
+        if not isinstance(data, Mapping) or "defaultProvider" in data or "default_provider" in data:
+            return data
+        providers = data.get("providers")
+        if isinstance(providers, Mapping) and len(providers) == 1:
+            return {**data, "default_provider": next(iter(providers))}
+        return data
+
+    @model_validator(mode="after")
+    def _check_provider_references(self) -> ArtInstanceConfig:
+        configured = sorted(self.providers)
+        selection = self.thread_defaults.provider_config if self.thread_defaults else None
+        problems: list[dict[str, Any]] = []
+        if configured and self.default_provider is not None and self.default_provider not in self.providers:
+            missing = f"no provider named {self.default_provider!r} is configured"
+            problems.append(_problem(("default_provider",), missing, configured, self.default_provider))
+        if configured and selection and selection.provider_name not in self.providers:
+            where = ("thread_defaults", "provider_config", "provider_name")
+            missing = f"no provider named {selection.provider_name!r} is configured"
+            problems.append(_problem(where, missing, configured, selection.provider_name))
+        for name, provider in self.providers.items():
+            chosen_by_selection = selection and selection.provider_name == name and selection.model_id
+            if provider.adapter == "openai" and not provider.model and not chosen_by_selection:
+                needs = "adapter 'openai' needs the model to request here"
+                problems.append(
+                    _problem(("providers", name, "model"), needs, ["a model id, e.g. gpt-4o-mini"])
+                )
+        if problems:
+            _fail(*problems)
+        return self
+
+
+def require_provider(config: ArtInstanceConfig, name: str | None = None) -> tuple[str, ProviderConfig]:
+    """The provider a run should use: ``name`` if given, else the default (or the only one).
+
+    The default is ``default_provider``, else the thread defaults' ``providerConfig`` (the original's
+    way of choosing), else the only provider configured.
+    """
+    configured = sorted(config.providers)
+    if not configured:
+        raise ConfigError(
+            "no provider configured; add one under `providers`", key_path="providers", value=name, allowed=[]
+        )
+    selection = config.thread_defaults.provider_config if config.thread_defaults else None
+    chosen = name or config.default_provider or (selection.provider_name if selection else None)
+    if chosen is None:
+        if len(configured) == 1:
+            return configured[0], config.providers[configured[0]]
+        raise ConfigError(
+            f"several providers are configured ({', '.join(configured)}) and none is the "
+            "default; set `defaultProvider` to one of them",
+            key_path="defaultProvider",
+            allowed=configured,
+        )
+    if chosen not in config.providers:
+        raise ConfigError(
+            f"no provider named {chosen!r} is configured; configured: {', '.join(configured)}",
+            key_path="providers",
+            value=chosen,
+            allowed=configured,
+        )
+    return chosen, config.providers[chosen]
+
+
+def load_config(path: str | os.PathLike[str]) -> ArtInstanceConfig:
+    """Read a ``.json``, ``.yaml``/``.yml`` or ``.toml`` config file (see ``config_loader``)."""
+    from pes_agent.config_loader import load_file
+
+    return load_file(path)
+
+
+def config_from_dict(
+    data: Mapping[str, Any], *, source: str = "<dict>", base_dir: str | os.PathLike[str] | None = None
+) -> ArtInstanceConfig:
+    """Validate a mapping exactly as a loaded file would be (interpolation, original shape, errors).
+
+    ``base_dir`` anchors relative paths (``script``); the working directory when not given.
+    """
+    from pes_agent.config_loader import load_mapping
+
+    return load_mapping(data, source=source, base_dir=base_dir)
+
+
+@dataclass(frozen=True, kw_only=True)
+class ResolvedExecution:
+    max_iterations: int = 5
+    taef_max_retries: int = 2
+    tool_result_max_length: int = 60_000
+    tool_schema_mode: Literal["strict", "flexible"] = "strict"
+    enable_a2a_delegation: bool = False
+    max_items_per_run: int = 20
+    validation_mode: Literal["strict", "advisory"] = "strict"
+
+
+def resolve_execution(*levels: ExecutionConfig | None) -> ResolvedExecution:
+    """Pick each field from the first level (call, thread, instance, ...) that sets it."""
+    defaults = ResolvedExecution()
+    chosen: dict[str, Any] = {}
+    for name in ResolvedExecution.__dataclass_fields__:
+        value = next(
+            (getattr(lv, name) for lv in levels if lv is not None and getattr(lv, name) is not None), None
+        )
+        chosen[name] = getattr(defaults, name) if value is None else value
+    return ResolvedExecution(**chosen)

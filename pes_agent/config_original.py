@@ -1,0 +1,237 @@
+"""The TypeScript original's config shape, rewritten into ours before validation.
+
+Kept apart from the models so that the shape we document stays simple: this is the only place that
+knows the original's spelling, and it returns where each rewritten key came from so errors can still
+point at the line the user wrote.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Any
+
+from pes_agent.config_errors import Path, Problem
+
+OPENAI_COMPATIBLE: Mapping[str, str | None] = MappingProxyType(
+    {
+        "openai": None,
+        "openrouter": "https://openrouter.ai/api/v1",
+        "deepseek": "https://api.deepseek.com/v1",
+        "groq": "https://api.groq.com/openai/v1",
+        "ollama": "http://localhost:11434/v1",
+    }
+)
+"""The original's adapters that speak the OpenAI API, with the endpoint each used by default."""
+NATIVE_ADAPTERS = ("llamacpp", "scripted")
+SUPPORTED_ADAPTERS = (*OPENAI_COMPATIBLE, *NATIVE_ADAPTERS)
+
+_BASE_OPTION_KEYS: Mapping[str, str] = MappingProxyType(
+    {
+        "defaultModel": "model",
+        "baseURL": "baseUrl",
+        "apiBaseUrl": "baseUrl",
+        "ollamaBaseUrl": "baseUrl",
+        "defaultTemperature": "temperature",
+        "defaultMaxTokens": "maxTokens",
+    }
+)
+_ENTRY_KEYS = ("name", "adapter", "baseOptions", "isLocal")
+_POOL_KEYS = frozenset({"maxParallelApiInstancesPerProvider", "apiInstanceIdleTimeoutSeconds"})
+_INDEXEDDB_KEYS = frozenset({"dbName", "version", "objectStores"})
+_DROPPED_TOP_KEYS = frozenset({"stateSavingStrategy", "state_saving_strategy", "logger"})
+
+
+@dataclass(frozen=True)
+class Normalised:
+    data: dict[str, Any]
+    """The config in our shape (keys still in the user's spelling where they were not moved)."""
+    paths: Mapping[Path, Path]
+    """Normalised path prefix → where the user wrote it, for error messages."""
+    problems: tuple[Problem, ...]
+
+
+def normalise_original(data: Mapping[str, Any]) -> Normalised:
+    """Rewrite the original's keys into ours; leave everything else for validation to judge.
+
+    Maps:
+
+    - ``providers.availableProviders[i] {name, adapter, baseOptions, isLocal}`` → ``providers.<name>``.
+      Adapters openai, openrouter, deepseek, groq and ollama become ``openai`` (with their default
+      endpoint when ``baseOptions`` gives none); llamacpp and scripted stay; any other is a problem.
+      In ``baseOptions``: ``defaultModel`` → ``model``; ``baseURL``/``apiBaseUrl`` → ``baseUrl``;
+      ``ollamaBaseUrl`` → ``baseUrl`` + ``/v1``; ``defaultTemperature`` → ``temperature``;
+      ``defaultMaxTokens`` → ``maxTokens``; other keys are taken as ours. ``isLocal`` is dropped.
+    - ``providers.maxParallelApiInstancesPerProvider`` / ``apiInstanceIdleTimeoutSeconds`` (the
+      original's adapter pool, which pes-agent does not have) → dropped.
+    - top-level ``providerConfig {providerName, modelId, adapterOptions}`` →
+      ``threadDefaults.providerConfig``.
+    - ``storage.dbName`` / ``version`` / ``objectStores`` (IndexedDB settings) → dropped; the storage
+      ``type`` itself is validated as ours (``indexedDB`` and ``supabase`` are refused there).
+    - ``stateSavingStrategy`` (state is always saved after each change) and ``logger`` (use Python's
+      ``logging``) → dropped.
+    """
+    out = {k: v for k, v in data.items() if k not in _DROPPED_TOP_KEYS}
+    paths: dict[Path, Path] = {}
+    problems: list[Problem] = []
+    providers = out.get("providers")
+    if isinstance(providers, Mapping) and "availableProviders" in providers:
+        out["providers"] = _providers(providers, paths, problems)
+    _move_provider_config(out, paths, problems)
+    storage = out.get("storage")
+    if isinstance(storage, Mapping):
+        out["storage"] = {k: v for k, v in storage.items() if k not in _INDEXEDDB_KEYS}
+    return Normalised(out, MappingProxyType(paths), tuple(problems))
+
+
+def _providers(
+    providers: Mapping[str, Any], paths: dict[Path, Path], problems: list[Problem]
+) -> dict[str, Any]:
+    for key in providers:
+        if key not in _POOL_KEYS and key != "availableProviders":
+            problems.append(
+                Problem(
+                    path=("providers", key),
+                    allowed=("availableProviders", *sorted(_POOL_KEYS)),
+                    message="unknown key beside `availableProviders`; list every provider there",
+                )
+            )
+    entries = providers["availableProviders"]
+    if not isinstance(entries, list):
+        problems.append(
+            Problem(
+                path=("providers", "availableProviders"),
+                value=entries,
+                message="expected a list of {name, adapter, baseOptions} entries",
+            )
+        )
+        return {}
+    result: dict[str, Any] = {}
+    for index, entry in enumerate(entries):
+        where: Path = ("providers", "availableProviders", index)
+        converted = _provider_entry(entry, where, problems)
+        if converted is None:
+            continue
+        name, config, renamed = converted
+        if name in result:
+            problems.append(
+                Problem(
+                    path=(*where, "name"),
+                    value=name,
+                    message=f"provider name {name!r} is used twice; names must be unique",
+                )
+            )
+            continue
+        result[name] = config
+        paths[("providers", name)] = (*where, "baseOptions")
+        paths[("providers", name, "adapter")] = (*where, "adapter")
+        for ours, theirs in renamed.items():
+            paths[("providers", name, ours)] = (*where, "baseOptions", theirs)
+    return result
+
+
+def _provider_entry(
+    entry: Any, where: Path, problems: list[Problem]
+) -> tuple[str, dict[str, Any], dict[str, str]] | None:
+    """``(name, our provider config, {our key: their key})``, or None after recording a problem."""
+    if not isinstance(entry, Mapping):
+        problems.append(
+            Problem(path=where, value=entry, message="expected a mapping {name, adapter, baseOptions}")
+        )
+        return None
+    for key in entry:
+        if key not in _ENTRY_KEYS:
+            problems.append(
+                Problem(
+                    path=(*where, key),
+                    allowed=_ENTRY_KEYS,
+                    message=f"unknown key; allowed keys: {', '.join(_ENTRY_KEYS)}",
+                )
+            )
+    name = entry.get("name")
+    if not isinstance(name, str) or not name:
+        problems.append(
+            Problem(
+                path=(*where, "name"),
+                value=name,
+                allowed=("a provider name",),
+                message="every provider needs a `name` (text), e.g. 'openai'",
+            )
+        )
+        return None
+    adapter = _adapter(entry.get("adapter"), (*where, "adapter"), problems)
+    options = entry.get("baseOptions") or {}
+    if adapter is None:
+        return None
+    if not isinstance(options, Mapping):
+        problems.append(
+            Problem(path=(*where, "baseOptions"), value=options, message="expected a mapping of options")
+        )
+        return None
+    config: dict[str, Any] = {"adapter": adapter[0]}
+    renamed: dict[str, str] = {}
+    for key, value in options.items():
+        ours = _BASE_OPTION_KEYS.get(key, key)
+        if ours in config:
+            problems.append(
+                Problem(
+                    path=(*where, "baseOptions", key),
+                    message=(f"given twice (also as `{renamed.get(ours, ours)}`); keep one"),
+                )
+            )
+            continue
+        config[ours] = _with_v1(value) if key == "ollamaBaseUrl" else value
+        if ours != key:
+            renamed[ours] = key
+    if adapter[1] and not {"baseUrl", "base_url"} & config.keys():
+        config["baseUrl"] = adapter[1]
+    return name, config, renamed
+
+
+def _adapter(value: Any, where: Path, problems: list[Problem]) -> tuple[str, str | None] | None:
+    """Our adapter and its default endpoint for the original's adapter name."""
+    key = (
+        value.strip().lower().removesuffix("adapter").replace("_", "").replace("-", "")
+        if isinstance(value, str)
+        else ""
+    )
+    if key in OPENAI_COMPATIBLE:
+        return "openai", OPENAI_COMPATIBLE[key]
+    if key in NATIVE_ADAPTERS:
+        return key, None
+    supported = "openai, openrouter, deepseek, groq, ollama (all OpenAI-compatible), llamacpp, scripted"
+    if value is None:
+        message = f"every provider needs an `adapter`; supported: {supported}"
+    else:
+        message = f"adapter {value!r} is not supported; supported: {supported}"
+        if key in ("anthropic", "gemini"):
+            message += " (reach that model through an OpenAI-compatible gateway, e.g. openrouter)"
+    problems.append(Problem(path=where, value=value, allowed=SUPPORTED_ADAPTERS, message=message))
+    return None
+
+
+def _with_v1(url: Any) -> Any:
+    """The original's Ollama adapter took the server root and added the OpenAI path itself."""
+    if not isinstance(url, str):
+        return url
+    root = url.rstrip("/")
+    return root if root.endswith("/v1") else root + "/v1"
+
+
+def _move_provider_config(out: dict[str, Any], paths: dict[Path, Path], problems: list[Problem]) -> None:
+    """The original passed ``providerConfig`` at runtime; a file gives it once, for every thread."""
+    key = next((k for k in ("providerConfig", "provider_config") if k in out), None)
+    if key is None:
+        return
+    target_key = next((k for k in ("threadDefaults", "thread_defaults") if k in out), "threadDefaults")
+    target = out.get(target_key) or {}
+    if not isinstance(target, Mapping):
+        return  # validation reports the malformed thread defaults and the stray key
+    if "providerConfig" in target or "provider_config" in target:
+        problems.append(
+            Problem(path=(key,), message=(f"given twice (also as `{target_key}.providerConfig`); keep one"))
+        )
+        return
+    out[target_key] = {**target, "providerConfig": out.pop(key)}
+    paths[(target_key, "providerConfig")] = (key,)

@@ -1,0 +1,1 @@
+"""The offline demo: two deterministic web tools and a recorded conversation to replay."""

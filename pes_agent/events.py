@@ -1,0 +1,142 @@
+"""Events: the one record of everything observable in a run, and the bus that broadcasts them.
+
+Every event except ``TOKEN`` is persisted (an *observation*) before it is broadcast, so a subscriber
+never sees something the store does not hold.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+from collections.abc import Awaitable, Callable, Collection
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+
+class EventType(StrEnum):
+    PLAN = "PLAN"
+    PLAN_UPDATE = "PLAN_UPDATE"
+    ITEM_STATUS = "ITEM_STATUS"
+    THOUGHTS = "THOUGHTS"
+    TOKEN = "TOKEN"
+    TOOL_CALL = "TOOL_CALL"
+    ARG_REPAIR = "ARG_REPAIR"
+    REASK = "REASK"
+    ARG_FILL_ATTEMPT = "ARG_FILL_ATTEMPT"
+    ARG_FILL_SUCCESS = "ARG_FILL_SUCCESS"
+    ARG_FILL_FAILURE = "ARG_FILL_FAILURE"
+    TOOL_EXECUTION = "TOOL_EXECUTION"
+    PARSE_WARNING = "PARSE_WARNING"
+    CLARIFICATION = "CLARIFICATION"
+    SUSPENDED = "SUSPENDED"
+    RESUMED = "RESUMED"
+    SYNTHESIS = "SYNTHESIS"
+    FINAL_RESPONSE = "FINAL_RESPONSE"
+    ERROR = "ERROR"
+
+
+@dataclass(frozen=True, kw_only=True)
+class Event:
+    id: str
+    type: EventType
+    thread_id: str
+    trace_id: str
+    step_id: str | None
+    timestamp: float
+    data: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def persisted(self) -> bool:
+        return self.type is not EventType.TOKEN
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "type": self.type.value,
+            "thread_id": self.thread_id,
+            "trace_id": self.trace_id,
+            "step_id": self.step_id,
+            "timestamp": self.timestamp,
+            "data": self.data,
+        }
+
+    @classmethod
+    def from_dict(cls, raw: dict[str, Any]) -> Event:
+        return cls(
+            id=raw["id"],
+            type=EventType(raw["type"]),
+            thread_id=raw["thread_id"],
+            trace_id=raw["trace_id"],
+            step_id=raw.get("step_id"),
+            timestamp=float(raw["timestamp"]),
+            data=dict(raw.get("data") or {}),
+        )
+
+
+Listener = Callable[[Event], None] | Callable[[Event], Awaitable[None]]
+
+
+@dataclass(eq=False)
+class Subscription:
+    """Handle returned by ``EventBus.subscribe``; call ``close()`` to stop receiving."""
+
+    listener: Listener
+    thread_id: str | None
+    types: frozenset[EventType] | None
+    _bus: EventBus
+
+    def matches(self, event: Event) -> bool:
+        if self.thread_id is not None and event.thread_id != self.thread_id:
+            return False
+        return self.types is None or event.type in self.types
+
+    def close(self) -> None:
+        self._bus._remove(self)
+
+
+class EventBus:
+    """Synchronous fan-out to listeners filtered by thread and type.
+
+    A listener that raises is isolated: the run never fails because an observer did.
+    """
+
+    def __init__(self) -> None:
+        self._subs: list[Subscription] = []
+        self._pending: set[asyncio.Task[None]] = set()
+        self.listener_errors = 0
+
+    def subscribe(
+        self,
+        listener: Listener,
+        *,
+        thread_id: str | None = None,
+        types: Collection[EventType | str] | None = None,
+    ) -> Subscription:
+        wanted = frozenset(EventType(t) for t in types) if types is not None else None
+        sub = Subscription(listener, thread_id, wanted, self)
+        self._subs.append(sub)
+        return sub
+
+    def _remove(self, sub: Subscription) -> None:
+        if sub in self._subs:
+            self._subs.remove(sub)
+
+    def publish(self, event: Event) -> None:
+        for sub in tuple(self._subs):
+            if not sub.matches(event):
+                continue
+            try:
+                outcome = sub.listener(event)
+            except Exception:
+                self.listener_errors += 1
+                continue
+            if inspect.isawaitable(outcome):
+                task = asyncio.ensure_future(outcome)
+                self._pending.add(task)
+                task.add_done_callback(self._finish)
+
+    def _finish(self, task: asyncio.Task[None]) -> None:
+        self._pending.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            self.listener_errors += 1

@@ -1,0 +1,349 @@
+"""``create_art_instance`` and ``ArtInstance``: one object built at service start, shared by many
+concurrent runs; it owns the providers, the store, the tool registry and the event bus."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import time
+import uuid
+from collections.abc import AsyncIterator, Callable, Collection, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pes_agent.agent.context import RunContext
+from pes_agent.agent.pes import remember, run_pes
+from pes_agent.agent.response import AgentFinalResponse
+from pes_agent.config import ArtInstanceConfig, PersonaConfig, ThreadConfig, resolve_execution
+from pes_agent.errors import (
+    ConfigError,
+    InvalidInputError,
+    ThreadBusyError,
+    ThreadSuspendedError,
+    UnknownToolError,
+)
+from pes_agent.events import Event, EventBus, EventType, Listener, Subscription
+from pes_agent.llm.types import Provider
+from pes_agent.prompts import templates as prompt_templates
+from pes_agent.prompts.views import HistoryTurn, PromptSettings
+from pes_agent.providers import build_provider, call_options, pick_selection, provider_name
+from pes_agent.state.factory import open_store
+from pes_agent.state.models import ThreadState
+from pes_agent.state.store import StateStore
+from pes_agent.tools.executor import ToolExecutor
+from pes_agent.tools.loading import load_tools
+from pes_agent.tools.registry import ToolRegistry
+from pes_agent.tools.spec import ToolSpec
+
+
+@dataclass(frozen=True, kw_only=True)
+class AgentProps:
+    """A query with everything that can accompany it (the original's ``AgentProps``)."""
+
+    query: str
+    thread_id: str | None = None
+    trace_id: str | None = None
+    user_id: str | None = None
+    options: ThreadConfig | None = None
+
+
+async def create_art_instance(
+    config: ArtInstanceConfig | Mapping[str, Any] | str | os.PathLike[str],
+    *,
+    tools: Sequence[ToolSpec] | None = None,
+    providers: Mapping[str, Provider] | None = None,
+    store: StateStore | None = None,
+    clock: Callable[[], float] = time.time,
+) -> ArtInstance:
+    """Build an instance from a config object, a dict, or a config file path."""
+    from pes_agent.config import config_from_dict, load_config
+
+    source: str | None = None
+    base_dir: str | None = None
+    if isinstance(config, ArtInstanceConfig):
+        cfg = config
+    elif isinstance(config, Mapping):
+        cfg = config_from_dict(config)
+    else:
+        source = str(config)
+        base_dir = str(Path(config).resolve().parent)
+        cfg = load_config(config)
+    templates = prompt_templates.resolve(cfg.prompts.model_dump(), source=source)
+    registry = ToolRegistry()
+    for spec in [*load_tools(cfg.tools, source=source), *(tools or [])]:
+        registry.register(spec)
+    owned_store = store is None
+    the_store = store if store is not None else open_store(cfg.storage, base_dir=base_dir)
+    return ArtInstance(
+        cfg,
+        registry=registry,
+        provider_overrides=dict(providers or {}),
+        store=the_store,
+        owns_store=owned_store,
+        templates=templates,
+        clock=clock,
+    )
+
+
+class ArtInstance:
+    def __init__(
+        self,
+        config: ArtInstanceConfig,
+        *,
+        registry: ToolRegistry,
+        provider_overrides: dict[str, Provider],
+        store: StateStore,
+        owns_store: bool,
+        templates: Mapping[str, Any],
+        clock: Callable[[], float],
+    ) -> None:
+        self.config = config
+        self.registry = registry
+        self.store = store
+        self.bus = EventBus()
+        self._owns_store = owns_store
+        self._overrides = provider_overrides
+        self._built: dict[str, Provider] = {}
+        self._templates = templates
+        self._clock = clock
+        self._executor = ToolExecutor(registry)
+        self._locks: dict[str, asyncio.Lock] = {}
+
+    # -- runs ---------------------------------------------------------------------------------
+
+    async def process(
+        self,
+        query: str | AgentProps,
+        *,
+        thread_id: str | None = None,
+        trace_id: str | None = None,
+        user_id: str | None = None,
+        options: ThreadConfig | Mapping[str, Any] | None = None,
+    ) -> AgentFinalResponse:
+        """Plan, execute and synthesize an answer to ``query`` on a thread (new when not given)."""
+        props = query if isinstance(query, AgentProps) else AgentProps(
+            query=query, thread_id=thread_id, trace_id=trace_id, user_id=user_id,
+            options=_thread_config(options),
+        )
+        if not isinstance(props.query, str) or not props.query.strip():
+            raise InvalidInputError("the query is empty; pass the user's request as a non-empty string")
+        tid = props.thread_id or f"thread_{uuid.uuid4().hex}"
+        async with self._thread_lock(tid):
+            state, version = await self.store.load(tid)
+            if state is not None and state.suspension is not None:
+                raise ThreadSuspendedError(tid, state.suspension.id, state.suspension.tool_name)
+            state = state or ThreadState()
+            ctx = self._context(props, tid, state, version)
+            history = await self._history(ctx)
+            state.run_count += 1
+            await remember(ctx, "user", props.query)
+            return await run_pes(ctx, history, plan=True)
+
+    async def process_stream(
+        self, query: str | AgentProps, **kwargs: Any
+    ) -> AsyncIterator[Event | AgentFinalResponse]:
+        """Yield the events of one run as they happen, then its ``AgentFinalResponse``."""
+        props = query if isinstance(query, AgentProps) else AgentProps(query=query, **kwargs)
+        tid = props.thread_id or f"thread_{uuid.uuid4().hex}"
+        trace = props.trace_id or uuid.uuid4().hex
+        props = AgentProps(query=props.query, thread_id=tid, trace_id=trace, user_id=props.user_id, options=props.options)
+        queue: asyncio.Queue[Event] = asyncio.Queue()
+        sub = self.subscribe(queue.put_nowait, thread_id=tid)
+        task = asyncio.ensure_future(self.process(props))
+        try:
+            while not task.done() or not queue.empty():
+                getter = asyncio.ensure_future(queue.get())
+                await asyncio.wait({getter, task}, return_when=asyncio.FIRST_COMPLETED)
+                if getter.done():
+                    event = getter.result()
+                    if event.trace_id == trace:
+                        yield event
+                else:
+                    getter.cancel()
+            yield task.result()
+        finally:
+            sub.close()
+            if not task.done():
+                task.cancel()
+
+    # -- threads ------------------------------------------------------------------------------
+
+    async def set_thread_config(self, thread_id: str, config: ThreadConfig | Mapping[str, Any]) -> None:
+        parsed = _thread_config(config)
+        await self._update_thread(thread_id, lambda st: setattr(st, "config", parsed))
+
+    async def get_thread_config(self, thread_id: str) -> ThreadConfig | None:
+        state, _ = await self.store.load(thread_id)
+        return state.config if state else None
+
+    async def enable_tools_for_thread(self, thread_id: str, names: Collection[str]) -> None:
+        await self._set_tools(thread_id, names, enable=True)
+
+    async def disable_tools_for_thread(self, thread_id: str, names: Collection[str]) -> None:
+        await self._set_tools(thread_id, names, enable=False)
+
+    async def get_thread_state(self, thread_id: str) -> ThreadState | None:
+        state, _ = await self.store.load(thread_id)
+        return state
+
+    async def check_for_suspended_state(self, thread_id: str) -> dict[str, Any] | None:
+        """What the thread is waiting for, or None when it is not suspended."""
+        state, _ = await self.store.load(thread_id)
+        if state is None or state.suspension is None:
+            return None
+        s = state.suspension
+        return {
+            "suspension_id": s.id,
+            "kind": s.kind,
+            "tool": s.tool_name,
+            "call_id": s.call_id,
+            "step_id": s.item_id,
+            "arguments": dict(s.arguments),
+            "message": s.message,
+            "fields": list(s.fields),
+        }
+
+    # -- events -------------------------------------------------------------------------------
+
+    def subscribe(
+        self,
+        listener: Listener,
+        *,
+        thread_id: str | None = None,
+        types: Collection[EventType | str] | None = None,
+    ) -> Subscription:
+        return self.bus.subscribe(listener, thread_id=thread_id, types=types)
+
+    async def get_observations(
+        self, thread_id: str, *, types: Collection[EventType | str] | None = None, since: float | None = None
+    ) -> list[Event]:
+        wanted = [EventType(t) for t in types] if types is not None else None
+        return await self.store.events(thread_id, types=wanted, since=since)
+
+    async def aclose(self) -> None:
+        for provider in self._built.values():
+            await provider.aclose()
+        self._built.clear()
+        if self._owns_store:
+            await self.store.aclose()
+
+    async def __aenter__(self) -> ArtInstance:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+    # -- internals ----------------------------------------------------------------------------
+
+    def _thread_lock(self, thread_id: str) -> asyncio.Lock:
+        lock = self._locks.setdefault(thread_id, asyncio.Lock())
+        if lock.locked() and self.config.concurrency.on_busy_thread == "refuse":
+            raise ThreadBusyError(thread_id)
+        return lock
+
+    async def _update_thread(self, thread_id: str, change: Callable[[ThreadState], None]) -> None:
+        async with self._thread_lock(thread_id):
+            state, version = await self.store.load(thread_id)
+            state = state or ThreadState()
+            change(state)
+            await self.store.save(thread_id, state, version)
+
+    async def _set_tools(self, thread_id: str, names: Collection[str], *, enable: bool) -> None:
+        unknown = sorted(set(names) - set(self.registry.names()))
+        if unknown:
+            raise UnknownToolError(
+                f"unknown tool(s) {', '.join(map(repr, unknown))}; registered: {', '.join(self.registry.names())}"
+            )
+
+        def change(state: ThreadState) -> None:
+            cfg = state.config or self.config.thread_defaults or ThreadConfig()
+            current = list(cfg.enabled_tools if cfg.enabled_tools is not None else self.registry.names())
+            if enable:
+                current += [n for n in names if n not in current]
+            else:
+                current = [n for n in current if n not in names]
+            state.config = cfg.model_copy(update={"enabled_tools": current})
+
+        await self._update_thread(thread_id, change)
+
+    def _provider(self, name: str) -> Provider:
+        if name in self._overrides:
+            return self._overrides[name]
+        if name not in self._built:
+            self._built[name] = build_provider(name, self.config.providers[name])
+        return self._built[name]
+
+    def _context(self, props: AgentProps, thread_id: str, state: ThreadState, version: int) -> RunContext:
+        call = props.options
+        thread = state.config or self.config.thread_defaults
+        selection = pick_selection(call, thread, self.config.thread_defaults)
+        name = provider_name(self.config, selection, self._overrides)
+        pcfg = self.config.providers.get(name)
+        persona = _first(call.persona if call else None, thread.persona if thread else None) or self.config.persona
+        return RunContext(
+            thread_id=thread_id,
+            trace_id=props.trace_id or uuid.uuid4().hex,
+            user_id=props.user_id,
+            query=props.query,
+            state=state,
+            version=version,
+            store=self.store,
+            bus=self.bus,
+            registry=self.registry,
+            executor=self._executor,
+            provider=self._provider(name),
+            options=call_options(pcfg, selection, call, thread),
+            limits=resolve_execution(
+                call.execution if call else None, thread.execution if thread else None, self.config.execution
+            ),
+            settings=self._settings(persona, call, thread),
+            enabled_tools=self._enabled_tools(call, thread),
+            gate=self.config.gate,
+            arg_fill=self.config.arg_fill,
+            clock=self._clock,
+            structured_output=bool(pcfg and pcfg.structured_output),
+        )
+
+    def _settings(self, persona: PersonaConfig, *levels: ThreadConfig | None) -> PromptSettings:
+        extra = [self.config.system_prompt, *(lv.system_prompt for lv in reversed(levels) if lv)]
+        custom = "\n".join(p for p in extra if p)
+
+        def join(stage: str | None) -> str | None:
+            return "\n".join(p for p in (stage, custom) if p) or None
+
+        return PromptSettings(
+            persona=persona.name,
+            templates=self._templates,
+            planning_guidance=join(persona.prompts.planning),
+            synthesis_guidance=join(persona.prompts.synthesis),
+        )
+
+    def _enabled_tools(self, *levels: ThreadConfig | None) -> tuple[str, ...]:
+        chosen = next((lv.enabled_tools for lv in levels if lv is not None and lv.enabled_tools is not None), None)
+        registered = self.registry.names()
+        if chosen is None:
+            return tuple(registered)
+        return tuple(n for n in chosen if n in registered)
+
+    async def _history(self, ctx: RunContext) -> list[HistoryTurn]:
+        call = ctx.state.config
+        limit = (call.history_limit if call and call.history_limit is not None else None)
+        limit = self.config.history.limit if limit is None else limit
+        if limit == 0:
+            return []
+        stored = await self.store.messages(ctx.thread_id, limit=limit)
+        return [HistoryTurn(role=m.role, content=m.content) for m in stored]
+
+
+def _first(*values: PersonaConfig | None) -> PersonaConfig | None:
+    return next((v for v in values if v), None)
+
+
+def _thread_config(value: ThreadConfig | Mapping[str, Any] | None) -> ThreadConfig | None:
+    if value is None or isinstance(value, ThreadConfig):
+        return value
+    try:
+        return ThreadConfig.model_validate(dict(value))
+    except Exception as exc:  # pydantic.ValidationError, reported in our words
+        raise ConfigError(f"invalid thread/call options: {exc}") from exc

@@ -1,0 +1,1 @@
+"""Model providers, reply parsing and token counting."""

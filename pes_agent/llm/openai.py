@@ -1,0 +1,347 @@
+"""The ``openai`` adapter: any OpenAI-compatible chat endpoint through ``openai.AsyncOpenAI``.
+
+One retry layer, ours: the SDK's own retries are off (``max_retries=0``) and tenacity retries
+rate limits, 5xx, timeouts and connection failures, by exception type and status code only, waiting
+as long as ``Retry-After`` asks (capped) or an exponential backoff with jitter. Other 4xx fail at
+once. Whatever fails comes out as ``ProviderError`` with the status, the endpoint, the model and
+safe response headers, never the API key.
+
+The body of a successful reply is read raw and parsed here, so a compatible server's quirks
+(``reasoning_content``, missing ``usage``, odd content types) are handled in one place. The request is
+built by a pure function (``build_chat_body``); a streaming path would reuse it and the same retry
+wrapper, aggregating chunks into the same ``_Completion``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import os
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
+from types import TracebackType
+from typing import TYPE_CHECKING, Any, cast
+from urllib.parse import urlsplit
+
+from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_after_attempt
+
+from pes_agent.config import ProviderConfig
+from pes_agent.errors import ProviderError
+from pes_agent.llm.retry import (
+    describe_failure,
+    failure_report,
+    is_retryable,
+    server_message,
+    wait_seconds,
+)
+from pes_agent.llm.tokens import count_messages, count_tokens
+from pes_agent.llm.types import CallOptions, LLMReply, PromptRequest, Usage
+
+if TYPE_CHECKING:
+    from openai import AsyncOpenAI
+
+__all__ = ["OpenAIProvider", "RESERVED_PARAMS", "build_chat_body"]
+
+_log = logging.getLogger("pes_agent")
+
+RESERVED_PARAMS = frozenset({"model", "messages", "stream", "stream_options", "response_format", "n"})
+"""Body keys the framework sets itself; ``llm_params`` cannot override them."""
+
+_DEFAULT_BASE_URL = "https://api.openai.com/v1"
+
+
+def build_chat_body(
+    request: PromptRequest, options: CallOptions, config: ProviderConfig
+) -> tuple[dict[str, Any], list[str]]:
+    """The JSON body of one chat-completions call, and the ``extra`` keys that were refused.
+
+    Settings resolve call options → provider config; ``options.extra`` (``llm_params``) wins over
+    both for ordinary keys, but never replaces what the framework owns (``RESERVED_PARAMS``).
+    """
+    body: dict[str, Any] = {}
+    temperature = options.temperature if options.temperature is not None else config.temperature
+    if temperature is not None:
+        body["temperature"] = temperature
+    max_tokens = options.max_tokens if options.max_tokens is not None else config.max_tokens
+    if max_tokens is not None:
+        body["max_tokens"] = max_tokens
+    refused = sorted(k for k in options.extra if k in RESERVED_PARAMS)
+    body.update({k: v for k, v in options.extra.items() if k not in RESERVED_PARAMS})
+    body["model"] = options.model or config.model
+    body["messages"] = [m.to_dict() for m in request.messages]
+    if config.structured_output and request.response_schema is not None:
+        body["response_format"] = {
+            "type": "json_schema",
+            "json_schema": {"name": "reply", "schema": dict(request.response_schema), "strict": False},
+        }
+    return body, refused
+
+
+@dataclass(frozen=True, kw_only=True)
+class _Completion:
+    """What we keep of one successful response, however it arrived (whole body or stream)."""
+
+    text: str
+    thinking: str | None
+    finish_reason: str
+    model: str | None
+    usage: Usage | None
+
+
+class OpenAIProvider:
+    """Provider for an OpenAI-compatible endpoint; safe to share among concurrent runs.
+
+    The ``AsyncOpenAI`` client (and its connection pool) is created on first use and belongs to the
+    event loop it was created on; a call from another loop gets a fresh client, so an instance built
+    under one ``asyncio.run`` keeps working under the next.
+    """
+
+    def __init__(
+        self,
+        name: str,
+        config: ProviderConfig,
+        *,
+        sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+    ) -> None:
+        self.name = name
+        self.config = config
+        self._sleep = sleep
+        self._client: AsyncOpenAI | None = None
+        self._client_loop: asyncio.AbstractEventLoop | None = None
+        self._refused_warned: set[str] = set()
+
+    def __repr__(self) -> str:
+        return f"OpenAIProvider(name={self.name!r}, model={self.config.model!r}, endpoint={self._endpoint()!r})"
+
+    async def __aenter__(self) -> OpenAIProvider:
+        return self
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        await self.aclose()
+
+    async def complete(self, request: PromptRequest, options: CallOptions) -> LLMReply:
+        body, refused = build_chat_body(request, options, self.config)
+        self._warn_refused(refused)
+        model = body["model"]
+        if not model:
+            raise ProviderError(
+                f"provider {self.name!r} has no model: set `providers.{self.name}.model` or a "
+                "`providerConfig.modelId`",
+                provider=self.name,
+            )
+        timeout = options.timeout_s if options.timeout_s is not None else self.config.timeout_s
+        completion = await self._with_retries(lambda: self._send(body, timeout), model=model, timeout=timeout)
+        return self._reply(completion, request, model)
+
+    async def aclose(self) -> None:
+        client, loop = self._client, self._client_loop
+        self._client, self._client_loop = None, None
+        if client is not None and loop is asyncio.get_running_loop():
+            await client.close()
+
+    # -- transport -------------------------------------------------------------------------------
+
+    def _client_for_loop(self) -> AsyncOpenAI:
+        loop = asyncio.get_running_loop()
+        if self._client is not None and self._client_loop is loop:
+            return self._client
+        # A client from another (probably closed) loop cannot be closed from here; let it go.
+        import openai
+
+        self._client = openai.AsyncOpenAI(
+            api_key=self._api_key(),
+            base_url=self.config.base_url or _DEFAULT_BASE_URL,
+            max_retries=0,
+            timeout=self.config.timeout_s,
+        )
+        self._client_loop = loop
+        return self._client
+
+    def _api_key(self) -> str:
+        if self.config.api_key is not None:
+            return self.config.api_key.get_secret_value()
+        from_env = os.environ.get("OPENAI_API_KEY")
+        if from_env:
+            return from_env
+        if self.config.base_url:
+            return "unused"  # local compatible servers (vLLM, llama.cpp, Ollama) ignore the key
+        raise ProviderError(
+            f"provider {self.name!r} has no API key for api.openai.com: set "
+            f"`providers.{self.name}.api_key: ${{OPENAI_API_KEY}}` or the `OPENAI_API_KEY` environment "
+            "variable, or set `base_url` for a server that needs none",
+            provider=self.name,
+        )
+
+    async def _send(self, body: dict[str, Any], timeout: float) -> _Completion:
+        client = self._client_for_loop()
+        params = {k: v for k, v in body.items() if k not in ("model", "messages")}
+        raw = await client.chat.completions.with_raw_response.create(
+            model=body["model"],
+            messages=cast(Any, body["messages"]),
+            extra_body=params,
+            timeout=timeout,
+        )
+        return self._parse(raw.content, status=raw.status_code, model=body["model"])
+
+    def _parse(self, content: bytes, *, status: int, model: str) -> _Completion:
+        """Read a chat-completion body; anything unusable is a ProviderError naming what was wrong."""
+        try:
+            data: Any = json.loads(content)
+        except ValueError:
+            data, what = None, "is not JSON"
+        else:
+            what = "has no `choices[0].message`"
+        choices = data.get("choices") if isinstance(data, dict) else None
+        first = choices[0] if isinstance(choices, list) and choices else None
+        message = first.get("message") if isinstance(first, dict) else None
+        if not isinstance(data, dict) or not isinstance(first, dict) or not isinstance(message, dict):
+            error = data.get("error") if isinstance(data, dict) else None
+            if error:  # some gateways report failures inside a 200 body
+                what = f"carries an error ({server_message(error)})"
+            raise ProviderError(
+                self._scrub(
+                    f"{self._where(model)} answered HTTP {status} with a body that {what}, starting "
+                    f"{content[:120].decode('utf-8', 'replace')!r}; check that `base_url` points at an "
+                    "OpenAI-compatible `/v1` endpoint"
+                ),
+                provider=self.name,
+                status=status,
+                retryable=False,
+            )
+        return _Completion(
+            text=_text_of(message.get("content")),
+            thinking=_first_str(message, "reasoning_content", "reasoning"),
+            finish_reason=str(first.get("finish_reason") or "unknown"),
+            model=data.get("model") if isinstance(data.get("model"), str) else None,
+            usage=_usage_of(data.get("usage")),
+        )
+
+    def _reply(self, completion: _Completion, request: PromptRequest, model: str) -> LLMReply:
+        usage = completion.usage
+        if usage is None:
+            prompt = count_messages(request.messages)
+            answer = count_tokens(completion.text)
+            thought = count_tokens(completion.thinking or "")
+            exact = prompt.source == answer.source == thought.source == "tiktoken"
+            usage = Usage(
+                prompt_tokens=prompt.tokens,
+                completion_tokens=answer.tokens + thought.tokens,
+                source="tiktoken" if exact else "estimate",
+            )
+        return LLMReply(
+            text=completion.text,
+            thinking=completion.thinking,
+            finish_reason=completion.finish_reason,
+            usage=usage,
+            model=completion.model or model,
+        )
+
+    # -- retries and errors ----------------------------------------------------------------------
+
+    async def _with_retries(
+        self, send: Callable[[], Awaitable[_Completion]], *, model: str, timeout: float
+    ) -> _Completion:
+        import openai
+
+        attempts = 0
+
+        async def attempt() -> _Completion:
+            nonlocal attempts
+            attempts += 1
+            return await send()
+
+        retrying = AsyncRetrying(
+            stop=stop_after_attempt(1 + self.config.max_retries),
+            retry=retry_if_exception(is_retryable),
+            wait=wait_seconds,
+            sleep=self._sleep,
+            before_sleep=self._log_retry,
+            reraise=True,
+        )
+        try:
+            return await retrying(attempt)
+        except openai.APIError as exc:
+            raise self._error(exc, model=model, timeout=timeout, attempts=attempts) from exc
+
+    def _log_retry(self, state: RetryCallState) -> None:
+        exc = state.outcome.exception() if state.outcome else None
+        _log.info(
+            "provider %r: %s; retry %d of %d in %.2fs",
+            self.name,
+            describe_failure(exc),
+            state.attempt_number,
+            self.config.max_retries,
+            state.upcoming_sleep,
+        )
+
+    def _error(self, exc: Exception, *, model: str, timeout: float, attempts: int) -> ProviderError:
+        report = failure_report(exc, provider=self.name, timeout=timeout)
+        tries = f" after {attempts} attempts" if attempts > 1 else ""
+        return ProviderError(
+            self._scrub(f"{self._where(model)} failed{tries}: {report.what}; {report.hint}"),
+            provider=self.name,
+            status=report.status,
+            headers={k: self._scrub(v) for k, v in report.headers.items()},
+            retryable=report.retryable,
+        )
+
+    def _where(self, model: str) -> str:
+        return f"provider {self.name!r} (POST {self._endpoint()}/chat/completions, model {model!r})"
+
+    def _endpoint(self) -> str:
+        """The base URL without credentials or query, safe to show."""
+        parts = urlsplit(self.config.base_url or _DEFAULT_BASE_URL)
+        host = parts.hostname or "?"
+        if ":" in host:
+            host = f"[{host}]"
+        port = f":{parts.port}" if parts.port else ""
+        return f"{parts.scheme}://{host}{port}{parts.path.rstrip('/')}"
+
+    def _scrub(self, text: str) -> str:
+        """Servers sometimes echo the key they were sent; never pass it on."""
+        secrets = [os.environ.get("OPENAI_API_KEY", "")]
+        if self.config.api_key is not None:
+            secrets.append(self.config.api_key.get_secret_value())
+        for secret in secrets:
+            if len(secret) >= 4:
+                text = text.replace(secret, "***")
+        return text
+
+    def _warn_refused(self, refused: list[str]) -> None:
+        new = [k for k in refused if k not in self._refused_warned]
+        if new:
+            self._refused_warned.update(new)
+            _log.warning(
+                "provider %r: ignoring llm_params %s: pes-agent sets these itself",
+                self.name,
+                ", ".join(f"`{k}`" for k in new),
+            )
+
+
+def _text_of(content: Any) -> str:
+    """``content`` is a string, null (tool calls only) or, on some servers, a list of text parts."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "".join(p.get("text", "") for p in content if isinstance(p, dict) and isinstance(p.get("text"), str))
+    return ""
+
+
+def _first_str(message: Mapping[str, Any], *keys: str) -> str | None:
+    for key in keys:
+        value = message.get(key)
+        if isinstance(value, str) and value:
+            return value
+    return None
+
+
+def _usage_of(raw: Any) -> Usage | None:
+    if not isinstance(raw, dict):
+        return None
+    prompt, completion = raw.get("prompt_tokens"), raw.get("completion_tokens")
+    if not isinstance(prompt, int) or not isinstance(completion, int):
+        return None
+    return Usage(prompt_tokens=prompt, completion_tokens=completion, source="provider")

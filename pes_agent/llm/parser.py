@@ -1,0 +1,473 @@
+"""Model replies in the text protocol, turned into typed results: one function per phase.
+
+Replies come from any chat model, so every function expects prose around the JSON, ``<think>``
+blocks, code fences with or without markers, snake_case keys, and ``<`` anywhere. Two rules hold
+throughout: a reply cut off by the token limit never yields a tool call (a repaired fragment looks
+complete but is not), and anything tolerated is reported as a ``ParseWarning`` rather than hidden.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+from typing import Any, Literal
+
+from pes_agent.errors import ParseError
+from pes_agent.llm.jsonfind import (
+    Found,
+    Scan,
+    as_id,
+    as_text,
+    excerpt,
+    maybe_json,
+    pick,
+    prose_outside,
+    scan,
+    trailing_fence,
+    unwrap_string,
+)
+from pes_agent.llm.markers import (
+    MAIN_END_RE,
+    MAIN_START_RE,
+    PLAN_END,
+    PLAN_END_RE,
+    PLAN_START,
+    PLAN_START_RE,
+    THINK_CLOSE_RE,
+    UI_END_RE,
+    UI_START_RE,
+    cut_block,
+    split_thinking,
+    strip_markers,
+)
+from pes_agent.llm.replies import ParsedAnswer, ParsedPlan, ParsedStep, ParseWarning, PlannedItem
+from pes_agent.tools.spec import ToolCall
+
+__all__ = ["parse_answer", "parse_fill", "parse_plan", "parse_step", "split_thinking"]
+
+COMPLETE_REASONS = frozenset({"stop", "end_turn", "eos", "stop_sequence", "tool_calls", "function_call"})
+"""Finish reasons that say the model ended its reply itself."""
+LENGTH_REASONS = frozenset({"length", "max_tokens", "max_output_tokens"})
+"""Finish reasons that say the reply was cut off by the token limit."""
+
+_TODO_KEYS = ("todoList", "todo_list", "todos")
+_CALL_LIST_KEYS = ("toolCalls", "tool_calls")
+_CALL_NAME_KEYS = ("toolName", "tool_name", "name")
+_ARG_KEYS = ("arguments", "parameters", "args", "input")
+_ENVELOPE_KEYS = (
+    *_CALL_LIST_KEYS,
+    "content",
+    "updatedPlan",
+    "updated_plan",
+    "nextStepDecision",
+    "next_step_decision",
+)
+_TOOL_WORDS = frozenset({"tool", "tools", "tool_call", "action"})
+_REASONING_WORDS = frozenset({"reasoning", "reason", "thinking", "analysis"})
+_Warnings = list[ParseWarning]
+
+
+def _warn(warnings: _Warnings, code: str, detail: str) -> None:
+    warnings.append(ParseWarning(code=code, detail=detail))
+
+
+def _answer_or_thinking(text: str) -> str:
+    """The answer, or the thinking when there is no answer: some models put their whole reply there."""
+    answer, thinking = split_thinking(text)
+    return answer or thinking or ""
+
+
+# --- planning ------------------------------------------------------------------------------------
+
+
+def parse_plan(text: str, *, finish_reason: str = "stop") -> ParsedPlan:
+    """A planning (or refinement) reply as a plan; an unusable reply raises ``ParseError``.
+
+    The JSON is looked for between the plan markers first, then anywhere in the reply (fenced or
+    bare). An empty todo list is a valid plan: the query needs no steps.
+    """
+    answer = _answer_or_thinking(text)
+    repair = finish_reason not in LENGTH_REASONS
+    start = PLAN_START_RE.search(answer)
+    regions = [answer]
+    if start is not None:
+        end = PLAN_END_RE.search(answer, start.end())
+        regions.insert(0, answer[start.end() : end.start() if end else len(answer)])
+    results = [scan(region, repair=repair) for region in regions]
+    for result in results:
+        obj = _plan_object(result.found)
+        if obj is not None:
+            return plan_from_object(obj)
+    cut_off = finish_reason in LENGTH_REASONS or results[-1].unclosed_at is not None
+    why = "it looks cut off (the JSON never closes)" if cut_off else "none was found"
+    raise ParseError(
+        f"planning reply holds no JSON object with a `todoList`: {why}. Expected "
+        f'{{"title", "intent", "plan", "todoList": [...]}} between `{PLAN_START}` and `{PLAN_END}` '
+        f"(or in a ```json fence). Reply began: {excerpt(answer)}"
+    )
+
+
+def _plan_object(found: Sequence[Found]) -> Mapping[str, Any] | None:
+    """The first value that holds a todo list: an object, one nested one level down, or a bare list."""
+    for item in found:
+        value = item.value
+        if not isinstance(value, dict):
+            continue
+        if pick(value, *_TODO_KEYS) is not None:
+            return value
+        for key, inner in value.items():
+            if isinstance(inner, dict) and pick(inner, *_TODO_KEYS) is not None:
+                outer = {k: v for k, v in value.items() if k != key}
+                return {**outer, **inner}
+    for item in found:
+        value = item.value
+        if (
+            isinstance(value, list)
+            and value
+            and all(isinstance(v, dict) and "description" in v for v in value)
+        ):
+            return {"todoList": value}
+    return None
+
+
+def plan_from_object(obj: Mapping[str, Any]) -> ParsedPlan:
+    """A decoded plan object as a ``ParsedPlan``; bad items are dropped one by one with a warning."""
+    todo = maybe_json(pick(obj, *_TODO_KEYS))
+    if not isinstance(todo, list):
+        raise ParseError(
+            f"plan JSON has no `todoList` list (got {type(todo).__name__}); expected "
+            '`"todoList": [{"id", "description", "stepType", ...}]`'
+        )
+    warnings: _Warnings = []
+    items = [item for pos, raw in enumerate(todo, 1) if (item := _todo_item(raw, pos, warnings))]
+    items = _dedupe_ids(items, warnings)
+    items = _known_dependencies(items, warnings)
+    return ParsedPlan(
+        title=as_text(obj.get("title")),
+        intent=as_text(obj.get("intent")),
+        plan=as_text(obj.get("plan")),
+        items=tuple(items),
+        warnings=tuple(warnings),
+    )
+
+
+def _todo_item(raw: Any, pos: int, warnings: _Warnings) -> PlannedItem | None:
+    def bad(why: str) -> PlannedItem | None:
+        _warn(warnings, "bad_todo_item", f"todo item {pos}: {why}; dropped")
+        return None
+
+    if not isinstance(raw, dict):
+        return bad(f"is a {type(raw).__name__}, not an object")
+    description = pick(raw, "description", "task")
+    if not isinstance(description, str) or not description.strip():
+        return bad("has no `description` text")
+    tools = _names(pick(raw, "requiredTools", "required_tools", "tools"))
+    ident = as_id(pick(raw, "id", "stepId", "step_id")) or f"step_{pos}"
+    return PlannedItem(
+        id=ident,
+        description=description.strip(),
+        step_type=_step_type(pick(raw, "stepType", "step_type", "type"), tools, ident, warnings),
+        required_tools=tools,
+        expected_outcome=as_text(pick(raw, "expectedOutcome", "expected_outcome")),
+        dependencies=_ids(pick(raw, "dependencies", "dependsOn", "depends_on")),
+    )
+
+
+def _step_type(
+    value: Any, tools: tuple[str, ...], ident: str, warnings: _Warnings
+) -> Literal["tool", "reasoning"]:
+    """Any required tool makes a tool step (as the executor treats it); otherwise the stated type."""
+    word = value.strip().lower() if isinstance(value, str) else None
+    if word is not None and word not in _TOOL_WORDS | _REASONING_WORDS:
+        kind = "tool" if tools else "reasoning"
+        _warn(warnings, "unknown_step_type", f"todo item {ident!r}: stepType {value!r} read as {kind}")
+    return "tool" if tools or word in _TOOL_WORDS else "reasoning"
+
+
+def _names(value: Any) -> tuple[str, ...]:
+    """Tool names from a list (or one string); objects with a name are accepted, other entries dropped."""
+    value = [value] if isinstance(value, str) else value
+    if not isinstance(value, list):
+        return ()
+    names = [pick(v, *_CALL_NAME_KEYS) if isinstance(v, dict) else v for v in value]
+    return tuple(dict.fromkeys(n.strip() for n in names if isinstance(n, str) and n.strip()))
+
+
+def _ids(value: Any) -> tuple[str, ...]:
+    values = value if isinstance(value, list) else [value]
+    return tuple(dict.fromkeys(i for v in values if (i := as_id(v))))
+
+
+def _dedupe_ids(items: list[PlannedItem], warnings: _Warnings) -> list[PlannedItem]:
+    """An exact repeat of an item is dropped; a different item reusing an id is renamed ``<id>_2``.
+
+    Renaming keeps the work the model asked for; dependencies on the id keep meaning the first item.
+    """
+    kept: dict[str, PlannedItem] = {}
+    for item in items:
+        first = kept.get(item.id)
+        if first is None:
+            kept[item.id] = item
+        elif first == item:
+            _warn(warnings, "duplicate_todo_item", f"todo item {item.id!r} repeats an earlier one; dropped")
+        else:
+            new_id = next(f"{item.id}_{n}" for n in range(2, len(items) + 3) if f"{item.id}_{n}" not in kept)
+            _warn(
+                warnings, "duplicate_todo_id", f"a second todo item uses id {item.id!r}; renamed {new_id!r}"
+            )
+            kept[new_id] = replace(item, id=new_id)
+    return list(kept.values())
+
+
+def _known_dependencies(items: list[PlannedItem], warnings: _Warnings) -> list[PlannedItem]:
+    ids = {item.id for item in items}
+    out = []
+    for item in items:
+        unknown = [d for d in item.dependencies if d not in ids or d == item.id]
+        if unknown:
+            _warn(
+                warnings,
+                "unknown_dependency",
+                f"todo item {item.id!r}: dependencies {unknown} name no other item; dropped",
+            )
+            item = replace(item, dependencies=tuple(d for d in item.dependencies if d not in unknown))
+        out.append(item)
+    return out
+
+
+# --- execution -----------------------------------------------------------------------------------
+
+
+def parse_step(text: str, *, finish_reason: str | None = "stop") -> ParsedStep:
+    """An execution reply: tool calls, or the step's content, maybe with a plan update."""
+    answer, thinking = split_thinking(text)
+    # With no answer, JSON in a *finished* thinking block is used (some models answer there); an
+    # unclosed block is a model that never finished thinking, and nothing in it runs.
+    in_thinking = not answer and thinking is not None and THINK_CLOSE_RE.search(text) is not None
+    answer = unwrap_string(thinking if in_thinking and thinking else answer)
+    reason = finish_reason or ""
+    result = scan(answer, repair=reason not in LENGTH_REASONS)
+    cut = _truncation(reason, answer, result)
+    if cut is not None:
+        warning = ParseWarning(code="truncation_detected", detail=cut)
+        content = None if in_thinking else prose_outside(answer, result) or None
+        return ParsedStep(content=content, thinking=thinking, truncated=True, warnings=(warning,))
+    warnings: _Warnings = [
+        ParseWarning(code="malformed_json", detail=f"JSON at character {at} does not decode; ignored")
+        for at, _ in result.malformed
+    ]
+    chosen = next((f for f in result.found if _is_envelope(f.value)), None)
+    if chosen is None:
+        content = None if in_thinking else _fallback_content(answer, result)
+        return ParsedStep(content=content, thinking=thinking, warnings=tuple(warnings))
+    if in_thinking:
+        _warn(warnings, "answer_in_thinking", "no text outside `<think>`; used the JSON in the thinking")
+    ignored = [f for f in result.found if f is not chosen and _is_structured(f.value)]
+    if ignored:
+        _warn(
+            warnings,
+            "multiple_objects_ignored",
+            f"used the JSON at character {chosen.start}; ignored {len(ignored)} other value(s)",
+        )
+    if chosen.repaired:
+        _warn(warnings, "json_repaired", "fixed quotes, trailing commas or Python literals in the JSON")
+    step = _step_from(chosen.value, warnings)
+    if not step.tool_calls and step.content is None and not in_thinking:
+        step = replace(step, content=prose_outside(answer, result) or None)
+    return replace(step, thinking=thinking, warnings=tuple(warnings))
+
+
+def _truncation(reason: str, answer: str, result: Scan) -> str | None:
+    """Why the reply counts as cut off, or None."""
+    if reason in LENGTH_REASONS:
+        return f"finish reason {reason!r}: the reply hit the token limit; nothing in it runs"
+    if result.unclosed_at is not None:
+        return f"the JSON opened at character {result.unclosed_at} never closes; nothing in it runs"
+    if reason not in COMPLETE_REASONS and answer.count("```") % 2 == 1:
+        return f"finish reason {reason!r} and a ``` fence that never closes; nothing in it runs"
+    return None
+
+
+def _is_call(value: Any) -> bool:
+    if not isinstance(value, dict):
+        return False
+    if "toolName" in value or "tool_name" in value:
+        return True
+    named = "name" in value or isinstance(value.get("function"), dict)
+    return named and any(k in value for k in (*_ARG_KEYS, "function"))
+
+
+def _is_envelope(value: Any) -> bool:
+    if isinstance(value, list):
+        return bool(value) and all(_is_call(v) for v in value)
+    return isinstance(value, dict) and (_is_call(value) or any(k in value for k in _ENVELOPE_KEYS))
+
+
+def _is_structured(value: Any) -> bool:
+    return isinstance(value, dict) or (isinstance(value, list) and any(isinstance(v, dict) for v in value))
+
+
+def _fallback_content(answer: str, result: Scan) -> str | None:
+    """The step's content when no envelope was found: the prose, or a lone JSON value without fence.
+
+    Malformed JSON is left out: broken envelope syntax must not become the item's result.
+    """
+    if result.malformed:
+        return prose_outside(answer, result) or None
+    if len(result.found) == 1 and not prose_outside(answer, result):
+        found = result.found[0]
+        return answer[found.start : found.end].strip()
+    return answer.strip() or None
+
+
+def _step_from(value: Any, warnings: _Warnings) -> ParsedStep:
+    if isinstance(value, list) or _is_call(value):
+        return ParsedStep(tool_calls=_calls(value if isinstance(value, list) else [value], warnings))
+    raw_calls = maybe_json(pick(value, *_CALL_LIST_KEYS))
+    decision = pick(value, "nextStepDecision", "next_step_decision")
+    return ParsedStep(
+        tool_calls=_calls(raw_calls, warnings) if raw_calls is not None else (),
+        content=as_text(value.get("content")),
+        next_step_decision=decision.strip() if isinstance(decision, str) else None,
+        updated_plan=_updated_plan(pick(value, "updatedPlan", "updated_plan"), warnings),
+    )
+
+
+def _calls(raw: Any, warnings: _Warnings) -> tuple[ToolCall, ...]:
+    if not isinstance(raw, list):
+        _warn(warnings, "bad_tool_call", f"`toolCalls` is a {type(raw).__name__}, not a list; ignored")
+        return ()
+    return tuple(call for pos, item in enumerate(raw, 1) if (call := _call(item, pos, warnings)))
+
+
+def _call(raw: Any, pos: int, warnings: _Warnings) -> ToolCall | None:
+    """One call; OpenAI's ``{"id", "function": {"name", "arguments"}}`` shape is accepted too."""
+
+    def bad(why: str) -> ToolCall | None:
+        _warn(warnings, "bad_tool_call", f"tool call {pos}: {why}; dropped")
+        return None
+
+    if not isinstance(raw, dict):
+        return bad(f"is a {type(raw).__name__}, not an object")
+    source = raw["function"] if isinstance(raw.get("function"), dict) else raw
+    name = pick(source, *_CALL_NAME_KEYS)
+    if not isinstance(name, str) or not name.strip():
+        return bad("has no `toolName`")
+    arguments = maybe_json(maybe_json(pick(source, *_ARG_KEYS)))
+    if arguments is None or arguments == "":
+        arguments = {}
+    if not isinstance(arguments, dict):
+        return bad(f"arguments of {name.strip()!r} are not a JSON object: {excerpt(str(arguments))}")
+    call_id = as_id(pick(raw, "callId", "call_id", "id")) or ""
+    return ToolCall(call_id=call_id, tool_name=name.strip(), arguments=arguments)
+
+
+def _updated_plan(raw: Any, warnings: _Warnings) -> ParsedPlan | None:
+    """A plan update, read like a plan; a malformed one is ignored (the content still counts).
+
+    Its item warnings join the step's warnings (prefixed ``updatedPlan:``), so each is reported once.
+    """
+    raw = maybe_json(raw)
+    if raw is None:
+        return None
+    if isinstance(raw, list):
+        raw = {"todoList": raw}
+    try:
+        if not isinstance(raw, dict):
+            raise ParseError(f"expected an object, got {type(raw).__name__}")
+        plan = plan_from_object(raw)
+    except ParseError as exc:
+        _warn(warnings, "bad_updated_plan", f"updatedPlan ignored: {exc}")
+        return None
+    warnings.extend(replace(w, detail=f"updatedPlan: {w.detail}") for w in plan.warnings)
+    return replace(plan, warnings=())
+
+
+# --- synthesis -----------------------------------------------------------------------------------
+
+
+def parse_answer(text: str) -> ParsedAnswer:
+    """A synthesis reply: the answer text, clean of markers, and its UI metadata if any.
+
+    With ``<mainContent>`` the answer is inside it and metadata in ``<uiMetadata>`` (or a JSON value
+    after ``</mainContent>``). Without it, a trailing ```json object fence after some prose is the
+    metadata. Metadata that is not a JSON object is dropped, never left in the answer.
+    """
+    answer, thinking = split_thinking(text)
+    ui_block, before, after = cut_block(answer, UI_START_RE, UI_END_RE)
+    answer = answer if ui_block is None else before + after
+    main, _, after_main = cut_block(answer, MAIN_START_RE, MAIN_END_RE)
+    ui: dict[str, Any] | None = None
+    if ui_block is not None:
+        ui = _first_object(ui_block)
+    elif main is not None:
+        ui = _first_object(after_main)
+    if main is not None:
+        answer = main
+    elif ui_block is None and (fenced := trailing_fence(answer)) is not None:
+        prose, value = fenced
+        if isinstance(value, dict) and prose.strip():
+            answer, ui = prose, value
+    return ParsedAnswer(response=strip_markers(answer).strip(), ui_metadata=ui, thinking=thinking)
+
+
+def _first_object(text: str) -> dict[str, Any] | None:
+    return next((f.value for f in scan(text, repair=True).found if isinstance(f.value, dict)), None)
+
+
+# --- arg-fill ------------------------------------------------------------------------------------
+
+
+def parse_fill(
+    text: str, fields: Sequence[str], tool_name: str, *, finish_reason: str | None = "stop"
+) -> dict[str, Any]:
+    """The asked ``fields`` from an arg-fill reply: a JSON object of them, or a call to ``tool_name``.
+
+    Only asked fields with a non-null value are returned (a null fills nothing). Keys match exactly,
+    else case- and separator-insensitively when that is unambiguous.
+    """
+    answer = _answer_or_thinking(text)
+    reason = finish_reason or ""
+    result = scan(unwrap_string(answer), repair=reason not in LENGTH_REASONS)
+    if reason in LENGTH_REASONS or result.unclosed_at is not None:
+        raise ParseError(f"arg-fill reply for tool {tool_name!r} was cut off; its values cannot be trusted")
+    for found in result.found:
+        source = _fill_source(found.value, fields, tool_name)
+        values = _asked(source, fields) if source is not None else {}
+        if values:
+            return values
+    raise ParseError(
+        f"arg-fill reply for tool {tool_name!r} holds no JSON object with any of the fields "
+        f"{list(fields)}; expected {{{', '.join(f'{f!r}: value' for f in fields)}}}. "
+        f"Reply began: {excerpt(answer)}"
+    )
+
+
+def _fill_source(value: Any, fields: Sequence[str], tool_name: str) -> Mapping[str, Any] | None:
+    """Where the values are: the object itself, its ``arguments``, or the matching call's arguments."""
+    if isinstance(value, dict) and any(f in value for f in fields):
+        return value
+    if _is_envelope(value) and (isinstance(value, list) or pick(value, *_CALL_LIST_KEYS) or _is_call(value)):
+        calls = _step_from(value, []).tool_calls
+        return next((c.arguments for c in calls if _norm(c.tool_name) == _norm(tool_name)), None)
+    if isinstance(value, dict):
+        nested = maybe_json(pick(value, *_ARG_KEYS))
+        return nested if isinstance(nested, dict) else value
+    return None
+
+
+def _norm(key: str) -> str:
+    return re.sub(r"[\s_-]", "", key).lower()
+
+
+def _asked(source: Mapping[str, Any], fields: Sequence[str]) -> dict[str, Any]:
+    by_norm: dict[str, list[str]] = {}
+    for key in source:
+        by_norm.setdefault(_norm(str(key)), []).append(key)
+    values: dict[str, Any] = {}
+    for field in fields:
+        keys = [field] if field in source else by_norm.get(_norm(field), [])
+        if len(keys) == 1 and source[keys[0]] is not None:
+            values[field] = source[keys[0]]
+    return values

@@ -1,0 +1,208 @@
+"""When a model call fails: whether to retry, how long to wait, and what to tell the user.
+
+Retries are decided by exception type and status code, never by message text: 429 and 5xx, timeouts
+and connection failures may succeed later; other 4xx are the request's fault and would fail again.
+The wait is the server's ``retry-after-ms`` / ``Retry-After`` (seconds or HTTP date), capped, else an
+exponential backoff with jitter. The pure parts take headers, attempt and clock as arguments; the
+``openai`` exception classes are imported only when a failure is being looked at.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from email.utils import parsedate_to_datetime
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from tenacity import RetryCallState
+
+__all__ = [
+    "MAX_RETRY_AFTER_S",
+    "FailureReport",
+    "backoff_seconds",
+    "describe_failure",
+    "failure_report",
+    "is_retryable",
+    "is_retryable_status",
+    "retry_after_seconds",
+    "safe_headers",
+    "server_message",
+    "wait_seconds",
+]
+
+MAX_RETRY_AFTER_S = 60.0
+"""A server asking for a longer pause is still retried after this long (the budget stays bounded)."""
+BACKOFF_BASE_S = 0.5
+BACKOFF_CAP_S = 8.0
+
+_SECRET_HEADERS = frozenset(
+    {"authorization", "proxy-authorization", "cookie", "set-cookie", "api-key", "x-api-key", "openai-api-key"}
+)
+
+
+def is_retryable_status(status: int) -> bool:
+    return status == 429 or 500 <= status <= 599
+
+
+def retry_after_seconds(
+    headers: Mapping[str, str], *, now: float, cap: float = MAX_RETRY_AFTER_S
+) -> float | None:
+    """The wait a server asked for, or None; ``now`` (Unix time) resolves the HTTP-date form."""
+    lowered = {k.lower(): v for k, v in headers.items()}
+    millis = _number(lowered.get("retry-after-ms"))
+    if millis is not None:
+        return min(millis / 1000.0, cap)
+    raw = lowered.get("retry-after")
+    if raw is None:
+        return None
+    seconds = _number(raw)
+    if seconds is None:
+        seconds = _http_date_delta(raw, now=now)
+    return None if seconds is None else min(seconds, cap)
+
+
+def backoff_seconds(
+    attempt: int,
+    *,
+    base: float = BACKOFF_BASE_S,
+    cap: float = BACKOFF_CAP_S,
+    jitter: Callable[[], float] = random.random,
+) -> float:
+    """Wait after failed ``attempt`` (1-based): doubling from ``base``, plus up to a quarter, capped.
+
+    The jitter spreads out the retries of many concurrent runs that failed together.
+    """
+    delay = min(cap, base * 2.0 ** max(attempt - 1, 0))
+    return min(cap, delay * (1.0 + 0.25 * jitter()))
+
+
+def is_retryable(exc: BaseException) -> bool:
+    """tenacity ``retry`` predicate over the ``openai`` exception classes."""
+    import openai
+
+    if isinstance(exc, openai.APIStatusError):
+        return is_retryable_status(exc.status_code)
+    return isinstance(exc, (openai.APITimeoutError, openai.APIConnectionError))
+
+
+def wait_seconds(state: RetryCallState) -> float:
+    """tenacity ``wait`` callable: the server's ``Retry-After`` if it gave one, else backoff."""
+    import openai
+
+    exc = state.outcome.exception() if state.outcome else None
+    if isinstance(exc, openai.APIStatusError):
+        asked = retry_after_seconds(exc.response.headers, now=time.time())
+        if asked is not None:
+            return asked
+    return backoff_seconds(state.attempt_number)
+
+
+def describe_failure(exc: BaseException | None) -> str:
+    """A few words for a log line: ``HTTP 429``, ``timed out``, ``APIConnectionError``."""
+    import openai
+
+    if isinstance(exc, openai.APIStatusError):
+        return f"HTTP {exc.status_code}"
+    if isinstance(exc, openai.APITimeoutError):
+        return "timed out"
+    return type(exc).__name__ if exc is not None else "failed"
+
+
+@dataclass(frozen=True, kw_only=True)
+class FailureReport:
+    """The parts of a ProviderError that depend on how the call failed."""
+
+    what: str
+    hint: str
+    retryable: bool
+    status: int | None = None
+    headers: Mapping[str, str] = field(default_factory=dict)
+
+
+def failure_report(exc: BaseException, *, provider: str, timeout: float) -> FailureReport:
+    import openai
+
+    if isinstance(exc, openai.APIStatusError):
+        status = exc.status_code
+        said = server_message(exc.body)
+        return FailureReport(
+            what=f"HTTP {status}" + (f" ({said})" if said else ""),
+            hint=_status_hint(status, provider),
+            retryable=is_retryable_status(status),
+            status=status,
+            headers=safe_headers(exc.response.headers),
+        )
+    if isinstance(exc, openai.APITimeoutError):
+        return FailureReport(
+            what=f"no answer within {timeout:g}s",
+            hint=f"raise `providers.{provider}.timeout_s` or check the server's load",
+            retryable=True,
+        )
+    if isinstance(exc, openai.APIConnectionError):
+        cause = f" ({type(exc.__cause__).__name__})" if exc.__cause__ is not None else ""
+        return FailureReport(
+            what=f"could not connect{cause}",
+            hint=f"check that `providers.{provider}.base_url` is right and the server is up",
+            retryable=True,
+        )
+    return FailureReport(
+        what=f"{type(exc).__name__}: {exc}",
+        hint="check that the endpoint is OpenAI-compatible",
+        retryable=False,
+    )
+
+
+def safe_headers(headers: Mapping[str, str]) -> dict[str, str]:
+    """Response headers minus anything credential-like, fit to keep in an error."""
+    return {
+        k: v
+        for k, v in headers.items()
+        if k.lower() not in _SECRET_HEADERS and not k.lower().endswith(("-key", "-secret", "-token"))
+    }
+
+
+def server_message(body: object) -> str:
+    """The error text a server put in its body (OpenAI's ``{"error": {"message"}}`` or plain text)."""
+    if isinstance(body, dict):
+        error = body.get("error", body)
+        message = error.get("message") if isinstance(error, dict) else error
+        return str(message)[:300] if message else ""
+    return body.strip()[:300] if isinstance(body, str) else ""
+
+
+def _status_hint(status: int, provider: str) -> str:
+    if status in (401, 403):
+        return f"check `providers.{provider}.api_key`"
+    if status == 404:
+        return f"check `providers.{provider}.model` and `base_url`"
+    if status == 429:
+        return f"rate limited: lower the concurrency or raise `providers.{provider}.max_retries`"
+    if status >= 500:
+        return "the server failed; try again later"
+    return "the server refused the request as sent"
+
+
+def _number(raw: str | None) -> float | None:
+    if raw is None:
+        return None
+    try:
+        value = float(raw.strip())
+    except ValueError:
+        return None
+    if math.isnan(value) or math.isinf(value) or value < 0:
+        return None
+    return value
+
+
+def _http_date_delta(raw: str, *, now: float) -> float | None:
+    try:
+        when = parsedate_to_datetime(raw.strip())
+    except (TypeError, ValueError, IndexError):
+        return None
+    if when.tzinfo is None:
+        return None
+    return max(0.0, when.timestamp() - now)

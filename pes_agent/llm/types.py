@@ -1,0 +1,84 @@
+"""What crosses the provider boundary: frozen requests in, frozen replies out."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol, runtime_checkable
+
+Role = Literal["system", "user", "assistant"]
+Phase = Literal["planning", "refinement", "execution", "enforcement", "arg_fill", "synthesis"]
+UsageSource = Literal["provider", "tiktoken", "estimate"]
+
+
+@dataclass(frozen=True, kw_only=True)
+class Message:
+    role: Role
+    content: str
+
+    def to_dict(self) -> dict[str, str]:
+        return {"role": self.role, "content": self.content}
+
+
+@dataclass(frozen=True, kw_only=True)
+class PromptRequest:
+    """A prompt as built by the pure builders: everything a provider needs, nothing it must look up.
+
+    ``tools`` names the tools whose full schemas the prompt carries; ``response_schema`` is the JSON
+    Schema of the expected reply (sent only by providers configured for structured output).
+    """
+
+    phase: Phase
+    step_id: str | None
+    messages: tuple[Message, ...]
+    tools: tuple[str, ...] = ()
+    response_schema: Mapping[str, Any] | None = None
+
+    def with_phase(self, phase: Phase) -> PromptRequest:
+        return PromptRequest(
+            phase=phase,
+            step_id=self.step_id,
+            messages=self.messages,
+            tools=self.tools,
+            response_schema=self.response_schema,
+        )
+
+
+@dataclass(frozen=True, kw_only=True)
+class CallOptions:
+    """Per-call model settings resolved from provider config, thread and call ``llm_params``."""
+
+    model: str | None = None
+    temperature: float | None = None
+    max_tokens: int | None = None
+    timeout_s: float | None = None
+    extra: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Usage:
+    prompt_tokens: int
+    completion_tokens: int
+    source: UsageSource = "provider"
+
+
+@dataclass(frozen=True, kw_only=True)
+class LLMReply:
+    text: str
+    thinking: str | None = None
+    finish_reason: str = "stop"
+    usage: Usage = field(default_factory=lambda: Usage(prompt_tokens=0, completion_tokens=0, source="estimate"))
+    model: str | None = None
+
+
+@runtime_checkable
+class Provider(Protocol):
+    """A chat model endpoint. Adapters do I/O; everything else in pes-agent is pure."""
+
+    name: str
+
+    async def complete(self, request: PromptRequest, options: CallOptions) -> LLMReply:
+        """Send one request; raise ``ProviderError`` when the endpoint fails after retries."""
+        ...
+
+    async def aclose(self) -> None: ...

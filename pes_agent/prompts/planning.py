@@ -1,0 +1,34 @@
+"""The planning prompt: the query and a manifesto of tools, never their schemas."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from pes_agent.llm.markers import PLAN_END, PLAN_START, sanitize_user_text
+from pes_agent.llm.types import Message, PromptRequest
+from pes_agent.prompts.templates import PLANNING_SYSTEM
+from pes_agent.prompts.views import HistoryTurn, PromptSettings, guidance_suffix, render_history
+
+
+def build_planning(
+    query: str,
+    manifesto: str,
+    settings: PromptSettings,
+    *,
+    history: Sequence[HistoryTurn] = (),
+) -> PromptRequest:
+    system = PLANNING_SYSTEM.substitute(
+        persona=settings.persona, guidance=guidance_suffix(settings.planning_guidance)
+    )
+    user = settings.templates["planning"].substitute(
+        tools=manifesto or "(no tools available)",
+        history=render_history(history),
+        query=sanitize_user_text(query),
+        start=PLAN_START,
+        end=PLAN_END,
+    )
+    return PromptRequest(
+        phase="planning",
+        step_id=None,
+        messages=(Message(role="system", content=system), Message(role="user", content=user)),
+    )

@@ -1,0 +1,106 @@
+"""Persisted state of a thread: pydantic models, because they cross the store boundary as JSON."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from pes_agent.config import ThreadConfig
+
+
+class ItemStatus(StrEnum):
+    PENDING = "pending"
+    IN_PROGRESS = "in_progress"
+    COMPLETED = "completed"
+    FAILED = "failed"
+    CANCELLED = "cancelled"
+    WAITING = "waiting"
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", validate_assignment=False)
+
+
+class ToolCallRecord(_Model):
+    """One tool call of an item and what came of it."""
+
+    call_id: str
+    tool_name: str
+    arguments: dict[str, Any] = Field(default_factory=dict)
+    status: Literal["success", "error", "suspended", "refused"]
+    output: Any = None
+    error: str | None = None
+
+
+class TodoItem(_Model):
+    id: str
+    description: str
+    step_type: Literal["tool", "reasoning"] = "reasoning"
+    required_tools: list[str] = Field(default_factory=list)
+    expected_outcome: str | None = None
+    dependencies: list[str] = Field(default_factory=list)
+    status: ItemStatus = ItemStatus.PENDING
+    validation_mode: Literal["strict", "advisory"] = "strict"
+    validation_status: Literal["pending", "passed", "failed", "skipped"] = "pending"
+    result: Any = None
+    tool_results: list[ToolCallRecord] = Field(default_factory=list)
+    iterations: int = 0
+    created_at: float | None = None
+    started_at: float | None = None
+    completed_at: float | None = None
+    error: str | None = None
+
+    @property
+    def is_tool_step(self) -> bool:
+        return self.step_type == "tool" or bool(self.required_tools)
+
+    def planning_fields(self) -> tuple[Any, ...]:
+        """What a plan update compares to decide whether an item was modified."""
+        return (
+            self.description,
+            self.step_type,
+            tuple(self.required_tools),
+            self.expected_outcome,
+            tuple(self.dependencies),
+        )
+
+
+class Suspension(_Model):
+    id: str
+    kind: Literal["approval", "clarification"]
+    item_id: str
+    tool_name: str | None = None
+    call_id: str | None = None
+    arguments: dict[str, Any] = Field(default_factory=dict)
+    message: str = ""
+    fields: list[dict[str, Any]] = Field(default_factory=list)
+    messages: list[dict[str, str]] = Field(default_factory=list)
+    """The item's conversation at the pause, so the resumed turn sees what the model saw."""
+
+
+class ThreadState(_Model):
+    title: str | None = None
+    intent: str | None = None
+    plan: str | None = None
+    todo_list: list[TodoItem] = Field(default_factory=list)
+    current_step_id: str | None = None
+    is_paused: bool = False
+    suspension: Suspension | None = None
+    run_count: int = 0
+    config: ThreadConfig | None = None
+    """Thread-level settings from `set_thread_config`; None means the instance defaults."""
+
+    def item(self, item_id: str) -> TodoItem | None:
+        return next((it for it in self.todo_list if it.id == item_id), None)
+
+
+class HistoryMessage(_Model):
+    """One turn of the thread's conversation with the user (not the model's internal turns)."""
+
+    role: Literal["user", "assistant"]
+    content: str
+    trace_id: str | None = None
+    timestamp: float
+    metadata: dict[str, Any] = Field(default_factory=dict)

@@ -1,0 +1,335 @@
+"""The default store: one SQLite file that several instances and processes can share.
+
+Every statement runs on one worker thread owned by the store. That keeps blocking file I/O off the
+event loop and satisfies sqlite3's rule that a connection stays on the thread that made it, while
+also serialising this process's writers. Writers in *other* processes are handled by WAL, a busy
+timeout and ``BEGIN IMMEDIATE``; lost writes are prevented by the version compare-and-set in
+``save``, not by locks held across awaits.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sqlite3
+import time
+from collections.abc import Callable, Collection, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, TypeVar
+
+from pydantic_core import to_json
+
+from pes_agent.errors import ConfigError, PesAgentError, VersionConflictError
+from pes_agent.events import Event, EventType
+from pes_agent.state.memory import check_limit
+from pes_agent.state.models import HistoryMessage, ThreadState
+
+T = TypeVar("T")
+
+SCHEMA_VERSION = 1
+"""Stored in ``PRAGMA user_version``; bump it and add a step to ``_MIGRATIONS`` to change tables."""
+
+_SCHEMA_V1 = (
+    """CREATE TABLE IF NOT EXISTS threads (
+        thread_id TEXT PRIMARY KEY,
+        version INTEGER NOT NULL,
+        state TEXT NOT NULL,
+        updated_at REAL NOT NULL
+    )""",
+    """CREATE TABLE IF NOT EXISTS events (
+        id TEXT PRIMARY KEY,
+        thread_id TEXT NOT NULL,
+        type TEXT NOT NULL,
+        step_id TEXT,
+        trace_id TEXT NOT NULL,
+        ts REAL NOT NULL,
+        data TEXT NOT NULL
+    )""",
+    "CREATE INDEX IF NOT EXISTS events_thread_ts ON events (thread_id, ts)",
+    """CREATE TABLE IF NOT EXISTS messages (
+        thread_id TEXT NOT NULL,
+        seq INTEGER NOT NULL,
+        role TEXT NOT NULL,
+        content TEXT NOT NULL,
+        trace_id TEXT,
+        ts REAL NOT NULL,
+        metadata TEXT NOT NULL,
+        PRIMARY KEY (thread_id, seq)
+    )""",
+)
+
+_MIGRATIONS: dict[int, tuple[str, ...]] = {1: _SCHEMA_V1}
+"""Statements that take a database from ``version - 1`` to ``version``."""
+
+
+class SQLiteStore:
+    """``StateStore`` on a SQLite file (or ``":memory:"``, private to this store).
+
+    The connection opens lazily on first use, so constructing a store never touches the disk and
+    a bad path is reported where the store is first needed, with the path in the message.
+    """
+
+    def __init__(self, path: str, *, busy_timeout: float = 10.0) -> None:
+        self.path = path
+        self._busy_timeout = busy_timeout
+        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="pes-agent-sqlite")
+        self._conn: sqlite3.Connection | None = None  # only ever touched on the worker thread
+        self._closed = False
+
+    def __repr__(self) -> str:
+        return f"SQLiteStore({self.path!r})"
+
+    # -- StateStore -------------------------------------------------------------------------
+
+    async def load(self, thread_id: str) -> tuple[ThreadState | None, int]:
+        return await self._run(lambda conn: _load_state(conn, thread_id))
+
+    async def save(self, thread_id: str, state: ThreadState, expected_version: int) -> int:
+        """Compare-and-set on the version.
+
+        A save whose caller is cancelled mid-await may still commit (the worker finishes the job);
+        the caller's next save then conflicts rather than overwriting, so no write is lost.
+        """
+        # Serialised here, not on the worker, so a caller mutating `state` after the await
+        # starts cannot change what gets written.
+        raw = state.model_dump_json()
+        now = time.time()
+        return await self._run(lambda conn: _save_state(conn, thread_id, raw, expected_version, now))
+
+    async def append_events(self, events: Sequence[Event]) -> None:
+        """Appends in one transaction; an event id already stored is skipped, so a retry is safe."""
+        if not events:
+            return
+        rows = [
+            (ev.id, ev.thread_id, ev.type.value, ev.step_id, ev.trace_id, ev.timestamp, _dumps(ev.data))
+            for ev in events
+        ]
+        await self._run(lambda conn: _insert_events(conn, rows))
+
+    async def events(
+        self,
+        thread_id: str,
+        types: Collection[EventType] | None = None,
+        since: float | None = None,
+    ) -> list[Event]:
+        wanted = sorted({EventType(t).value for t in types}) if types is not None else None
+        if wanted == []:
+            return []
+        return await self._run(lambda conn: _select_events(conn, thread_id, wanted, since))
+
+    async def append_message(self, thread_id: str, message: HistoryMessage) -> None:
+        row = (
+            thread_id,
+            message.role,
+            message.content,
+            message.trace_id,
+            message.timestamp,
+            _dumps(message.metadata),
+        )
+        await self._run(lambda conn: _insert_message(conn, row))
+
+    async def messages(self, thread_id: str, limit: int | None = None) -> list[HistoryMessage]:
+        """The last ``limit`` messages (all when None), oldest first."""
+        if limit is not None and check_limit(limit) == 0:
+            return []
+        return await self._run(lambda conn: _select_messages(conn, thread_id, limit))
+
+    async def aclose(self) -> None:
+        """Closes the connection, then the worker; calling it twice is harmless."""
+        if self._closed:
+            return
+        self._closed = True
+        # Queued behind any job already submitted, so those finish on an open connection.
+        await asyncio.get_running_loop().run_in_executor(self._executor, self._close_connection)
+        self._executor.shutdown(wait=True)  # the worker is idle by now: this join is immediate
+
+    # -- worker plumbing --------------------------------------------------------------------
+
+    async def _run(self, job: Callable[[sqlite3.Connection], T]) -> T:
+        if self._closed:
+            raise PesAgentError(
+                f"SQLite store {self.path!r} is closed; open a new store (or instance) to use it again."
+            )
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._executor, self._on_worker, job)
+
+    def _on_worker(self, job: Callable[[sqlite3.Connection], T]) -> T:
+        try:
+            return job(self._conn if self._conn is not None else self._open())
+        except sqlite3.Error as exc:
+            raise PesAgentError(
+                f"SQLite store {self.path!r}: {exc}. Check that the file is writable and that no "
+                f"other process holds a write lock for longer than {self._busy_timeout:g}s."
+            ) from exc
+
+    def _open(self) -> sqlite3.Connection:
+        try:
+            if self.path != ":memory:":
+                Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+            # isolation_level=None: no implicit transactions; the jobs say where each one starts.
+            # `timeout` is sqlite's busy timeout: wait for another process's lock, don't fail.
+            conn = sqlite3.connect(self.path, timeout=self._busy_timeout, isolation_level=None)
+        except (OSError, sqlite3.Error) as exc:
+            raise ConfigError(
+                f"cannot open the SQLite store at {self.path!r} ({exc}); point `storage.path` at a "
+                "writable location.",
+                key_path="storage.path",
+                value=self.path,
+            ) from exc
+        try:
+            conn.execute("PRAGMA journal_mode = WAL")
+            conn.execute("PRAGMA synchronous = NORMAL")
+            _migrate(conn, self.path)
+        except BaseException:
+            conn.close()
+            raise
+        self._conn = conn
+        return conn
+
+    def _close_connection(self) -> None:
+        if self._conn is not None:
+            self._conn.close()
+            self._conn = None
+
+
+# -- jobs (run on the worker thread) ----------------------------------------------------------
+
+
+@contextmanager
+def _write_transaction(conn: sqlite3.Connection) -> Iterator[None]:
+    """Takes the write lock up front so a read inside the transaction cannot go stale."""
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        yield
+    except BaseException:
+        if conn.in_transaction:  # some errors (disk full, I/O) already rolled it back
+            conn.execute("ROLLBACK")
+        raise
+    conn.execute("COMMIT")
+
+
+def _migrate(conn: sqlite3.Connection, path: str) -> None:
+    if _user_version(conn) == SCHEMA_VERSION:
+        return  # the common case: no write lock taken just to open
+    with _write_transaction(conn):
+        current = _user_version(conn)  # re-read: another process may have migrated meanwhile
+        if current > SCHEMA_VERSION:
+            raise ConfigError(
+                f"the SQLite store at {path!r} has schema version {current}, newer than this "
+                f"pes-agent understands ({SCHEMA_VERSION}); upgrade pes-agent or use another file.",
+                key_path="storage.path",
+                value=path,
+            )
+        for version in range(current + 1, SCHEMA_VERSION + 1):
+            for statement in _MIGRATIONS[version]:
+                conn.execute(statement)
+        conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+
+
+def _user_version(conn: sqlite3.Connection) -> int:
+    return int(conn.execute("PRAGMA user_version").fetchone()[0])
+
+
+def _load_state(conn: sqlite3.Connection, thread_id: str) -> tuple[ThreadState | None, int]:
+    row = conn.execute("SELECT state, version FROM threads WHERE thread_id = ?", (thread_id,)).fetchone()
+    if row is None:
+        return None, 0
+    return ThreadState.model_validate_json(row[0]), int(row[1])
+
+
+def _save_state(conn: sqlite3.Connection, thread_id: str, raw: str, expected: int, now: float) -> int:
+    with _write_transaction(conn):
+        if expected == 0:
+            # DO NOTHING rather than a plain INSERT: a racing first save must surface as a
+            # version conflict, not as an IntegrityError.
+            cur = conn.execute(
+                "INSERT INTO threads (thread_id, version, state, updated_at) VALUES (?, 1, ?, ?) "
+                "ON CONFLICT (thread_id) DO NOTHING",
+                (thread_id, raw, now),
+            )
+        else:
+            cur = conn.execute(
+                "UPDATE threads SET version = version + 1, state = ?, updated_at = ? "
+                "WHERE thread_id = ? AND version = ?",
+                (raw, now, thread_id, expected),
+            )
+        if cur.rowcount != 1:
+            row = conn.execute("SELECT version FROM threads WHERE thread_id = ?", (thread_id,)).fetchone()
+            raise VersionConflictError(thread_id, expected, int(row[0]) if row else 0)
+    return expected + 1
+
+
+def _insert_events(conn: sqlite3.Connection, rows: list[tuple[Any, ...]]) -> None:
+    with _write_transaction(conn):
+        conn.executemany(
+            "INSERT INTO events (id, thread_id, type, step_id, trace_id, ts, data) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING",
+            rows,
+        )
+
+
+def _select_events(
+    conn: sqlite3.Connection, thread_id: str, types: list[str] | None, since: float | None
+) -> list[Event]:
+    sql = "SELECT id, type, thread_id, trace_id, step_id, ts, data FROM events WHERE thread_id = ?"
+    params: list[Any] = [thread_id]
+    if since is not None:
+        sql += " AND ts > ?"
+        params.append(since)
+    if types is not None:
+        sql += f" AND type IN ({', '.join('?' * len(types))})"
+        params.extend(types)
+    sql += " ORDER BY rowid"  # append order, across processes too
+    return [
+        Event(
+            id=row[0],
+            type=EventType(row[1]),
+            thread_id=row[2],
+            trace_id=row[3],
+            step_id=row[4],
+            timestamp=float(row[5]),
+            data=json.loads(row[6]),
+        )
+        for row in conn.execute(sql, params)
+    ]
+
+
+def _insert_message(conn: sqlite3.Connection, row: tuple[Any, ...]) -> None:
+    # One statement, so numbering and insert are atomic even against other processes.
+    conn.execute(
+        "INSERT INTO messages (thread_id, seq, role, content, trace_id, ts, metadata) "
+        "SELECT ?1, COALESCE(MAX(seq), 0) + 1, ?2, ?3, ?4, ?5, ?6 FROM messages WHERE thread_id = ?1",
+        row,
+    )
+
+
+def _select_messages(conn: sqlite3.Connection, thread_id: str, limit: int | None) -> list[HistoryMessage]:
+    columns = "seq, role, content, trace_id, ts, metadata"
+    if limit is None:
+        sql = f"SELECT {columns} FROM messages WHERE thread_id = ? ORDER BY seq"
+        params: tuple[Any, ...] = (thread_id,)
+    else:
+        sql = (
+            f"SELECT * FROM (SELECT {columns} FROM messages WHERE thread_id = ? "
+            "ORDER BY seq DESC LIMIT ?) ORDER BY seq"
+        )
+        params = (thread_id, limit)
+    return [
+        HistoryMessage.model_validate(
+            {
+                "role": row[1],
+                "content": row[2],
+                "trace_id": row[3],
+                "timestamp": row[4],
+                "metadata": json.loads(row[5]),
+            }
+        )
+        for row in conn.execute(sql, params)
+    ]
+
+
+def _dumps(value: Any) -> str:
+    """JSON for event data and metadata; a value JSON cannot express is stored as its ``str``."""
+    return to_json(value, serialize_unknown=True).decode()

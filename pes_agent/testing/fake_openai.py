@@ -1,0 +1,460 @@
+"""A scripted OpenAI-compatible HTTP server on loopback, for tests and benchmarks.
+
+It speaks real HTTP/1.1 (keep-alive, Content-Length or chunked bodies) on asyncio streams, so the
+``openai`` client, its connection pool, timeouts and status handling are exercised exactly as against
+a real endpoint, with no dependency beyond the standard library. Each chat request takes the next
+scripted action (``FakeReply``, ``FakeError``, ``FakeHang``, ``FakeMalformed``, ``FakeDisconnect``),
+then asks ``handler``; every request is recorded. ``"stream": true`` requests get server-sent events.
+
+    async with FakeOpenAIServer(replies=["hello", FakeError(status=429)]) as server:
+        provider = OpenAIProvider("fake", ProviderConfig(base_url=server.base_url, ...))
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import ipaddress
+import json
+import time
+from http import HTTPStatus
+from collections.abc import Awaitable, Callable, Iterable, Mapping
+from contextlib import suppress
+from dataclasses import dataclass, field
+from types import TracebackType
+from typing import Any, Union
+
+from pes_agent.errors import InvalidInputError
+
+__all__ = [
+    "FakeAction",
+    "FakeDisconnect",
+    "FakeError",
+    "FakeHang",
+    "FakeMalformed",
+    "FakeOpenAIServer",
+    "FakeReply",
+    "RecordedRequest",
+]
+
+
+@dataclass(frozen=True, kw_only=True)
+class FakeReply:
+    """A successful chat completion. ``usage=None`` leaves the ``usage`` field out of the body."""
+
+    text: str = ""
+    finish_reason: str = "stop"
+    usage: Mapping[str, int] | None = None
+    reasoning_content: str | None = None
+    model: str | None = None
+    """Model id reported back; None echoes the request's ``model``."""
+    chunk_chars: int = 16
+    """Characters per content delta when the request asks for a stream."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class FakeError:
+    """An HTTP error status; ``body`` None gives an OpenAI-style ``{"error": {...}}`` object."""
+
+    status: int = 500
+    headers: Mapping[str, str] = field(default_factory=dict)
+    body: str | Mapping[str, Any] | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class FakeHang:
+    """Say nothing for ``seconds`` (longer than the client's timeout), then drop the connection."""
+
+    seconds: float = 3600.0
+
+
+@dataclass(frozen=True, kw_only=True)
+class FakeMalformed:
+    """A body the client cannot use (not JSON, or JSON without ``choices``)."""
+
+    body: str = "not json"
+    status: int = 200
+    content_type: str = "application/json"
+
+
+@dataclass(frozen=True, kw_only=True)
+class FakeDisconnect:
+    """Close the connection without answering (the client sees a connection error)."""
+
+
+FakeAction = Union[FakeReply, FakeError, FakeHang, FakeMalformed, FakeDisconnect]
+ActionLike = Union[FakeAction, str]
+Handler = Callable[[dict[str, Any]], Union[ActionLike, Awaitable[ActionLike]]]
+
+
+@dataclass(frozen=True, kw_only=True)
+class RecordedRequest:
+    method: str
+    path: str
+    headers: Mapping[str, str]
+    """Lower-cased names."""
+    body: Any
+    """The parsed JSON body (None when there was none or it was not JSON)."""
+    raw: bytes = b""
+    version: str = "HTTP/1.1"
+
+    @property
+    def json(self) -> dict[str, Any]:
+        """The body as a dict (``{}`` when it was not a JSON object)."""
+        return self.body if isinstance(self.body, dict) else {}
+
+
+class _Malformed(Exception):
+    """A request the server cannot parse; the connection is dropped."""
+
+
+class FakeOpenAIServer:
+    """Loopback-only fake of ``/v1/chat/completions`` and ``/v1/models``.
+
+    Script entries are used in order, one per chat request; once they run out ``handler`` (if given)
+    decides, else the request fails with 400 ``fake_script_exhausted``. Plain strings are replies.
+    """
+
+    def __init__(
+        self,
+        replies: Iterable[ActionLike] = (),
+        *,
+        handler: Handler | None = None,
+        latency_s: float = 0.0,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        models: Iterable[str] = ("fake-model",),
+        backlog: int = 2048,
+    ) -> None:
+        _require_loopback(host)
+        self._script: list[ActionLike] = list(replies)
+        self._served = 0
+        self.handler = handler
+        self.latency_s = latency_s
+        self.host = host
+        self._port = port
+        self.models = tuple(models)
+        self._backlog = backlog
+        self.requests: list[RecordedRequest] = []
+        self.unscripted = 0
+        """Chat requests that found neither a script entry nor a handler."""
+        self._server: asyncio.Server | None = None
+        self._connections: set[asyncio.Task[None]] = set()
+        self._ids = 0
+
+    # -- lifecycle -------------------------------------------------------------------------------
+
+    async def start(self) -> FakeOpenAIServer:
+        self._server = await asyncio.start_server(
+            self._serve_connection, self.host, self._port, backlog=self._backlog
+        )
+        self._port = self._server.sockets[0].getsockname()[1]
+        return self
+
+    async def close(self) -> None:
+        server, self._server = self._server, None
+        if server is None:
+            return
+        server.close()
+        for task in list(self._connections):
+            task.cancel()
+        await asyncio.gather(*self._connections, return_exceptions=True)
+        await server.wait_closed()
+
+    async def __aenter__(self) -> FakeOpenAIServer:
+        return await self.start()
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        await self.close()
+
+    @property
+    def port(self) -> int:
+        return self._port
+
+    @property
+    def base_url(self) -> str:
+        """What a provider's ``base_url`` should be: ``http://127.0.0.1:PORT/v1``."""
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"http://{host}:{self._port}/v1"
+
+    # -- script ----------------------------------------------------------------------------------
+
+    @property
+    def remaining(self) -> int:
+        return len(self._script) - self._served
+
+    @property
+    def chat_requests(self) -> list[dict[str, Any]]:
+        """JSON bodies of the chat-completion requests, in arrival order."""
+        return [r.json for r in self.requests if r.path.endswith("/chat/completions")]
+
+    def add(self, *replies: ActionLike) -> None:
+        """Append entries to the script (between phases of a test)."""
+        self._script.extend(replies)
+
+    def assert_complete(self) -> None:
+        """Fail when scripted entries were left unused or requests arrived past the script."""
+        if self.remaining or self.unscripted:
+            raise AssertionError(
+                f"FakeOpenAIServer: {self.remaining} scripted entries unused, "
+                f"{self.unscripted} requests arrived with no script entry or handler left"
+            )
+
+    async def _next_action(self, body: dict[str, Any]) -> FakeAction | None:
+        if self._served < len(self._script):
+            entry = self._script[self._served]
+            self._served += 1
+        elif self.handler is not None:
+            result = self.handler(body)
+            entry = await result if inspect.isawaitable(result) else result
+        else:
+            self.unscripted += 1
+            return None
+        return FakeReply(text=entry) if isinstance(entry, str) else entry
+
+    # -- HTTP ------------------------------------------------------------------------------------
+
+    async def _serve_connection(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        task = asyncio.current_task()
+        if task is not None:
+            self._connections.add(task)
+        try:
+            while True:
+                request = await _read_request(reader)
+                if request is None or not await self._answer(request, writer):
+                    break
+        except (ConnectionError, asyncio.IncompleteReadError, asyncio.LimitOverrunError, _Malformed):
+            pass
+        except asyncio.CancelledError:
+            # close() cancels open connections; Python 3.11's stream callback would log a cancelled
+            # task as an error, so end quietly instead.
+            pass
+        finally:
+            if task is not None:
+                self._connections.discard(task)
+            writer.close()
+            with suppress(Exception):
+                await writer.wait_closed()
+
+    async def _answer(self, request: RecordedRequest, writer: asyncio.StreamWriter) -> bool:
+        """Answer one request; False when the connection must be closed afterwards."""
+        self.requests.append(request)
+        keep_alive = _keep_alive(request)
+        route = request.path.split("?", 1)[0].rstrip("/")
+        if (request.method, route) == ("GET", "/v1/models"):
+            data = [{"id": m, "object": "model", "created": 0, "owned_by": "fake"} for m in self.models]
+            await _send(writer, 200, _json_bytes({"object": "list", "data": data}), keep_alive=keep_alive)
+            return keep_alive
+        body = request.body
+        if (request.method, route) != ("POST", "/v1/chat/completions") or not isinstance(body, dict):
+            status = 404 if route != "/v1/chat/completions" else 405 if request.method != "POST" else 400
+            problem = "the body is not a JSON object" if status == 400 else "no such route"
+            await _send_error(writer, status, f"{request.method} {route}: {problem}", keep_alive)
+            return keep_alive
+        action = await self._next_action(body)
+        if self.latency_s > 0:
+            await asyncio.sleep(self.latency_s)
+        return await self._perform(action, body, writer, keep_alive)
+
+    async def _perform(
+        self, action: FakeAction | None, body: dict[str, Any], writer: asyncio.StreamWriter, keep_alive: bool
+    ) -> bool:
+        if action is None:
+            message = f"FakeOpenAIServer: no scripted reply left for chat request #{len(self.chat_requests)}"
+            await _send_error(writer, 400, message, keep_alive, code="fake_script_exhausted")
+        elif isinstance(action, FakeReply):
+            if body.get("stream") is True:
+                await self._stream(action, body, writer, keep_alive)
+            else:
+                await _send(writer, 200, _json_bytes(self._completion(action, body)), keep_alive=keep_alive)
+        elif isinstance(action, FakeError):
+            await _send(writer, action.status, _error_payload(action), headers=action.headers, keep_alive=keep_alive)
+        elif isinstance(action, FakeMalformed):
+            payload = action.body.encode()
+            await _send(writer, action.status, payload, content_type=action.content_type, keep_alive=keep_alive)
+        elif isinstance(action, FakeHang):
+            await asyncio.sleep(action.seconds)
+            return False
+        else:
+            return False
+        return keep_alive
+
+    def _completion(self, reply: FakeReply, body: dict[str, Any]) -> dict[str, Any]:
+        message: dict[str, Any] = {"role": "assistant", "content": reply.text}
+        if reply.reasoning_content is not None:
+            message["reasoning_content"] = reply.reasoning_content
+        out: dict[str, Any] = {
+            **self._envelope(reply, body, "chat.completion"),
+            "choices": [{"index": 0, "message": message, "finish_reason": reply.finish_reason, "logprobs": None}],
+        }
+        if reply.usage is not None:
+            out["usage"] = _usage(reply.usage)
+        return out
+
+    def _envelope(self, reply: FakeReply, body: dict[str, Any], kind: str) -> dict[str, Any]:
+        self._ids += 1
+        model = reply.model or body.get("model") or "fake-model"
+        return {"id": f"chatcmpl-fake-{self._ids}", "object": kind, "created": int(time.time()), "model": model}
+
+    async def _stream(
+        self, reply: FakeReply, body: dict[str, Any], writer: asyncio.StreamWriter, keep_alive: bool
+    ) -> None:
+        """Server-sent events: role, reasoning and content deltas, the finish reason, usage, [DONE]."""
+        envelope = self._envelope(reply, body, "chat.completion.chunk")
+
+        def chunk(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
+            return {**envelope, "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
+
+        step = max(1, reply.chunk_chars)
+        events: list[dict[str, Any]] = [chunk({"role": "assistant", "content": ""})]
+        reasoning = reply.reasoning_content or ""
+        events += [chunk({"reasoning_content": reasoning[i : i + step]}) for i in range(0, len(reasoning), step)]
+        events += [chunk({"content": reply.text[i : i + step]}) for i in range(0, len(reply.text), step)]
+        events.append(chunk({}, reply.finish_reason))
+        options = body.get("stream_options")
+        if reply.usage is not None and isinstance(options, dict) and options.get("include_usage"):
+            events.append({**envelope, "choices": [], "usage": _usage(reply.usage)})
+        head = _head(200, {"Content-Type": "text/event-stream", "Transfer-Encoding": "chunked",
+                           "Cache-Control": "no-cache"}, keep_alive)
+        writer.write(head)
+        for event in events:
+            writer.write(_chunked(b"data: " + _json_bytes(event) + b"\n\n"))
+            await writer.drain()
+        writer.write(_chunked(b"data: [DONE]\n\n") + b"0\r\n\r\n")
+        await writer.drain()
+
+
+# -- wire helpers ------------------------------------------------------------------------------------
+
+
+def _require_loopback(host: str) -> None:
+    """Tests must never open a port others can reach: only loopback addresses are accepted."""
+    if host == "localhost":
+        return
+    try:
+        loopback = ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        loopback = False
+    if not loopback:
+        raise InvalidInputError(
+            f"FakeOpenAIServer binds only to loopback, not {host!r}; use `host='127.0.0.1'` (the default)"
+        )
+
+
+async def _read_request(reader: asyncio.StreamReader) -> RecordedRequest | None:
+    try:
+        head = await reader.readuntil(b"\r\n\r\n")
+    except asyncio.IncompleteReadError as exc:
+        if exc.partial.strip():
+            raise _Malformed("connection closed inside a request head") from exc
+        return None
+    lines = head.decode("latin-1").split("\r\n")
+    parts = lines[0].split(" ")
+    if len(parts) != 3:
+        raise _Malformed(f"bad request line {lines[0]!r}")
+    method, path, version = parts
+    headers: dict[str, str] = {}
+    for line in lines[1:]:
+        if line:
+            name, _, value = line.partition(":")
+            headers[name.strip().lower()] = value.strip()
+    if "chunked" in headers.get("transfer-encoding", "").lower():
+        raw = await _read_chunked(reader)
+    else:
+        try:
+            length = int(headers.get("content-length", "0"))
+        except ValueError as exc:
+            raise _Malformed("bad Content-Length") from exc
+        raw = await reader.readexactly(length) if length > 0 else b""
+    return RecordedRequest(
+        method=method, path=path, version=version, headers=headers, body=_parse_json(raw), raw=raw
+    )
+
+
+async def _read_chunked(reader: asyncio.StreamReader) -> bytes:
+    parts: list[bytes] = []
+    while True:
+        size_line = await reader.readuntil(b"\r\n")
+        try:
+            size = int(size_line.split(b";", 1)[0].strip(), 16)
+        except ValueError as exc:
+            raise _Malformed("bad chunk size") from exc
+        if size == 0:
+            while (await reader.readuntil(b"\r\n")) != b"\r\n":  # trailers
+                pass
+            return b"".join(parts)
+        parts.append(await reader.readexactly(size))
+        await reader.readexactly(2)
+
+
+def _keep_alive(request: RecordedRequest) -> bool:
+    connection = request.headers.get("connection", "").lower()
+    if request.version == "HTTP/1.0":
+        return connection == "keep-alive"
+    return connection != "close"
+
+
+def _parse_json(raw: bytes) -> Any:
+    if not raw:
+        return None
+    try:
+        return json.loads(raw)
+    except ValueError:
+        return None
+
+
+def _json_bytes(value: Any) -> bytes:
+    return json.dumps(value, separators=(",", ":")).encode()
+
+
+def _error_body(message: str, code: str) -> bytes:
+    return _json_bytes({"error": {"message": message, "type": "invalid_request_error", "param": None, "code": code}})
+
+
+def _error_payload(error: FakeError) -> bytes:
+    if error.body is None:
+        return _error_body(f"fake error {error.status}", "fake_error")
+    return error.body.encode() if isinstance(error.body, str) else _json_bytes(error.body)
+
+
+def _usage(usage: Mapping[str, int]) -> dict[str, int]:
+    out = {"prompt_tokens": 0, "completion_tokens": 0, **usage}
+    out.setdefault("total_tokens", out["prompt_tokens"] + out["completion_tokens"])
+    return out
+
+
+def _head(status: int, headers: Mapping[str, str], keep_alive: bool) -> bytes:
+    try:
+        reason = HTTPStatus(status).phrase
+    except ValueError:
+        reason = "Status"
+    lines = [f"HTTP/1.1 {status} {reason}"]
+    lines += [f"{k}: {v}" for k, v in headers.items()]
+    lines.append(f"Connection: {'keep-alive' if keep_alive else 'close'}")
+    return ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1")
+
+
+def _chunked(data: bytes) -> bytes:
+    return f"{len(data):x}\r\n".encode() + data + b"\r\n"
+
+
+async def _send(
+    writer: asyncio.StreamWriter,
+    status: int,
+    payload: bytes,
+    *,
+    headers: Mapping[str, str] | None = None,
+    content_type: str = "application/json",
+    keep_alive: bool = True,
+) -> None:
+    all_headers = {"Content-Type": content_type, "Content-Length": str(len(payload)), **(headers or {})}
+    writer.write(_head(status, all_headers, keep_alive) + payload)
+    await writer.drain()
+
+
+async def _send_error(
+    writer: asyncio.StreamWriter, status: int, message: str, keep_alive: bool, *, code: str = "fake_error"
+) -> None:
+    await _send(writer, status, _error_body(message, code), keep_alive=keep_alive)

@@ -1,0 +1,122 @@
+"""A strict, recording test double for the Provider protocol."""
+
+from __future__ import annotations
+
+import inspect
+import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Union
+
+from pes_agent.errors import ProviderError, ScriptExhaustedError
+from pes_agent.llm.types import CallOptions, LLMReply, PromptRequest, Usage
+
+
+@dataclass(frozen=True, kw_only=True)
+class ScriptedReply:
+    text: str
+    thinking: str | None = None
+    finish_reason: str = "stop"
+    usage: Usage | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class ScriptedCall:
+    """One request the provider received, as a test wants to inspect it."""
+
+    messages: list[dict[str, str]]
+    phase: str
+    step_id: str | None
+    tools: tuple[str, ...]
+    response_schema: Mapping[str, Any] | None
+    options: CallOptions
+
+    @property
+    def text(self) -> str:
+        """All message contents joined: handy for `"webSearch" in call.text`."""
+        return "\n".join(m["content"] for m in self.messages)
+
+
+ReplyLike = Union[str, ScriptedReply, BaseException]
+ScriptEntry = Union[ReplyLike, Callable[[ScriptedCall], Any]]
+
+
+def _estimate(text: str) -> int:
+    return math.ceil(len(text) / 4) if text else 0
+
+
+@dataclass(eq=False)
+class ScriptedProvider:
+    """Serves scripted replies strictly in order and records every request.
+
+    Entries are strings, ``ScriptedReply`` objects, exceptions (raised as provider errors) or callables
+    of the recorded call returning one of those (sync or async). Usage is the reply's own, else a
+    labelled character estimate, so scripted runs never load a tokenizer.
+    """
+
+    replies: Sequence[ScriptEntry]
+    name: str = "scripted"
+    calls: list[ScriptedCall] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self._queue = list(self.replies)
+        self._served = 0
+
+    @property
+    def remaining(self) -> int:
+        return len(self._queue) - self._served
+
+    async def complete(self, request: PromptRequest, options: CallOptions) -> LLMReply:
+        call = ScriptedCall(
+            messages=[m.to_dict() for m in request.messages],
+            phase=request.phase,
+            step_id=request.step_id,
+            tools=request.tools,
+            response_schema=request.response_schema,
+            options=options,
+        )
+        self.calls.append(call)
+        if self._served >= len(self._queue):
+            raise ScriptExhaustedError(
+                f"ScriptedProvider {self.name!r} has no reply left for call #{len(self.calls)} "
+                f"(phase {request.phase!r}, step {request.step_id!r}); it was given {len(self._queue)}."
+            )
+        entry = self._queue[self._served]
+        self._served += 1
+        if callable(entry) and not isinstance(entry, BaseException):
+            entry = entry(call)
+            if inspect.isawaitable(entry):
+                entry = await entry
+        return self._reply(entry, request)
+
+    def _reply(self, entry: Any, request: PromptRequest) -> LLMReply:
+        if isinstance(entry, BaseException):
+            if isinstance(entry, ProviderError):
+                raise entry
+            raise ProviderError(f"scripted provider error: {entry}", provider=self.name) from entry
+        reply = entry if isinstance(entry, ScriptedReply) else ScriptedReply(text=str(entry))
+        usage = reply.usage or Usage(
+            prompt_tokens=sum(_estimate(m.content) for m in request.messages),
+            completion_tokens=_estimate(reply.text),
+            source="estimate",
+        )
+        return LLMReply(
+            text=reply.text,
+            thinking=reply.thinking,
+            finish_reason=reply.finish_reason,
+            usage=usage,
+            model="scripted",
+        )
+
+    def assert_complete(self) -> None:
+        """Fail when scripted replies were left unused: the run took a shorter path than scripted."""
+        if self.remaining:
+            raise AssertionError(
+                f"ScriptedProvider {self.name!r}: {self.remaining} of {len(self._queue)} replies unused"
+            )
+
+    def phases(self) -> list[tuple[str, str | None]]:
+        return [(c.phase, c.step_id) for c in self.calls]
+
+    async def aclose(self) -> None:
+        return None

@@ -1,0 +1,113 @@
+"""The tools of one instance, in registration order, with their compiled validators.
+
+The registry also renders tools for prompts: the planning prompt shows a one-line manifesto per tool
+(at 200 tools the schemas would dominate the prompt), and a tool step shows full schemas for only the
+tools it may call. Both renderings are deterministic because they end up in snapshot tests.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Any
+
+from pes_agent.errors import ToolDefinitionError
+from pes_agent.tools.spec import ToolSpec
+from pes_agent.tools.validation import SchemaValidator
+
+TOOL_NAME = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
+
+
+def check_tool_name(name: str) -> None:
+    """Names travel in prompts and provider tool lists, which only accept this character set."""
+    if not isinstance(name, str) or not TOOL_NAME.match(name):
+        raise ToolDefinitionError(
+            f"tool name {name!r} is not allowed: use 1 to 64 characters from letters, digits, "
+            "`_`, `.` and `-` (pass `name=` to `@tool` to choose another)."
+        )
+
+
+class ToolRegistry:
+    def __init__(self, specs: Iterable[ToolSpec] = ()) -> None:
+        self._specs: dict[str, ToolSpec] = {}
+        self._validators: dict[str, SchemaValidator] = {}
+        for spec in specs:
+            self.register(spec)
+
+    def register(self, spec: ToolSpec) -> None:
+        if not isinstance(spec, ToolSpec):
+            raise ToolDefinitionError(
+                f"expected a ToolSpec (what `@tool` returns), got {type(spec).__name__}: decorate the "
+                "function with `@tool` or build it with `tool_from_schema`."
+            )
+        check_tool_name(spec.name)
+        if spec.name in self._specs:
+            raise ToolDefinitionError(
+                f"tool {spec.name!r} is registered twice: tool names must be unique; rename one "
+                "with `@tool(name=...)` or drop the duplicate from `tools`."
+            )
+        validator = SchemaValidator(spec.input_schema, tool_name=spec.name)
+        self._specs[spec.name] = spec
+        self._validators[spec.name] = validator
+
+    def get(self, name: str) -> ToolSpec | None:
+        return self._specs.get(name)
+
+    def names(self) -> list[str]:
+        return list(self._specs)
+
+    def specs(self) -> list[ToolSpec]:
+        return list(self._specs.values())
+
+    def validator(self, name: str) -> SchemaValidator:
+        try:
+            return self._validators[name]
+        except KeyError:
+            raise KeyError(f"no tool named {name!r} is registered") from None
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._specs
+
+    def __len__(self) -> int:
+        return len(self._specs)
+
+    def __iter__(self) -> Iterator[ToolSpec]:
+        return iter(list(self._specs.values()))
+
+    def manifesto_lines(self, names: Sequence[str]) -> list[str]:
+        """One minimal line per tool, no schema. Names the registry does not hold are skipped."""
+        lines = []
+        for spec in self._known(names):
+            line = f"- {spec.name}: {spec.summary}" if spec.summary else f"- {spec.name}"
+            if spec.capabilities:
+                line += f" [capabilities: {', '.join(spec.capabilities)}]"
+            lines.append(line)
+        return lines
+
+    def schema_block(self, names: Sequence[str]) -> str:
+        """Full contracts of the given tools, one compact JSON object per line."""
+        return "\n".join(_compact_json(_contract(spec)) for spec in self._known(names))
+
+    def _known(self, names: Sequence[str]) -> Iterator[ToolSpec]:
+        seen: set[str] = set()
+        for name in names:
+            spec = self._specs.get(name)
+            if spec is not None and name not in seen:
+                seen.add(name)
+                yield spec
+
+
+def _contract(spec: ToolSpec) -> dict[str, Any]:
+    contract: dict[str, Any] = {
+        "name": spec.name,
+        "description": spec.description,
+        "input_schema": spec.input_schema,
+    }
+    if spec.examples:
+        contract["examples"] = list(spec.examples)
+    return contract
+
+
+def _compact_json(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False, default=str)

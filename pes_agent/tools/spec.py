@@ -1,0 +1,90 @@
+"""What a tool is, what a call to it is, and what running it gives back."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any, Literal
+
+ExecutionMode = Literal["automatic", "blocking"]
+ResultStatus = Literal["success", "error", "suspended", "refused"]
+
+
+@dataclass(frozen=True, kw_only=True)
+class ToolContext:
+    """Passed to a tool function that declares a parameter annotated ``ToolContext``."""
+
+    thread_id: str
+    trace_id: str
+    step_id: str | None
+    call_id: str
+    user_id: str | None = None
+
+
+@dataclass(frozen=True, kw_only=True, eq=False)
+class ToolSpec:
+    """A tool as registered: its contract with the model and the function that runs it.
+
+    ``fn`` is called with the validated arguments as keyword arguments (plus the ``ToolContext`` under
+    ``context_param`` when the function asks for one). It may be sync or async.
+    """
+
+    name: str
+    description: str
+    input_schema: Mapping[str, Any]
+    fn: Callable[..., Any]
+    output_schema: Mapping[str, Any] | None = None
+    capabilities: tuple[str, ...] = ()
+    examples: tuple[Mapping[str, Any], ...] = ()
+    execution_mode: ExecutionMode = "automatic"
+    requires_approval: bool = False
+    timeout: float | None = 30.0
+    side_effects: bool = False
+    idempotent: bool = False
+    aliases: Mapping[str, str] = field(default_factory=dict)
+    value_aliases: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    context_param: str | None = None
+
+    @property
+    def summary(self) -> str:
+        """The first sentence of the description: what the planning manifesto shows."""
+        text = " ".join(self.description.split())
+        match = re.match(r"(.+?[.!?])(\s|$)", text)
+        return match.group(1) if match else text
+
+
+@dataclass(frozen=True, kw_only=True)
+class ToolCall:
+    """A call as the model asked for it (after parsing, before the gate)."""
+
+    call_id: str
+    tool_name: str
+    arguments: Mapping[str, Any]
+
+
+@dataclass(frozen=True, kw_only=True)
+class ToolResult:
+    call_id: str = ""
+    tool_name: str = ""
+    status: ResultStatus = "success"
+    output: Any = None
+    error: str | None = None
+    metadata: Mapping[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def suspended(cls, message: str, preview: Any = None) -> ToolResult:
+        """Return this from a tool to pause the run for a human decision."""
+        return cls(status="suspended", output={"message": message, "preview": preview})
+
+    def bound(self, call_id: str, tool_name: str) -> ToolResult:
+        return replace(self, call_id=call_id, tool_name=tool_name)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "call_id": self.call_id,
+            "tool_name": self.tool_name,
+            "status": self.status,
+            "output": self.output,
+            "error": self.error,
+        }
