@@ -96,14 +96,11 @@ def _validate(args: argparse.Namespace, out: TextIO) -> int:
 async def _prompts(args: argparse.Namespace, out: TextIO) -> int:
     from pes_agent.instance import create_art_instance
     from pes_agent.llm.tokens import count_messages
-    from pes_agent.prompts.planning import build_planning
     from pes_agent.state.memory import MemoryStore
 
     art = await create_art_instance(args.config, store=MemoryStore())
     async with art:
-        settings = art._settings(art.config.persona)
-        manifesto = "\n".join(art.registry.manifesto_lines(art.registry.names()))
-        request = build_planning(args.query, manifesto, settings)
+        request = art.planning_prompt(args.query)
     for message in request.messages:
         print(f"## {message.role}\n{message.content}\n", file=out)
     count = count_messages(request.messages)

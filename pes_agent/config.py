@@ -5,8 +5,9 @@ optional here: ``None`` means "not given at this level", and ``resolve_execution
 from call → thread → instance → built-in default.
 
 Checks that span fields (a default provider that exists, a model for each endpoint) live in
-validators here, so a config built in Python fails the same way as one loaded from a file; reading
-files, ``${VAR}`` interpolation, the original's shape and readable errors live in ``config_loader``.
+validators here, so a config built in Python fails the same way as one loaded from a file. Reading
+files and ``${VAR}`` interpolation live in ``config_loader``, the TypeScript original's shape in
+``config_original``, and turning pydantic's errors into readable ones in ``config_errors``.
 """
 
 from __future__ import annotations

@@ -71,30 +71,21 @@ def show_value(path: Path, value: Any) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
-# Keys of the TypeScript original (or common slips) that deserve more than "unknown key".
-_KEY_HINTS: Mapping[tuple[str, str], str] = {
-    ("ArtInstanceConfig", "mcpconfig"): "MCP servers are not supported in this version; remove the key",
-    (
-        "ArtInstanceConfig",
-        "a2aconfig",
-    ): "agent-to-agent delegation is not supported in this version; remove the key",
-    (
-        "ArtInstanceConfig",
-        "authconfig",
-    ): "authentication strategies are not supported in this version; remove the key",
-    ("ArtInstanceConfig", "agentcore"): "the agent is always the PES agent; remove the key",
-    (
-        "PersonaPrompts",
-        "execution",
-    ): "a custom execution prompt goes under `prompts.execution` (a `$name` template)",
+# Keys of the TypeScript original (or common slips) that deserve more than "unknown key":
+# "Model.lowercased key" -> what to do instead.
+_UNSUPPORTED = "is not supported in this version; remove the key"
+_KEY_HINTS: Mapping[str, str] = {
+    "ArtInstanceConfig.mcpconfig": f"MCP {_UNSUPPORTED}",
+    "ArtInstanceConfig.a2aconfig": f"agent-to-agent delegation {_UNSUPPORTED}",
+    "ArtInstanceConfig.authconfig": f"an authentication manager {_UNSUPPORTED}",
+    "ArtInstanceConfig.agentcore": "the agent is always the PES agent; remove the key",
+    "PersonaPrompts.execution": "a custom execution prompt goes under `prompts.execution` (a `$name` template)",
 }
-_VALUE_HINTS: Mapping[tuple[str, str], str] = {
-    ("type", "indexeddb"): "IndexedDB is a browser store of the TypeScript original; use sqlite for a file",
-    ("type", "supabase"): "for a hosted database use postgres with a `dsn`",
-    (
-        "adapter",
-        "ollama",
-    ): "Ollama is OpenAI-compatible: use adapter openai with baseUrl http://localhost:11434/v1",
+# "key.lowercased value" -> a hint for a refused Literal value.
+_VALUE_HINTS: Mapping[str, str] = {
+    "type.indexeddb": "IndexedDB is a browser store of the TypeScript original; use sqlite for a file",
+    "type.supabase": "for a hosted database use postgres with a `dsn`",
+    "adapter.ollama": "Ollama is OpenAI-compatible: use adapter openai, baseUrl http://localhost:11434/v1",
 }
 _RANGE_ERRORS = frozenset({"greater_than", "greater_than_equal", "less_than", "less_than_equal"})
 
@@ -147,7 +138,7 @@ def _problem(
             allowed=tuple(ctx["allowed"]) if ctx.get("allowed") is not None else None,
         )
     if kind == "literal_error":
-        hint = _VALUE_HINTS.get((str(path[-1]), str(value).lower()), "")
+        hint = _VALUE_HINTS.get(f"{path[-1]}.{str(value).lower()}", "")
         text = f"{shown} is not allowed; allowed: {', '.join(expected)}" + (f" ({hint})" if hint else "")
         return Problem(path=path, message=text, value=value, allowed=expected)
     if kind in _RANGE_ERRORS:
@@ -158,7 +149,9 @@ def _problem(
             allowed=expected,
         )
     what = ", ".join(expected) if expected else _pydantic_expected(msg)
-    return Problem(path=path, message=f"expected {what}, got {shown}", value=value, allowed=expected or None)
+    return Problem(
+        path=path, message=f"expected {what}, got {shown}", value=value, allowed=expected or (what,)
+    )
 
 
 def _unknown_key(path: Path, spelled: _Spelled) -> Problem:
@@ -171,7 +164,7 @@ def _unknown_key(path: Path, spelled: _Spelled) -> Problem:
         other = next((s for s in _spellings(model, own) if s != key and s in keys), own)
         return Problem(path=path, message=f"given twice (also as `{other}`); keep one spelling")
     allowed = tuple(_style(model, name, key) for name in model.model_fields)
-    hint = _KEY_HINTS.get((model.__name__, key.lower()))
+    hint = _KEY_HINTS.get(f"{model.__name__}.{key.lower()}")
     if hint:
         return Problem(path=path, message=f"unknown key: {hint}", allowed=allowed)
     spellings = {s: name for name in model.model_fields for s in _spellings(model, name)}

@@ -24,7 +24,8 @@ from pes_agent.errors import (
     UnknownToolError,
 )
 from pes_agent.events import Event, EventBus, EventType, Listener, Subscription
-from pes_agent.llm.types import Provider
+from pes_agent.llm.types import PromptRequest, Provider
+from pes_agent.prompts.planning import build_planning
 from pes_agent.prompts import templates as prompt_templates
 from pes_agent.prompts.views import HistoryTurn, PromptSettings
 from pes_agent.providers import build_provider, call_options, pick_selection, provider_name
@@ -166,6 +167,13 @@ class ArtInstance:
             sub.close()
             if not task.done():
                 task.cancel()
+
+    def planning_prompt(self, query: str, *, thread_config: ThreadConfig | None = None) -> PromptRequest:
+        """The planning prompt this instance would send for ``query`` (what `pes-agent prompts` shows)."""
+        persona = (thread_config.persona if thread_config else None) or self.config.persona
+        settings = self._settings(persona, thread_config)
+        names = self._enabled_tools(thread_config)
+        return build_planning(query, "\n".join(self.registry.manifesto_lines(names)), settings)
 
     # -- threads ------------------------------------------------------------------------------
 

@@ -12,7 +12,7 @@ from pes_agent.agent.execution import ItemOutcome, run_item
 from pes_agent.agent.planning import run_planning
 from pes_agent.agent.response import AgentFinalResponse, RunErrorInfo, RunStatus
 from pes_agent.agent.synthesis import run_synthesis
-from pes_agent.errors import ProviderError, RunError, VersionConflictError
+from pes_agent.errors import RunError, VersionConflictError
 from pes_agent.events import EventType
 from pes_agent.prompts.views import HistoryTurn
 from pes_agent.state.models import HistoryMessage, ItemStatus, TodoItem

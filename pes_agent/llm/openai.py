@@ -21,7 +21,7 @@ import os
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, Self, cast
 from urllib.parse import urlsplit
 
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_after_attempt
@@ -41,7 +41,7 @@ from pes_agent.llm.types import CallOptions, LLMReply, PromptRequest, Usage
 if TYPE_CHECKING:
     from openai import AsyncOpenAI
 
-__all__ = ["OpenAIProvider", "RESERVED_PARAMS", "build_chat_body"]
+__all__ = ["RESERVED_PARAMS", "OpenAIProvider", "build_chat_body"]
 
 _log = logging.getLogger("pes_agent")
 
@@ -112,9 +112,11 @@ class OpenAIProvider:
         self._refused_warned: set[str] = set()
 
     def __repr__(self) -> str:
-        return f"OpenAIProvider(name={self.name!r}, model={self.config.model!r}, endpoint={self._endpoint()!r})"
+        return (
+            f"OpenAIProvider(name={self.name!r}, model={self.config.model!r}, endpoint={self._endpoint()!r})"
+        )
 
-    async def __aenter__(self) -> OpenAIProvider:
+    async def __aenter__(self) -> Self:
         return self
 
     async def __aexit__(
@@ -264,7 +266,9 @@ class OpenAIProvider:
         try:
             return await retrying(attempt)
         except openai.APIError as exc:
-            raise self._error(exc, model=model, timeout=timeout, attempts=attempts) from exc
+            # Not chained: the SDK's error repeats the server's text (which may echo the key) and holds
+            # the request with its Authorization header. Everything useful is copied, scrubbed.
+            raise self._error(exc, model=model, timeout=timeout, attempts=attempts) from None
 
     def _log_retry(self, state: RetryCallState) -> None:
         exc = state.outcome.exception() if state.outcome else None
@@ -326,7 +330,9 @@ def _text_of(content: Any) -> str:
     if isinstance(content, str):
         return content
     if isinstance(content, list):
-        return "".join(p.get("text", "") for p in content if isinstance(p, dict) and isinstance(p.get("text"), str))
+        return "".join(
+            p.get("text", "") for p in content if isinstance(p, dict) and isinstance(p.get("text"), str)
+        )
     return ""
 
 

@@ -144,7 +144,7 @@ def _encoding(name: str) -> Encoding | None:
                 import tiktoken
 
                 enc = tiktoken.get_encoding(name)
-            except Exception as exc:  # tiktoken raises ValueError, OSError, requests errors...
+            except Exception as exc:  # noqa: BLE001 -- ValueError, OSError, requests errors...: never crash
                 reason = f"tiktoken could not load it ({type(exc).__name__}: {exc})"
         if enc is None:
             _unavailable.add((name, cache_dir))

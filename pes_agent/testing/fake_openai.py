@@ -17,12 +17,12 @@ import inspect
 import ipaddress
 import json
 import time
-from http import HTTPStatus
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from contextlib import suppress
 from dataclasses import dataclass, field
+from http import HTTPStatus
 from types import TracebackType
-from typing import Any, Union
+from typing import Any, Self
 
 from pes_agent.errors import InvalidInputError
 
@@ -82,9 +82,9 @@ class FakeDisconnect:
     """Close the connection without answering (the client sees a connection error)."""
 
 
-FakeAction = Union[FakeReply, FakeError, FakeHang, FakeMalformed, FakeDisconnect]
-ActionLike = Union[FakeAction, str]
-Handler = Callable[[dict[str, Any]], Union[ActionLike, Awaitable[ActionLike]]]
+FakeAction = FakeReply | FakeError | FakeHang | FakeMalformed | FakeDisconnect
+ActionLike = FakeAction | str
+Handler = Callable[[dict[str, Any]], ActionLike | Awaitable[ActionLike]]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -125,6 +125,7 @@ class FakeOpenAIServer:
         port: int = 0,
         models: Iterable[str] = ("fake-model",),
         backlog: int = 2048,
+        record: bool = True,
     ) -> None:
         _require_loopback(host)
         self._script: list[ActionLike] = list(replies)
@@ -135,7 +136,10 @@ class FakeOpenAIServer:
         self._port = port
         self.models = tuple(models)
         self._backlog = backlog
+        self.record = record
+        """False keeps memory flat in long benchmarks: requests are counted, not kept."""
         self.requests: list[RecordedRequest] = []
+        self.request_count = 0
         self.unscripted = 0
         """Chat requests that found neither a script entry nor a handler."""
         self._server: asyncio.Server | None = None
@@ -144,7 +148,7 @@ class FakeOpenAIServer:
 
     # -- lifecycle -------------------------------------------------------------------------------
 
-    async def start(self) -> FakeOpenAIServer:
+    async def start(self) -> Self:
         self._server = await asyncio.start_server(
             self._serve_connection, self.host, self._port, backlog=self._backlog
         )
@@ -161,7 +165,7 @@ class FakeOpenAIServer:
         await asyncio.gather(*self._connections, return_exceptions=True)
         await server.wait_closed()
 
-    async def __aenter__(self) -> FakeOpenAIServer:
+    async def __aenter__(self) -> Self:
         return await self.start()
 
     async def __aexit__(
@@ -240,7 +244,9 @@ class FakeOpenAIServer:
 
     async def _answer(self, request: RecordedRequest, writer: asyncio.StreamWriter) -> bool:
         """Answer one request; False when the connection must be closed afterwards."""
-        self.requests.append(request)
+        self.request_count += 1
+        if self.record:
+            self.requests.append(request)
         keep_alive = _keep_alive(request)
         route = request.path.split("?", 1)[0].rstrip("/")
         if (request.method, route) == ("GET", "/v1/models"):
@@ -262,7 +268,7 @@ class FakeOpenAIServer:
         self, action: FakeAction | None, body: dict[str, Any], writer: asyncio.StreamWriter, keep_alive: bool
     ) -> bool:
         if action is None:
-            message = f"FakeOpenAIServer: no scripted reply left for chat request #{len(self.chat_requests)}"
+            message = f"FakeOpenAIServer: no scripted reply left (request #{self.request_count})"
             await _send_error(writer, 400, message, keep_alive, code="fake_script_exhausted")
         elif isinstance(action, FakeReply):
             if body.get("stream") is True:
@@ -270,10 +276,14 @@ class FakeOpenAIServer:
             else:
                 await _send(writer, 200, _json_bytes(self._completion(action, body)), keep_alive=keep_alive)
         elif isinstance(action, FakeError):
-            await _send(writer, action.status, _error_payload(action), headers=action.headers, keep_alive=keep_alive)
+            await _send(
+                writer, action.status, _error_payload(action), headers=action.headers, keep_alive=keep_alive
+            )
         elif isinstance(action, FakeMalformed):
             payload = action.body.encode()
-            await _send(writer, action.status, payload, content_type=action.content_type, keep_alive=keep_alive)
+            await _send(
+                writer, action.status, payload, content_type=action.content_type, keep_alive=keep_alive
+            )
         elif isinstance(action, FakeHang):
             await asyncio.sleep(action.seconds)
             return False
@@ -287,7 +297,9 @@ class FakeOpenAIServer:
             message["reasoning_content"] = reply.reasoning_content
         out: dict[str, Any] = {
             **self._envelope(reply, body, "chat.completion"),
-            "choices": [{"index": 0, "message": message, "finish_reason": reply.finish_reason, "logprobs": None}],
+            "choices": [
+                {"index": 0, "message": message, "finish_reason": reply.finish_reason, "logprobs": None}
+            ],
         }
         if reply.usage is not None:
             out["usage"] = _usage(reply.usage)
@@ -296,7 +308,12 @@ class FakeOpenAIServer:
     def _envelope(self, reply: FakeReply, body: dict[str, Any], kind: str) -> dict[str, Any]:
         self._ids += 1
         model = reply.model or body.get("model") or "fake-model"
-        return {"id": f"chatcmpl-fake-{self._ids}", "object": kind, "created": int(time.time()), "model": model}
+        return {
+            "id": f"chatcmpl-fake-{self._ids}",
+            "object": kind,
+            "created": int(time.time()),
+            "model": model,
+        }
 
     async def _stream(
         self, reply: FakeReply, body: dict[str, Any], writer: asyncio.StreamWriter, keep_alive: bool
@@ -310,14 +327,23 @@ class FakeOpenAIServer:
         step = max(1, reply.chunk_chars)
         events: list[dict[str, Any]] = [chunk({"role": "assistant", "content": ""})]
         reasoning = reply.reasoning_content or ""
-        events += [chunk({"reasoning_content": reasoning[i : i + step]}) for i in range(0, len(reasoning), step)]
+        events += [
+            chunk({"reasoning_content": reasoning[i : i + step]}) for i in range(0, len(reasoning), step)
+        ]
         events += [chunk({"content": reply.text[i : i + step]}) for i in range(0, len(reply.text), step)]
         events.append(chunk({}, reply.finish_reason))
         options = body.get("stream_options")
         if reply.usage is not None and isinstance(options, dict) and options.get("include_usage"):
             events.append({**envelope, "choices": [], "usage": _usage(reply.usage)})
-        head = _head(200, {"Content-Type": "text/event-stream", "Transfer-Encoding": "chunked",
-                           "Cache-Control": "no-cache"}, keep_alive)
+        head = _head(
+            200,
+            {
+                "Content-Type": "text/event-stream",
+                "Transfer-Encoding": "chunked",
+                "Cache-Control": "no-cache",
+            },
+            keep_alive,
+        )
         writer.write(head)
         for event in events:
             writer.write(_chunked(b"data: " + _json_bytes(event) + b"\n\n"))
@@ -410,7 +436,9 @@ def _json_bytes(value: Any) -> bytes:
 
 
 def _error_body(message: str, code: str) -> bytes:
-    return _json_bytes({"error": {"message": message, "type": "invalid_request_error", "param": None, "code": code}})
+    return _json_bytes(
+        {"error": {"message": message, "type": "invalid_request_error", "param": None, "code": code}}
+    )
 
 
 def _error_payload(error: FakeError) -> bytes:
