@@ -92,9 +92,9 @@ class _Completion:
 class OpenAIProvider:
     """Provider for an OpenAI-compatible endpoint; safe to share among concurrent runs.
 
-    The ``AsyncOpenAI`` client (and its connection pool) is created on first use and belongs to the
-    event loop it was created on; a call from another loop gets a fresh client, so an instance built
-    under one ``asyncio.run`` keeps working under the next.
+    One ``AsyncOpenAI`` client (and connection pool) per event loop, created on first use there: an
+    instance built at service start keeps working under a later ``asyncio.run`` or in a thread with its
+    own loop, instead of failing with "Event loop is closed". Clients of closed loops are forgotten.
     """
 
     def __init__(
@@ -107,8 +107,7 @@ class OpenAIProvider:
         self.name = name
         self.config = config
         self._sleep = sleep
-        self._client: AsyncOpenAI | None = None
-        self._client_loop: asyncio.AbstractEventLoop | None = None
+        self._clients: dict[asyncio.AbstractEventLoop, AsyncOpenAI] = {}
         self._refused_warned: set[str] = set()
 
     def __repr__(self) -> str:
@@ -139,28 +138,36 @@ class OpenAIProvider:
         return self._reply(completion, request, model)
 
     async def aclose(self) -> None:
-        client, loop = self._client, self._client_loop
-        self._client, self._client_loop = None, None
-        if client is not None and loop is asyncio.get_running_loop():
+        """Close this loop's client; clients of other loops can only be closed on their own loop."""
+        client = self._clients.pop(asyncio.get_running_loop(), None)
+        if client is not None:
             await client.close()
 
     # -- transport -------------------------------------------------------------------------------
 
     def _client_for_loop(self) -> AsyncOpenAI:
         loop = asyncio.get_running_loop()
-        if self._client is not None and self._client_loop is loop:
-            return self._client
-        # A client from another (probably closed) loop cannot be closed from here; let it go.
-        import openai
+        client = self._clients.get(loop)
+        if client is None:
+            import openai
 
-        self._client = openai.AsyncOpenAI(
-            api_key=self._api_key(),
-            base_url=self.config.base_url or _DEFAULT_BASE_URL,
-            max_retries=0,
-            timeout=self.config.timeout_s,
-        )
-        self._client_loop = loop
-        return self._client
+            # Not a WeakKeyDictionary: a client refers to its loop, so the key would never die.
+            # Forgetting the clients of closed loops when a new loop turns up bounds the map instead.
+            for stale in [other for other in self._clients if other.is_closed()]:
+                del self._clients[stale]
+
+            # Our own pool (the SDK's defaults): the SDK's default one, when dropped, schedules its
+            # close on whatever loop is running then, which fails for a pool from a finished loop.
+            pool = openai.DefaultAsyncHttpxClient(timeout=self.config.timeout_s)
+            client = openai.AsyncOpenAI(
+                api_key=self._api_key(),
+                base_url=self.config.base_url or _DEFAULT_BASE_URL,
+                max_retries=0,
+                timeout=self.config.timeout_s,
+                http_client=pool,
+            )
+            self._clients[loop] = client
+        return client
 
     def _api_key(self) -> str:
         if self.config.api_key is not None:
