@@ -10,10 +10,11 @@ import argparse
 import asyncio
 import json
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager, redirect_stderr, redirect_stdout
 from typing import Any, TextIO
 
-from pes_agent.errors import PesAgentError
+from pes_agent.errors import ConfigError, PesAgentError
 from pes_agent.events import Event, EventType
 
 _EXIT = {"success": 0, "error": 1, "partial": 3, "needs_input": 3, "suspended": 3}
@@ -77,17 +78,22 @@ async def _run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return _EXIT[response.status]
 
 
-def _validate(args: argparse.Namespace, out: TextIO) -> int:
-    from pes_agent.config import load_config
-    from pes_agent.prompts.templates import resolve
-    from pes_agent.tools.loading import load_tools
+async def _validate(args: argparse.Namespace, out: TextIO) -> int:
+    """Build everything `run` builds before its first model call: a config that validates also starts.
 
-    cfg = load_config(args.file)
-    resolve(cfg.prompts.model_dump(), source=args.file)
-    tools = load_tools(cfg.tools, source=args.file)
+    Loading alone would pass a file whose storage backend or adapter this version lacks.
+    """
+    from pes_agent.instance import create_art_instance
+    from pes_agent.providers import build_provider
+
+    art = await create_art_instance(args.file)
+    async with art:
+        for name, provider_config in art.config.providers.items():
+            await build_provider(name, provider_config).aclose()  # constructing sends nothing
+        cfg, tools = art.config, art.registry.names()
     print(
         f"{args.file}: OK — providers: {', '.join(cfg.providers) or '(none)'}; storage: {cfg.storage.type}; "
-        f"tools: {', '.join(t.name for t in tools) or '(none)'}",
+        f"tools: {', '.join(tools) or '(none)'}",
         file=out,
     )
     return 0
@@ -109,17 +115,37 @@ async def _prompts(args: argparse.Namespace, out: TextIO) -> int:
     return 0
 
 
-def main(argv: Sequence[str] | None = None, *, out: TextIO = sys.stdout, err: TextIO = sys.stderr) -> int:
-    args = _parser().parse_args(argv)
+def main(argv: Sequence[str] | None = None, *, out: TextIO | None = None, err: TextIO | None = None) -> int:
+    """Run one command and return its exit code; ``out``/``err`` default to the current sys streams."""
+    out = out if out is not None else sys.stdout
+    err = err if err is not None else sys.stderr
     try:
-        if args.command == "run":
-            return asyncio.run(_run(args, out, err))
-        if args.command == "validate":
-            return _validate(args, out)
-        return asyncio.run(_prompts(args, out))
+        with redirect_stdout(out), redirect_stderr(err):  # argparse prints help and usage errors itself
+            args = _parser().parse_args(argv)
+    except SystemExit as exc:  # --help (0) or a usage error (2): a return value, like every other outcome
+        return exc.code if isinstance(exc.code, int) else 2
+    source = args.config if args.command in ("run", "prompts") else args.file
+    try:
+        with _naming_the_file(source):
+            if args.command == "run":
+                return asyncio.run(_run(args, out, err))
+            if args.command == "validate":
+                return asyncio.run(_validate(args, out))
+            return asyncio.run(_prompts(args, out))
     except PesAgentError as exc:
         print(f"pes-agent: {exc}", file=err)
         return 2
+
+
+@contextmanager
+def _naming_the_file(path: str) -> Iterator[None]:
+    """Config errors found after loading (storage, adapters) name the file, as loading errors do."""
+    try:
+        yield
+    except ConfigError as exc:
+        if exc.source:
+            raise
+        raise ConfigError(str(exc), source=path) from exc
 
 
 def _entry() -> Any:  # pragma: no cover - console script shim

@@ -21,6 +21,7 @@ from pes_agent.errors import (
     InvalidInputError,
     ThreadBusyError,
     ThreadSuspendedError,
+    UnknownSuspensionError,
     UnknownToolError,
 )
 from pes_agent.events import Event, EventBus, EventType, Listener, Subscription
@@ -30,9 +31,10 @@ from pes_agent.prompts import templates as prompt_templates
 from pes_agent.prompts.views import HistoryTurn, PromptSettings
 from pes_agent.providers import build_provider, call_options, pick_selection, provider_name
 from pes_agent.state.factory import open_store
-from pes_agent.state.models import ThreadState
+from pes_agent.state.models import Suspension, ThreadState
 from pes_agent.state.store import StateStore
 from pes_agent.tools.executor import ToolExecutor
+from pes_agent.tools.gate import ArgumentGate
 from pes_agent.tools.loading import load_tools
 from pes_agent.tools.registry import ToolRegistry
 from pes_agent.tools.spec import ToolSpec
@@ -109,6 +111,7 @@ class ArtInstance:
         self._templates = templates
         self._clock = clock
         self._executor = ToolExecutor(registry)
+        self._gate = ArgumentGate(registry, config.gate)
         self._locks: dict[str, asyncio.Lock] = {}
 
     # -- runs ---------------------------------------------------------------------------------
@@ -132,14 +135,62 @@ class ArtInstance:
         tid = props.thread_id or f"thread_{uuid.uuid4().hex}"
         async with self._thread_lock(tid):
             state, version = await self.store.load(tid)
-            if state is not None and state.suspension is not None:
-                raise ThreadSuspendedError(tid, state.suspension.id, state.suspension.tool_name)
+            suspension = state.suspension if state is not None else None
+            if suspension is not None and suspension.kind == "approval":
+                raise ThreadSuspendedError(tid, suspension.id, suspension.tool_name)
             state = state or ThreadState()
+            if suspension is not None:  # a clarification: this query is the user's answer
+                return await self._answer_clarification(props, tid, state, version, suspension)
+            state.query = props.query
             ctx = self._context(props, tid, state, version)
             history = await self._history(ctx)
             state.run_count += 1
             await remember(ctx, "user", props.query)
             return await run_pes(ctx, history, plan=True)
+
+    async def resume(
+        self,
+        thread_id: str,
+        suspension_id: str,
+        decision: Mapping[str, Any],
+        *,
+        options: ThreadConfig | Mapping[str, Any] | None = None,
+    ) -> AgentFinalResponse:
+        """Continue a paused thread: `decision` is `{approved, reason, modified_args}` for an approval,
+        `{values: {field: value}}` for a clarification. See `pes_agent.agent.resume` for what each does."""
+        async with self._thread_lock(thread_id):
+            state, version = await self.store.load(thread_id)
+            if state is None or state.suspension is None:
+                raise UnknownSuspensionError(
+                    f"thread {thread_id!r} is not suspended; there is nothing to resume "
+                    f"(check `check_for_suspended_state({thread_id!r})`)"
+                )
+            if state.suspension.id != suspension_id:
+                raise UnknownSuspensionError(
+                    f"thread {thread_id!r} is waiting on suspension {state.suspension.id!r}, "
+                    f"not {suspension_id!r}"
+                )
+            if not isinstance(decision, Mapping):
+                raise InvalidInputError("decision must be a mapping such as {'approved': True, 'reason': '...'}")
+            props = AgentProps(query=state.query or "", thread_id=thread_id, options=_thread_config(options))
+            ctx = self._context(props, thread_id, state, version)
+            history = await self._history(ctx)
+            return await run_pes(ctx, history, plan=False, resume=(state.suspension, dict(decision)))
+
+    async def _answer_clarification(
+        self, props: AgentProps, tid: str, state: ThreadState, version: int, suspension: Suspension
+    ) -> AgentFinalResponse:
+        """A plain reply to a clarification: one asked field takes the text as its value; with
+        several, the text joins the query and one arg-fill turn picks the values out of it."""
+        answer = props.query.strip()
+        original = state.query or ""
+        values = {suspension.fields[0]["name"]: answer} if len(suspension.fields) == 1 else {}
+        if not values:
+            state.query = f"{original}\nThe user's answer to the question: {answer}"
+        ctx = self._context(AgentProps(query=state.query or original, thread_id=tid, options=props.options), tid, state, version)
+        history = await self._history(ctx)
+        await remember(ctx, "user", answer)
+        return await run_pes(ctx, history, plan=False, resume=(suspension, {"values": values}))
 
     async def process_stream(
         self, query: str | AgentProps, **kwargs: Any
@@ -300,6 +351,7 @@ class ArtInstance:
             bus=self.bus,
             registry=self.registry,
             executor=self._executor,
+            gate_engine=self._gate,
             provider=self._provider(name),
             options=call_options(pcfg, selection, call, thread),
             limits=resolve_execution(

@@ -143,6 +143,17 @@ async def test_invalid_arguments_never_run() -> None:
     bad = "```json\n" + json.dumps({"toolCalls": [{"toolName": "lookup", "arguments": {"town": 3}}]}) + "\n```"
     art, provider = await make([plan(tool_step()), bad, call(), content("ok"), ANSWER])
     response = await art.process("Population of Lima?")
+    assert CALLS == [("lookup", {"city": "Lima"})]  # `town` stripped, `city` asked for, never run without it
+    assert provider.calls[2].phase == "arg_fill" and "city" in provider.calls[2].text
+    assert response.status == "success"
+
+
+async def test_invalid_arguments_never_run_without_the_gate() -> None:
+    bad = "```json\n" + json.dumps({"toolCalls": [{"toolName": "lookup", "arguments": {"town": 3}}]}) + "\n```"
+    art, provider = await make(
+        [plan(tool_step()), bad, call(), content("ok"), ANSWER], {"gate": {"enabled": False}}
+    )
+    response = await art.process("Population of Lima?")
     assert CALLS == [("lookup", {"city": "Lima"})]
     assert "`city` is required" in provider.calls[2].text
     assert response.status == "success"

@@ -418,3 +418,13 @@ async def test_fake_server_answers_past_its_script_with_a_clear_non_retryable_er
     assert info.value.status == 400 and sleeps == []
     with pytest.raises(AssertionError, match="1 requests arrived"):
         server.assert_complete()
+
+
+async def test_no_api_key_for_the_hosted_endpoint_says_where_to_put_one(
+    sleeps: Sleeps, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    provider = OpenAIProvider("cloud", ProviderConfig(model="gpt-4o-mini"), sleep=sleeps)
+    with pytest.raises(ProviderError, match=r"providers\.cloud\.api_key.*OPENAI_API_KEY"):
+        await provider.complete(REQUEST, CallOptions())
+    await provider.aclose()

@@ -18,6 +18,7 @@ from pes_agent.prompts.views import PromptSettings
 from pes_agent.state.models import ItemStatus, ThreadState, TodoItem
 from pes_agent.state.store import StateStore
 from pes_agent.tools.executor import ToolExecutor
+from pes_agent.tools.gate import ArgumentGate
 from pes_agent.tools.registry import ToolRegistry
 
 
@@ -42,6 +43,7 @@ class RunContext:
     bus: EventBus
     registry: ToolRegistry
     executor: ToolExecutor
+    gate_engine: ArgumentGate
     provider: Provider
     options: CallOptions
     limits: ResolvedExecution

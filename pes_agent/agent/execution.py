@@ -1,17 +1,18 @@
-"""The per-item loop (TAEF): bounded model turns, tools run through the executor, required
-tools enforced, results saved after every change."""
+"""The per-item loop (TAEF): bounded model turns, every call through the gate, required tools
+enforced, results saved after every change."""
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 
+from pes_agent.agent.calls import handle_call
 from pes_agent.agent.context import RunContext
+from pes_agent.agent.pauses import pause_for_approval, pause_for_clarification
 from pes_agent.agent.plan_update import apply_plan_update
 from pes_agent.agent.planning import emit_warnings
-from pes_agent.agent.views import results_before, step_view
+from pes_agent.agent.views import results_before, step_view, tool_result_view
 from pes_agent.events import EventType
 from pes_agent.llm.parser import parse_step
 from pes_agent.llm.replies import ParsedStep
@@ -23,9 +24,8 @@ from pes_agent.prompts.execution import (
     tool_results_text,
 )
 from pes_agent.prompts.views import render_output
-from pes_agent.state.models import ItemStatus, Suspension, TodoItem, ToolCallRecord
-from pes_agent.tools.spec import ToolCall, ToolContext, ToolResult
-from pes_agent.agent.views import tool_result_view
+from pes_agent.state.models import ItemStatus, TodoItem, ToolCallRecord
+from pes_agent.tools.spec import ToolCall, ToolResult
 
 TRUNCATED_NOTE = (
     "Your last reply was cut off before it ended, so nothing in it was run. Send it again, shorter: "
@@ -36,17 +36,22 @@ TRUNCATED_NOTE = (
 class ItemOutcome(Enum):
     DONE = "done"
     SUSPENDED = "suspended"
+    NEEDS_INPUT = "needs_input"
 
 
 @dataclass(kw_only=True)
 class ItemLoop:
-    """Mutable bookkeeping of one item's turns."""
+    """Mutable bookkeeping of one item's turns (rebuilt from the saved messages on resume)."""
 
     item: TodoItem
     allowed: tuple[str, ...]
+    tools: tuple[str, ...] = ()
     messages: list[Message] = field(default_factory=list)
     enforcements: int = 0
     next_phase: Phase = "execution"
+    failures: dict[str, int] = field(default_factory=dict)
+    """Consecutive calls per tool that the gate would not run."""
+    fill_attempts: dict[str, int] = field(default_factory=dict)
 
     @property
     def required(self) -> tuple[str, ...]:
@@ -109,20 +114,31 @@ async def complete_item(ctx: RunContext, loop: ItemLoop, content: str | None) ->
     return ItemOutcome.DONE
 
 
+def new_loop(ctx: RunContext, item: TodoItem) -> ItemLoop:
+    return ItemLoop(item=item, allowed=allowed_tools(ctx, item), tools=tuple(item.required_tools))
+
+
 async def run_item(ctx: RunContext, item: TodoItem) -> ItemOutcome:
     ctx.state.current_step_id = item.id
     await ctx.set_status(item, ItemStatus.IN_PROGRESS)
-    loop = ItemLoop(item=item, allowed=allowed_tools(ctx, item))
+    loop = new_loop(ctx, item)
     unavailable = [n for n in item.required_tools if n not in ctx.enabled_tools]
     if item.required_tools and len(unavailable) == len(item.required_tools):
         return await fail_item(
             ctx, item, f"required tool(s) {', '.join(unavailable)} are not registered or not enabled"
         )
-    request = first_request(ctx, loop)
-    loop.messages = list(request.messages)
-    for _ in range(ctx.limits.max_iterations):
+    loop.messages = list(first_request(ctx, loop).messages)
+    return await turns(ctx, loop)
+
+
+async def turns(ctx: RunContext, loop: ItemLoop) -> ItemOutcome:
+    """Model turns until the item ends, pauses, or runs out of its `maxIterations` budget."""
+    item = loop.item
+    while item.iterations < ctx.limits.max_iterations:
         item.iterations += 1
-        turn = PromptRequest(phase=loop.next_phase, step_id=item.id, messages=tuple(loop.messages), tools=request.tools)
+        turn = PromptRequest(
+            phase=loop.next_phase, step_id=item.id, messages=tuple(loop.messages), tools=loop.tools
+        )
         reply = await ctx.call_model(turn)
         parsed = parse_step(reply.text, finish_reason=reply.finish_reason)
         await emit_warnings(ctx, parsed.warnings, step_id=item.id)
@@ -135,12 +151,7 @@ async def run_item(ctx: RunContext, item: TodoItem) -> ItemOutcome:
             continue
         if parsed.updated_plan is not None:
             await apply_plan_update(ctx, parsed.updated_plan, current_id=item.id)
-        if parsed.tool_calls:
-            outcome = await _handle_calls(ctx, loop, parsed)
-            if outcome is not None:
-                return outcome
-            continue
-        outcome = await _handle_content(ctx, loop, parsed)
+        outcome = await (_handle_calls if parsed.tool_calls else _handle_content)(ctx, loop, parsed)
         if outcome is not None:
             return outcome
     return await _out_of_turns(ctx, loop)
@@ -178,115 +189,50 @@ def _assign_ids(item: TodoItem, calls: Sequence[ToolCall]) -> list[ToolCall]:
     return out
 
 
-async def _run_call(ctx: RunContext, loop: ItemLoop, call: ToolCall) -> ToolResult:
-    await ctx.emit(
-        EventType.TOOL_CALL,
-        {"call_id": call.call_id, "tool_name": call.tool_name, "arguments": dict(call.arguments)},
-        step_id=loop.item.id,
-    )
-    context = ToolContext(
-        thread_id=ctx.thread_id, trace_id=ctx.trace_id, step_id=loop.item.id, call_id=call.call_id, user_id=ctx.user_id
-    )
-    result = await ctx.executor.execute(call, allowed=loop.allowed, context=context)
-    if result.status != "refused":
-        ctx.usage.tool_calls += 1
-    loop.item.tool_results.append(
-        ToolCallRecord(
-            call_id=call.call_id,
-            tool_name=call.tool_name,
-            arguments=dict(call.arguments),
-            status=result.status,
-            output=result.output,
-            error=result.error,
-        )
-    )
-    await ctx.save()
-    problems = result.metadata.get("problems") if result.status == "error" else None
-    if problems:
-        await ctx.emit(
-            EventType.REASK,
-            {
-                "call_id": call.call_id,
-                "tool_name": call.tool_name,
-                "reason": result.error,
-                "fields": sorted({p["field"] for p in problems if p.get("field")}),
-            },
-            step_id=loop.item.id,
-        )
-    await ctx.emit(
-        EventType.TOOL_EXECUTION,
-        {
-            "call_id": call.call_id,
-            "tool_name": call.tool_name,
-            "arguments": dict(call.arguments),
-            "status": result.status,
-            "output": result.output,
-            "error": result.error,
-        },
-        step_id=loop.item.id,
-    )
-    return result
-
-
 async def _handle_calls(ctx: RunContext, loop: ItemLoop, parsed: ParsedStep) -> ItemOutcome | None:
-    calls = _assign_ids(loop.item, parsed.tool_calls)
     results: list[ToolResult] = []
-    for call in calls:
-        result = await _run_call(ctx, loop, call)
-        results.append(result)
-        if result.status == "suspended":
-            await suspend_for_approval(ctx, loop, call, result)
+    corrections: list[str] = []
+    for call in _assign_ids(loop.item, parsed.tool_calls):
+        outcome = await handle_call(ctx, loop, call)
+        if outcome.clarify:
+            await pause_for_clarification(ctx, loop, outcome.call or call, outcome.clarify)
+            return ItemOutcome.NEEDS_INPUT
+        if outcome.result.status == "suspended":
+            await pause_for_approval(ctx, loop, call, outcome.result)
             return ItemOutcome.SUSPENDED
-    shown = [tool_result_view(_record(r)) for r in results if r.status != "refused"]
+        results.append(outcome.result)
+        if outcome.corrective:
+            corrections.append(outcome.corrective)
+    stuck = [t for t, n in loop.failures.items() if n >= ctx.gate.max_consecutive_failures_per_tool]
+    if stuck:
+        return await fail_item(
+            ctx, loop.item,
+            f"stopped: {stuck[0]} was called with unusable arguments {loop.failures[stuck[0]]} times in a row",
+        )
+    loop.messages.append(Message(role="user", content=after_calls_text(ctx, loop, results, corrections)))
+    return None
+
+
+def after_calls_text(ctx: RunContext, loop: ItemLoop, results: list[ToolResult], corrections: list[str]) -> str:
+    """One message back to the model: results that ran, then at most one corrective part."""
+    ran = [tool_result_view(_record(r)) for r in results if r.status in ("success", "suspended") or _ran_and_failed(r)]
+    parts = [tool_results_text(ran, ctx.limits.tool_result_max_length)] if ran else []
     refused = [r.tool_name for r in results if r.status == "refused"]
     attempted = {r.tool_name for r in results if r.status != "refused"}
     missing = [n for n in loop.missing() if n not in attempted]
-    parts = []
-    if shown:
-        parts.append(tool_results_text(shown, ctx.limits.tool_result_max_length))
     wants_enforcement = bool(missing) and loop.item.validation_mode == "strict"
     if wants_enforcement and loop.enforcements < ctx.limits.taef_max_retries:
         loop.enforcements += 1
         loop.next_phase = "enforcement"
         parts.append(enforcement_text(ctx.settings, missing=missing, refused=refused, allowed_tools=loop.allowed))
-    elif refused:
-        parts.append(_refusal_note(refused, loop.allowed))
-    loop.messages.append(Message(role="user", content="\n\n".join(parts)))
-    return None
+    elif corrections:
+        parts.extend(corrections)
+    return "\n\n".join(parts)
 
 
-async def suspend_for_approval(ctx: RunContext, loop: ItemLoop, call: ToolCall, result: ToolResult) -> None:
-    """Pause the run on a tool that asked for a human decision; everything needed to continue is saved."""
-    output = result.output if isinstance(result.output, dict) else {}
-    suspension = Suspension(
-        id=f"susp_{uuid.uuid4().hex[:16]}",
-        kind="approval",
-        item_id=loop.item.id,
-        tool_name=call.tool_name,
-        call_id=call.call_id,
-        arguments=dict(call.arguments),
-        message=str(output.get("message") or f"{call.tool_name} is waiting for approval"),
-        messages=[m.to_dict() for m in loop.messages],
-    )
-    ctx.state.suspension = suspension
-    ctx.state.is_paused = True
-    await ctx.set_status(loop.item, ItemStatus.WAITING)
-    await ctx.emit(
-        EventType.SUSPENDED,
-        {
-            "suspension_id": suspension.id,
-            "kind": suspension.kind,
-            "tool_name": call.tool_name,
-            "call_id": call.call_id,
-            "message": suspension.message,
-        },
-        step_id=loop.item.id,
-    )
-
-
-def _refusal_note(refused: Sequence[str], allowed: Sequence[str]) -> str:
-    names = ", ".join(f"`{n}`" for n in refused)
-    return f"{names} cannot be used in this step; the tools you may use are: {', '.join(allowed) or '(none)'}."
+def _ran_and_failed(result: ToolResult) -> bool:
+    """An error from the tool itself (it ran), as opposed to a call the gate never let through."""
+    return result.status == "error" and result.metadata.get("ran", True) is True
 
 
 def _record(result: ToolResult) -> ToolCallRecord:

@@ -5,17 +5,19 @@ Every way a run can end produces an ``AgentFinalResponse``; only misuse raises.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from pes_agent.agent.context import PhaseFailure, RunContext
 from pes_agent.agent.execution import ItemOutcome, run_item
 from pes_agent.agent.planning import run_planning
+from pes_agent.agent.resume import resume_item
 from pes_agent.agent.response import AgentFinalResponse, RunErrorInfo, RunStatus
 from pes_agent.agent.synthesis import run_synthesis
 from pes_agent.errors import RunError, VersionConflictError
 from pes_agent.events import EventType
 from pes_agent.prompts.views import HistoryTurn
-from pes_agent.state.models import HistoryMessage, ItemStatus, TodoItem
+from pes_agent.state.models import HistoryMessage, ItemStatus, Suspension, TodoItem
 
 _RUNNABLE = (ItemStatus.PENDING, ItemStatus.IN_PROGRESS)
 
@@ -39,19 +41,33 @@ async def execute_items(ctx: RunContext) -> ItemOutcome:
         item = next_ready(ctx.state.todo_list)
         if item is None:
             break
-        if await run_item(ctx, item) is ItemOutcome.SUSPENDED:
-            return ItemOutcome.SUSPENDED
+        outcome = await run_item(ctx, item)
+        if outcome is not ItemOutcome.DONE:
+            return outcome
     ctx.state.current_step_id = None
     return ItemOutcome.DONE
 
 
-async def run_pes(ctx: RunContext, history: Sequence[HistoryTurn], *, plan: bool) -> AgentFinalResponse:
+async def run_pes(
+    ctx: RunContext,
+    history: Sequence[HistoryTurn],
+    *,
+    plan: bool,
+    resume: tuple[Suspension, Mapping[str, Any]] | None = None,
+) -> AgentFinalResponse:
     try:
         if plan:
             ctx.phase = "planning"
             await run_planning(ctx, history)
-        if await execute_items(ctx) is ItemOutcome.SUSPENDED:
-            return suspended_response(ctx)
+        outcome = ItemOutcome.DONE
+        if resume is not None:
+            ctx.phase = "execution"
+            outcome = await resume_item(ctx, *resume)
+        if outcome is ItemOutcome.DONE:
+            outcome = await execute_items(ctx)
+        if outcome is not ItemOutcome.DONE:
+            await ctx.save()
+            return paused_response(ctx)
         status = run_status(ctx.state.todo_list)
         ctx.phase = "synthesis"
         answer = await run_synthesis(ctx, history, status=status)
@@ -92,10 +108,22 @@ def respond(ctx: RunContext, text: str, status: RunStatus, **extra: object) -> A
     )
 
 
-def suspended_response(ctx: RunContext) -> AgentFinalResponse:
+def paused_response(ctx: RunContext) -> AgentFinalResponse:
+    """`suspended` for an approval, `needs_input` (with a plain-words clarification) for values."""
     susp = ctx.state.suspension
     assert susp is not None
-    info = {
+    info = suspension_info(susp)
+    if susp.kind == "approval":
+        return respond(ctx, susp.message, "suspended", suspension=info)
+    clarification = {
+        "text": susp.message,
+        "fields": [{"tool": f["tool"], "name": f["name"], "description": f.get("description")} for f in susp.fields],
+    }
+    return respond(ctx, susp.message, "needs_input", suspension=info, clarification=clarification)
+
+
+def suspension_info(susp: Suspension) -> dict[str, Any]:
+    return {
         "id": susp.id,
         "kind": susp.kind,
         "tool": susp.tool_name,
@@ -104,7 +132,6 @@ def suspended_response(ctx: RunContext) -> AgentFinalResponse:
         "message": susp.message,
         "fields": list(susp.fields),
     }
-    return respond(ctx, susp.message, "suspended", suspension=info)
 
 
 async def error_response(ctx: RunContext, code: str, phase: str, message: str) -> AgentFinalResponse:

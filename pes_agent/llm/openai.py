@@ -153,8 +153,9 @@ class OpenAIProvider:
 
             # Not a WeakKeyDictionary: a client refers to its loop, so the key would never die.
             # Forgetting the clients of closed loops when a new loop turns up bounds the map instead.
-            for stale in [other for other in self._clients if other.is_closed()]:
-                del self._clients[stale]
+            for other in list(self._clients):  # list(): other threads' loops may add entries
+                if other.is_closed():
+                    self._clients.pop(other, None)
 
             # Our own pool (the SDK's defaults): the SDK's default one, when dropped, schedules its
             # close on whatever loop is running then, which fails for a pool from a finished loop.
@@ -270,12 +271,15 @@ class OpenAIProvider:
             before_sleep=self._log_retry,
             reraise=True,
         )
+        failure: openai.APIError | None = None
         try:
             return await retrying(attempt)
         except openai.APIError as exc:
-            # Not chained: the SDK's error repeats the server's text (which may echo the key) and holds
-            # the request with its Authorization header. Everything useful is copied, scrubbed.
-            raise self._error(exc, model=model, timeout=timeout, attempts=attempts) from None
+            failure = exc
+        # Raised outside the `except` block so the SDK error is neither chained nor kept as
+        # `__context__`: it repeats the server's text (which may echo the key) and holds the request
+        # with its Authorization header. Everything useful is copied into our error, scrubbed.
+        raise self._error(failure, model=model, timeout=timeout, attempts=attempts)
 
     def _log_retry(self, state: RetryCallState) -> None:
         exc = state.outcome.exception() if state.outcome else None

@@ -102,8 +102,24 @@ Answer the query from the completed steps; say plainly what could not be done. P
 (e.g. sources, suggested follow-ups)."""
 )
 
+ARG_FILL_SYSTEM = Template("You are $persona. You supply missing argument values as JSON, nothing else.")
+
+ARG_FILL = Template(
+    """The call to `$tool` ($tool_description) is missing values for: $names.
+$fields
+User query: $query
+
+Earlier results:
+$previous
+$given
+Reply with one JSON object holding exactly these keys: $names. Take each value from the query or the \
+earlier results; use null for a value that appears in neither."""
+)
+
+
 DEFAULTS: Mapping[str, Template] = MappingProxyType(
     {
+        "arg_fill": ARG_FILL,
         "planning": PLANNING,
         "execution": TOOL_STEP,
         "reasoning": REASONING_STEP,

@@ -8,11 +8,26 @@ and can never reach into the store's own objects by mutating what it loaded.
 from __future__ import annotations
 
 import threading
-from collections.abc import Collection, Sequence
+import time
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
 
 from pes_agent.errors import VersionConflictError
 from pes_agent.events import Event, EventType
+from pes_agent.state.journal import CallFinish, JournalEntry, dumps, make_entry, not_started_error
 from pes_agent.state.models import HistoryMessage, ThreadState
+
+
+@dataclass(frozen=True)
+class _StoredCall:
+    """A journal row as JSON text, like a database row, so reads hand out fresh copies."""
+
+    tool_name: str
+    arguments: str
+    started_at: float
+    result: str | None = None
+    finished_at: float | None = None
 
 
 class MemoryStore:
@@ -28,6 +43,7 @@ class MemoryStore:
         self._events: dict[str, list[Event]] = {}
         self._event_ids: set[str] = set()
         self._messages: dict[str, list[str]] = {}
+        self._calls: dict[str, dict[tuple[str, str], _StoredCall]] = {}
 
     async def load(self, thread_id: str) -> tuple[ThreadState | None, int]:
         stored = self._states.get(thread_id)
@@ -39,11 +55,88 @@ class MemoryStore:
     async def save(self, thread_id: str, state: ThreadState, expected_version: int) -> int:
         raw = state.model_dump_json()
         with self._lock:
-            _, actual = self._states.get(thread_id, ("", 0))
-            if actual != expected_version:
-                raise VersionConflictError(thread_id, expected_version, actual)
-            self._states[thread_id] = (raw, actual + 1)
-        return actual + 1
+            self._check_version(thread_id, expected_version)
+            self._states[thread_id] = (raw, expected_version + 1)
+        return expected_version + 1
+
+    # -- journal ----------------------------------------------------------------------------
+
+    async def call_started(
+        self,
+        thread_id: str,
+        item_id: str,
+        call_id: str,
+        tool_name: str,
+        arguments: Mapping[str, Any],
+    ) -> None:
+        """A call already journaled is left exactly as it is (see ``StateStore``)."""
+        stored = _StoredCall(tool_name=tool_name, arguments=dumps(arguments), started_at=time.time())
+        with self._lock:
+            self._calls.setdefault(thread_id, {}).setdefault((item_id, call_id), stored)
+
+    async def call_finished(
+        self, thread_id: str, item_id: str, call_id: str, result: Mapping[str, Any]
+    ) -> None:
+        self._finish(thread_id, None, 0, [CallFinish(item_id, call_id, result)])
+
+    async def finish_calls_and_save(
+        self,
+        thread_id: str,
+        state: ThreadState,
+        expected_version: int,
+        finished: Sequence[CallFinish],
+    ) -> int:
+        return self._finish(thread_id, state.model_dump_json(), expected_version, finished)
+
+    def _finish(
+        self, thread_id: str, raw: str | None, expected_version: int, finished: Sequence[CallFinish]
+    ) -> int:
+        """Checks everything before writing anything, so a refused step leaves no trace.
+
+        ``raw=None`` records the calls alone (``call_finished``); the version is then ignored.
+        """
+        results = [(f.item_id, f.call_id, dumps(f.result)) for f in finished]
+        now = time.time()
+        with self._lock:
+            calls = self._calls.get(thread_id, {})
+            for item_id, call_id, _ in results:
+                if (item_id, call_id) not in calls:
+                    raise not_started_error(thread_id, item_id, call_id)
+            if raw is not None:
+                self._check_version(thread_id, expected_version)
+                self._states[thread_id] = (raw, expected_version + 1)
+            for item_id, call_id, result in results:
+                row = calls[(item_id, call_id)]
+                calls[(item_id, call_id)] = _StoredCall(
+                    row.tool_name, row.arguments, row.started_at, result=result, finished_at=now
+                )
+        return expected_version + 1
+
+    async def calls(self, thread_id: str, item_id: str | None = None) -> list[JournalEntry]:
+        with self._lock:
+            rows = list(self._calls.get(thread_id, {}).items())
+        return [
+            make_entry(
+                thread_id,
+                item,
+                call,
+                row.tool_name,
+                row.arguments,
+                row.result,
+                row.started_at,
+                row.finished_at,
+            )
+            for (item, call), row in rows
+            if item_id is None or item == item_id
+        ]
+
+    def _check_version(self, thread_id: str, expected_version: int) -> None:
+        """Under ``self._lock``: the compare half of the compare-and-set."""
+        _, actual = self._states.get(thread_id, ("", 0))
+        if actual != expected_version:
+            raise VersionConflictError(thread_id, expected_version, actual)
+
+    # -- events and history -----------------------------------------------------------------
 
     async def append_events(self, events: Sequence[Event]) -> None:
         """Events are frozen, so the log keeps them as given; an id already held is skipped."""

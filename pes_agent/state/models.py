@@ -32,6 +32,8 @@ class ToolCallRecord(_Model):
     status: Literal["success", "error", "suspended", "refused"]
     output: Any = None
     error: str | None = None
+    decision: dict[str, Any] | None = None
+    """A human's decision on this call (approval tools): approved, reason, modified_args."""
 
 
 class TodoItem(_Model):
@@ -81,6 +83,8 @@ class Suspension(_Model):
 
 
 class ThreadState(_Model):
+    query: str | None = None
+    """The query of the latest run: what a resumed run keeps answering."""
     title: str | None = None
     intent: str | None = None
     plan: str | None = None

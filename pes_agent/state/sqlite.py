@@ -10,25 +10,31 @@ timeout and ``BEGIN IMMEDIATE``; lost writes are prevented by the version compar
 from __future__ import annotations
 
 import asyncio
-import json
 import sqlite3
 import time
-from collections.abc import Callable, Collection, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TypeVar
 
-from pydantic_core import to_json
-
 from pes_agent.errors import ConfigError, PesAgentError, VersionConflictError
 from pes_agent.events import Event, EventType
+from pes_agent.state.journal import (
+    CallFinish,
+    JournalEntry,
+    event_from_row,
+    make_entry,
+    message_from_row,
+    not_started_error,
+)
+from pes_agent.state.journal import dumps as _dumps
 from pes_agent.state.memory import check_limit
 from pes_agent.state.models import HistoryMessage, ThreadState
 
 T = TypeVar("T")
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 """Stored in ``PRAGMA user_version``; bump it and add a step to ``_MIGRATIONS`` to change tables."""
 
 _SCHEMA_V1 = (
@@ -60,7 +66,22 @@ _SCHEMA_V1 = (
     )""",
 )
 
-_MIGRATIONS: dict[int, tuple[str, ...]] = {1: _SCHEMA_V1}
+_SCHEMA_V2 = (
+    # The tool-call journal. No state column: a call is finished exactly when it has a result.
+    """CREATE TABLE IF NOT EXISTS tool_calls (
+        thread_id TEXT NOT NULL,
+        item_id TEXT NOT NULL,
+        call_id TEXT NOT NULL,
+        tool_name TEXT NOT NULL,
+        arguments TEXT NOT NULL,
+        result TEXT,
+        started_at REAL NOT NULL,
+        finished_at REAL,
+        PRIMARY KEY (thread_id, item_id, call_id)
+    )""",
+)
+
+_MIGRATIONS: dict[int, tuple[str, ...]] = {1: _SCHEMA_V1, 2: _SCHEMA_V2}
 """Statements that take a database from ``version - 1`` to ``version``."""
 
 
@@ -96,7 +117,48 @@ class SQLiteStore:
         # starts cannot change what gets written.
         raw = state.model_dump_json()
         now = time.time()
-        return await self._run(lambda conn: _save_state(conn, thread_id, raw, expected_version, now))
+        return await self._run(
+            lambda conn: _in_write(conn, _save_state, thread_id, raw, expected_version, now)
+        )
+
+    async def call_started(
+        self,
+        thread_id: str,
+        item_id: str,
+        call_id: str,
+        tool_name: str,
+        arguments: Mapping[str, Any],
+    ) -> None:
+        """A call already journaled is left exactly as it is (see ``StateStore``)."""
+        row = (thread_id, item_id, call_id, tool_name, _dumps(arguments), time.time())
+        await self._run(lambda conn: _insert_call(conn, row))
+
+    async def call_finished(
+        self, thread_id: str, item_id: str, call_id: str, result: Mapping[str, Any]
+    ) -> None:
+        rows = [(_dumps(result), time.time(), thread_id, item_id, call_id)]
+        await self._run(lambda conn: _in_write(conn, _finish_calls, rows))
+
+    async def finish_calls_and_save(
+        self,
+        thread_id: str,
+        state: ThreadState,
+        expected_version: int,
+        finished: Sequence[CallFinish],
+    ) -> int:
+        """The calls first, then the state, in one transaction: a conflict rolls back both."""
+        raw = state.model_dump_json()
+        now = time.time()
+        rows = [(_dumps(f.result), now, thread_id, f.item_id, f.call_id) for f in finished]
+
+        def step(conn: sqlite3.Connection) -> int:
+            _finish_calls(conn, rows)
+            return _save_state(conn, thread_id, raw, expected_version, now)
+
+        return await self._run(lambda conn: _in_write(conn, step))
+
+    async def calls(self, thread_id: str, item_id: str | None = None) -> list[JournalEntry]:
+        return await self._run(lambda conn: _select_calls(conn, thread_id, item_id))
 
     async def append_events(self, events: Sequence[Event]) -> None:
         """Appends in one transaction; an event id already stored is skipped, so a retry is safe."""
@@ -239,26 +301,63 @@ def _load_state(conn: sqlite3.Connection, thread_id: str) -> tuple[ThreadState |
     return ThreadState.model_validate_json(row[0]), int(row[1])
 
 
-def _save_state(conn: sqlite3.Connection, thread_id: str, raw: str, expected: int, now: float) -> int:
+def _in_write(conn: sqlite3.Connection, job: Callable[..., T], *args: Any) -> T:
     with _write_transaction(conn):
-        if expected == 0:
-            # DO NOTHING rather than a plain INSERT: a racing first save must surface as a
-            # version conflict, not as an IntegrityError.
-            cur = conn.execute(
-                "INSERT INTO threads (thread_id, version, state, updated_at) VALUES (?, 1, ?, ?) "
-                "ON CONFLICT (thread_id) DO NOTHING",
-                (thread_id, raw, now),
-            )
-        else:
-            cur = conn.execute(
-                "UPDATE threads SET version = version + 1, state = ?, updated_at = ? "
-                "WHERE thread_id = ? AND version = ?",
-                (raw, now, thread_id, expected),
-            )
-        if cur.rowcount != 1:
-            row = conn.execute("SELECT version FROM threads WHERE thread_id = ?", (thread_id,)).fetchone()
-            raise VersionConflictError(thread_id, expected, int(row[0]) if row else 0)
+        return job(conn, *args)
+
+
+def _save_state(conn: sqlite3.Connection, thread_id: str, raw: str, expected: int, now: float) -> int:
+    """Inside a write transaction: the version compare-and-set."""
+    if expected == 0:
+        # DO NOTHING rather than a plain INSERT: a racing first save must surface as a
+        # version conflict, not as an IntegrityError.
+        cur = conn.execute(
+            "INSERT INTO threads (thread_id, version, state, updated_at) VALUES (?, 1, ?, ?) "
+            "ON CONFLICT (thread_id) DO NOTHING",
+            (thread_id, raw, now),
+        )
+    else:
+        cur = conn.execute(
+            "UPDATE threads SET version = version + 1, state = ?, updated_at = ? "
+            "WHERE thread_id = ? AND version = ?",
+            (raw, now, thread_id, expected),
+        )
+    if cur.rowcount != 1:
+        row = conn.execute("SELECT version FROM threads WHERE thread_id = ?", (thread_id,)).fetchone()
+        raise VersionConflictError(thread_id, expected, int(row[0]) if row else 0)
     return expected + 1
+
+
+def _insert_call(conn: sqlite3.Connection, row: tuple[Any, ...]) -> None:
+    conn.execute(
+        "INSERT INTO tool_calls (thread_id, item_id, call_id, tool_name, arguments, started_at) "
+        "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+        row,
+    )
+
+
+def _finish_calls(conn: sqlite3.Connection, rows: list[tuple[Any, ...]]) -> None:
+    """Inside a write transaction; rows are ``(result, finished_at, thread, item, call)``."""
+    for row in rows:
+        cur = conn.execute(
+            "UPDATE tool_calls SET result = ?, finished_at = ? "
+            "WHERE thread_id = ? AND item_id = ? AND call_id = ?",
+            row,
+        )
+        if cur.rowcount != 1:
+            raise not_started_error(*row[2:])
+
+
+def _select_calls(conn: sqlite3.Connection, thread_id: str, item_id: str | None) -> list[JournalEntry]:
+    sql = (
+        "SELECT thread_id, item_id, call_id, tool_name, arguments, result, started_at, finished_at "
+        "FROM tool_calls WHERE thread_id = ?"
+    )
+    params: tuple[str, ...] = (thread_id,)
+    if item_id is not None:
+        sql += " AND item_id = ?"
+        params += (item_id,)
+    return [make_entry(*row) for row in conn.execute(sql + " ORDER BY rowid", params)]
 
 
 def _insert_events(conn: sqlite3.Connection, rows: list[tuple[Any, ...]]) -> None:
@@ -282,18 +381,7 @@ def _select_events(
         sql += f" AND type IN ({', '.join('?' * len(types))})"
         params.extend(types)
     sql += " ORDER BY rowid"  # append order, across processes too
-    return [
-        Event(
-            id=row[0],
-            type=EventType(row[1]),
-            thread_id=row[2],
-            trace_id=row[3],
-            step_id=row[4],
-            timestamp=float(row[5]),
-            data=json.loads(row[6]),
-        )
-        for row in conn.execute(sql, params)
-    ]
+    return [event_from_row(row) for row in conn.execute(sql, params)]
 
 
 def _insert_message(conn: sqlite3.Connection, row: tuple[Any, ...]) -> None:
@@ -316,20 +404,4 @@ def _select_messages(conn: sqlite3.Connection, thread_id: str, limit: int | None
             "ORDER BY seq DESC LIMIT ?) ORDER BY seq"
         )
         params = (thread_id, limit)
-    return [
-        HistoryMessage.model_validate(
-            {
-                "role": row[1],
-                "content": row[2],
-                "trace_id": row[3],
-                "timestamp": row[4],
-                "metadata": json.loads(row[5]),
-            }
-        )
-        for row in conn.execute(sql, params)
-    ]
-
-
-def _dumps(value: Any) -> str:
-    """JSON for event data and metadata; a value JSON cannot express is stored as its ``str``."""
-    return to_json(value, serialize_unknown=True).decode()
+    return [message_from_row(row) for row in conn.execute(sql, params)]

@@ -1,0 +1,269 @@
+"""One tool call from the model's reply to its result: gate, arg-fill, execution, records, events.
+
+Exactly one voice corrects a bad call: the gate's message, or the arg-fill turn, or (when neither
+can help) a clarification for the user. A call whose arguments are still invalid never runs.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from pes_agent.agent.context import RunContext
+from pes_agent.agent.views import results_before
+from pes_agent.errors import ParseError, ProviderError
+from pes_agent.events import EventType
+from pes_agent.llm.parser import parse_fill
+from pes_agent.prompts.recovery import NeededField, build_arg_fill
+from pes_agent.state.models import ItemStatus, ToolCallRecord
+from pes_agent.tools.gate import FieldNeed, GateResult, Grounding
+from pes_agent.tools.spec import ToolCall, ToolContext, ToolResult
+
+if TYPE_CHECKING:
+    from pes_agent.agent.execution import ItemLoop
+
+
+@dataclass(frozen=True, kw_only=True)
+class CallOutcome:
+    result: ToolResult
+    clarify: tuple[FieldNeed, ...] = ()
+    """Set when the user must supply values: the item pauses with a clarification."""
+    corrective: str | None = None
+    """The one corrective message for the model when the call did not run."""
+    call: ToolCall | None = None
+    """The call after the gate's repairs (what waits for the user on a clarification)."""
+
+
+def grounding(ctx: RunContext) -> Grounding:
+    outputs: dict[str, tuple[Any, ...]] = {}
+    results: dict[str, str] = {}
+    for item in ctx.state.todo_list:
+        ok = tuple(r.output for r in item.tool_results if r.status == "success")
+        if ok:
+            outputs[item.id] = ok
+        if item.status is ItemStatus.COMPLETED and isinstance(item.result, str):
+            results[item.id] = item.result
+    return Grounding(query=ctx.query, step_outputs=outputs, step_results=results)
+
+
+async def handle_call(ctx: RunContext, loop: ItemLoop, call: ToolCall, *, approved: bool = False) -> CallOutcome:
+    item_id = loop.item.id
+    await ctx.emit(
+        EventType.TOOL_CALL,
+        {"call_id": call.call_id, "tool_name": call.tool_name, "arguments": dict(call.arguments)},
+        step_id=item_id,
+    )
+    decided = None if approved else _decided_before(loop, call.tool_name)
+    if decided is not None:
+        result = await _already_done(ctx, loop, call, decided)
+        return CallOutcome(result=result)
+    if not ctx.gate.enabled:
+        return CallOutcome(result=await run_or_ask(ctx, loop, call, approved=approved))
+    checked = await gate_check(ctx, loop, call)
+    if checked.outcome == "fill":
+        checked = await fill_or_explain(ctx, loop, checked)
+    if checked.outcome == "execute":
+        loop.failures.pop(checked.call.tool_name, None)
+        return CallOutcome(result=await run_or_ask(ctx, loop, checked.call, approved=approved), call=checked.call)
+    loop.failures[checked.call.tool_name] = loop.failures.get(checked.call.tool_name, 0) + 1
+    if checked.outcome == "clarify":
+        return CallOutcome(
+            result=_not_run(call, "error", checked.message), clarify=checked.needs, call=checked.call
+        )
+    return await _refuse_or_reask(ctx, loop, call, checked)
+
+
+async def gate_check(ctx: RunContext, loop: ItemLoop, call: ToolCall) -> GateResult:
+    checked = ctx.gate_engine.check(call, allowed=loop.allowed, grounding=grounding(ctx))
+    for repair in checked.repairs:
+        ctx.usage.arg_repairs += 1
+        await ctx.emit(
+            EventType.ARG_REPAIR,
+            {"call_id": call.call_id, "tool_name": checked.call.tool_name, **repair.event_data()},
+            step_id=loop.item.id,
+        )
+    return checked
+
+
+async def _refuse_or_reask(ctx: RunContext, loop: ItemLoop, call: ToolCall, checked: GateResult) -> CallOutcome:
+    status = "refused" if checked.outcome == "refuse_tool" else "error"
+    message = checked.message or f"the call to {call.tool_name} cannot run as given"
+    result = _not_run(checked.call if status == "error" else call, status, message)
+    if status == "error":
+        await ctx.emit(
+            EventType.REASK,
+            {
+                "call_id": call.call_id,
+                "tool_name": checked.call.tool_name,
+                "reason": message,
+                "fields": sorted({n.name for n in checked.needs} | {p.field for p in checked.problems if p.field}),
+            },
+            step_id=loop.item.id,
+        )
+    await record(ctx, loop, call, result)
+    return CallOutcome(result=result, corrective=message)
+
+
+def _not_run(call: ToolCall, status: str, message: str | None) -> ToolResult:
+    return ToolResult(
+        call_id=call.call_id,
+        tool_name=call.tool_name,
+        status=status,  # type: ignore[arg-type]
+        error=message,
+        metadata={"ran": False},
+    )
+
+
+def needed(needs: tuple[FieldNeed, ...]) -> list[NeededField]:
+    return [NeededField(name=n.name, description=n.description, type=n.type, allowed=n.allowed) for n in needs]
+
+
+async def fill_or_explain(ctx: RunContext, loop: ItemLoop, checked: GateResult) -> GateResult:
+    """Run the arg-fill turn when allowed; otherwise the gate's fallback message goes to the model."""
+    tool = checked.call.tool_name
+    if not ctx.arg_fill.enabled or loop.fill_attempts.get(tool, 0) >= ctx.arg_fill.max_attempts:
+        return GateResult(
+            outcome="reask", call=checked.call, repairs=(), needs=checked.needs,
+            message=checked.message, problems=checked.problems,
+        )
+    loop.fill_attempts[tool] = loop.fill_attempts.get(tool, 0) + 1
+    names = [n.name for n in checked.needs]
+    data = {"call_id": checked.call.call_id, "tool_name": tool, "fields": names}
+    ctx.usage.arg_fill_attempts += 1
+    await ctx.emit(EventType.ARG_FILL_ATTEMPT, data, step_id=loop.item.id)
+    values, reason = await _ask_for_values(ctx, loop, checked, names)
+    if values is not None:
+        merged = ToolCall(
+            call_id=checked.call.call_id, tool_name=tool, arguments={**checked.call.arguments, **values}
+        )
+        second = await gate_check(ctx, loop, merged)
+        if second.outcome == "execute":
+            loop.fill_attempts.pop(tool, None)
+            ctx.usage.arg_fill_successes += 1
+            await ctx.emit(EventType.ARG_FILL_SUCCESS, {**data, "values": values}, step_id=loop.item.id)
+            return second
+        reason = second.message or "the values supplied were still not valid"
+        checked = second if second.needs else checked
+    ctx.usage.arg_fill_failures += 1
+    await ctx.emit(EventType.ARG_FILL_FAILURE, {**data, "reason": reason}, step_id=loop.item.id)
+    return GateResult(
+        outcome="clarify", call=checked.call, repairs=(), needs=checked.needs,
+        message=checked.message, problems=checked.problems,
+    )
+
+
+async def _ask_for_values(
+    ctx: RunContext, loop: ItemLoop, checked: GateResult, names: list[str]
+) -> tuple[dict[str, Any] | None, str]:
+    spec = ctx.registry.get(checked.call.tool_name)
+    request = build_arg_fill(
+        tool=checked.call.tool_name,
+        tool_description=spec.summary if spec else "",
+        fields=needed(checked.needs),
+        given={k: v for k, v in checked.call.arguments.items() if k not in names},
+        query=ctx.query,
+        previous=results_before(ctx.state, loop.item.id),
+        max_result_length=ctx.limits.tool_result_max_length,
+        settings=ctx.settings,
+        step_id=loop.item.id,
+    )
+    try:
+        async with asyncio.timeout(ctx.arg_fill.timeout_s):
+            reply = await ctx.call_model(request)
+        values = parse_fill(reply.text, names, checked.call.tool_name, finish_reason=reply.finish_reason)
+    except TimeoutError:
+        return None, f"no reply within {ctx.arg_fill.timeout_s:g} s"
+    except (ParseError, ProviderError) as exc:
+        return None, str(exc)
+    values = {k: v for k, v in values.items() if k in names and v is not None}
+    if not values:
+        return None, "the model did not supply any of the missing values"
+    return values, ""
+
+
+def _decided_before(loop: ItemLoop, tool_name: str) -> ToolCallRecord | None:
+    """A human already decided on this approval-gated tool in this item: never ask or run again."""
+    return next(
+        (r for r in loop.item.tool_results if r.tool_name == tool_name and r.decision is not None), None
+    )
+
+
+async def _already_done(ctx: RunContext, loop: ItemLoop, call: ToolCall, decided: ToolCallRecord) -> ToolResult:
+    verdict = "approved" if decided.decision and decided.decision.get("approved") else "rejected"
+    result = ToolResult(
+        call_id=call.call_id,
+        tool_name=call.tool_name,
+        status="success",
+        output={"already_done": True, "note": f"{call.tool_name} was already {verdict} by the user in this step "
+                f"(call {decided.call_id}); it was not run again.", "decision": decided.decision},
+        metadata={"ran": False},
+    )
+    await record(ctx, loop, call, result)
+    return result
+
+
+async def run_or_ask(ctx: RunContext, loop: ItemLoop, call: ToolCall, *, approved: bool = False) -> ToolResult:
+    """Run the call, or pause first when the tool requires approval before it runs."""
+    spec = ctx.registry.get(call.tool_name)
+    if not approved and spec is not None and spec.requires_approval and call.tool_name in loop.allowed:
+        preview = dict(call.arguments)
+        return ToolResult(
+            call_id=call.call_id,
+            tool_name=call.tool_name,
+            status="suspended",
+            output={"message": f"Approve running {call.tool_name} with these arguments?", "preview": preview},
+            metadata={"ran": False},
+        )
+    return await execute(ctx, loop, call)
+
+
+async def execute(ctx: RunContext, loop: ItemLoop, call: ToolCall) -> ToolResult:
+    context = ToolContext(
+        thread_id=ctx.thread_id, trace_id=ctx.trace_id, step_id=loop.item.id, call_id=call.call_id,
+        user_id=ctx.user_id,
+    )
+    result = await ctx.executor.execute(call, allowed=loop.allowed, context=context)
+    if result.status != "refused":
+        ctx.usage.tool_calls += 1
+    await record(ctx, loop, call, result)
+    return result
+
+
+async def record(ctx: RunContext, loop: ItemLoop, call: ToolCall, result: ToolResult) -> None:
+    """Keep the call on the item, save, then tell observers (saved before broadcast)."""
+    loop.item.tool_results.append(
+        ToolCallRecord(
+            call_id=call.call_id,
+            tool_name=call.tool_name,
+            arguments=dict(call.arguments),
+            status=result.status,
+            output=result.output,
+            error=result.error,
+        )
+    )
+    await ctx.save()
+    problems = result.metadata.get("problems") if result.status == "error" else None
+    if problems:
+        await ctx.emit(
+            EventType.REASK,
+            {
+                "call_id": call.call_id,
+                "tool_name": call.tool_name,
+                "reason": result.error,
+                "fields": sorted({p["field"] for p in problems if p.get("field")}),
+            },
+            step_id=loop.item.id,
+        )
+    await ctx.emit(
+        EventType.TOOL_EXECUTION,
+        {
+            "call_id": call.call_id,
+            "tool_name": call.tool_name,
+            "arguments": dict(call.arguments),
+            "status": result.status,
+            "output": result.output,
+            "error": result.error,
+        },
+        step_id=loop.item.id,
+    )

@@ -1,0 +1,467 @@
+"""The PostgreSQL store: one database that many workers, on many machines, share.
+
+Driver: asyncpg. It is asyncio-native end to end (no thread hop per query, unlike SQLite here), ships
+its own connection pool, and its wheels carry the wire protocol themselves, so ``pip install
+'pes-agent[postgres]'`` is one package with no system libpq to match. psycopg 3 would also do (libpq
+underneath, async API), but needs ``psycopg[binary]`` plus the separate ``psycopg-pool`` for the same
+result. asyncpg prepares and caches statements per connection; behind pgbouncer in transaction mode
+turn that off with ``pool_options={"statement_cache_size": 0}``.
+
+The driver is imported when a store is built, never when ``pes_agent`` is, so SQLite and memory
+users need not install it. State, arguments, results and event data are stored as JSON *text*, not
+``jsonb``: text round-trips exactly what SQLite and memory return (``jsonb`` rejects ``\\u0000`` and
+reorders keys), and nothing queries inside it. Lost writes are prevented by the same version
+compare-and-set as in SQLite, which PostgreSQL's row locks make safe across connections.
+
+The DSN usually holds a password, so it never appears in a repr or an error: those name
+``host:port/database`` only, and any driver message is scrubbed of the password before it is shown.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+import re
+import time
+from collections.abc import Awaitable, Callable, Collection, Mapping, Sequence
+from typing import Any, TypeVar
+from urllib.parse import parse_qs, unquote, urlsplit
+
+from pes_agent.errors import ConfigError, PesAgentError, VersionConflictError
+from pes_agent.events import Event, EventType
+from pes_agent.state.journal import (
+    CallFinish,
+    JournalEntry,
+    dumps,
+    event_from_row,
+    make_entry,
+    message_from_row,
+    not_started_error,
+)
+from pes_agent.state.memory import check_limit
+from pes_agent.state.models import HistoryMessage, ThreadState
+
+T = TypeVar("T")
+
+SCHEMA_VERSION = 1
+"""Highest row in ``pes_agent_schema``; bump it and add a step to ``_MIGRATIONS`` to change tables."""
+
+_MIGRATION_LOCK = 0x7065_7361_6765_6E74  # "pesagent": one advisory lock for schema changes
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,62}")
+
+_SCHEMA_V1 = (
+    """CREATE TABLE IF NOT EXISTS threads (
+        thread_id TEXT PRIMARY KEY,
+        version BIGINT NOT NULL,
+        state TEXT NOT NULL,
+        updated_at DOUBLE PRECISION NOT NULL
+    )""",
+    """CREATE TABLE IF NOT EXISTS events (
+        seq BIGSERIAL PRIMARY KEY,
+        id TEXT NOT NULL UNIQUE,
+        thread_id TEXT NOT NULL,
+        type TEXT NOT NULL,
+        step_id TEXT,
+        trace_id TEXT NOT NULL,
+        ts DOUBLE PRECISION NOT NULL,
+        data TEXT NOT NULL
+    )""",
+    "CREATE INDEX IF NOT EXISTS events_thread_seq ON events (thread_id, seq)",
+    # A global sequence orders the history: per-thread numbering via MAX(seq) + 1 would race
+    # between writers under READ COMMITTED.
+    """CREATE TABLE IF NOT EXISTS messages (
+        seq BIGSERIAL PRIMARY KEY,
+        thread_id TEXT NOT NULL,
+        role TEXT NOT NULL,
+        content TEXT NOT NULL,
+        trace_id TEXT,
+        ts DOUBLE PRECISION NOT NULL,
+        metadata TEXT NOT NULL
+    )""",
+    "CREATE INDEX IF NOT EXISTS messages_thread_seq ON messages (thread_id, seq)",
+    # The tool-call journal; a call is finished exactly when it has a result.
+    """CREATE TABLE IF NOT EXISTS tool_calls (
+        seq BIGSERIAL NOT NULL,
+        thread_id TEXT NOT NULL,
+        item_id TEXT NOT NULL,
+        call_id TEXT NOT NULL,
+        tool_name TEXT NOT NULL,
+        arguments TEXT NOT NULL,
+        result TEXT,
+        started_at DOUBLE PRECISION NOT NULL,
+        finished_at DOUBLE PRECISION,
+        PRIMARY KEY (thread_id, item_id, call_id)
+    )""",
+)
+
+_MIGRATIONS: dict[int, tuple[str, ...]] = {1: _SCHEMA_V1}
+"""Statements that take a database from ``version - 1`` to ``version``."""
+
+_CALL_COLUMNS = "thread_id, item_id, call_id, tool_name, arguments, result, started_at, finished_at"
+
+
+class PostgresStore:
+    """``StateStore`` on PostgreSQL, with a small pool (``min_size`` to ``max_size`` connections).
+
+    Nothing connects until first use; the tables (and ``schema``, when given) are created then, once,
+    under an advisory lock so workers starting together do not race. ``schema`` puts the tables in
+    their own namespace (one per tenant, or per test); without it the server's ``search_path``
+    decides. ``pool_options`` go to ``asyncpg.create_pool`` as they are (``ssl``, statement cache).
+    ``aclose()`` waits for queries in flight, then closes the pool.
+    """
+
+    def __init__(
+        self,
+        dsn: str,
+        *,
+        schema: str | None = None,
+        min_size: int = 1,
+        max_size: int = 10,
+        command_timeout: float | None = 60.0,
+        pool_options: Mapping[str, Any] | None = None,
+    ) -> None:
+        self.where = describe_dsn(dsn)
+        if schema is not None and not _IDENTIFIER.fullmatch(schema):
+            raise ConfigError(
+                f"PostgreSQL schema name {schema!r} is not a plain identifier (letters, digits and `_`, "
+                "at most 63, not starting with a digit).",
+                value=schema,
+            )
+        self.schema = schema
+        self._dsn = dsn
+        self._secrets = _secret_parts(dsn)
+        self._driver = _import_driver()
+        self._pool_options: dict[str, Any] = {
+            "min_size": min_size,
+            "max_size": max_size,
+            "command_timeout": command_timeout,
+            **(pool_options or {}),
+        }
+        self._pool: Any = None
+        self._pool_lock = asyncio.Lock()
+        self._closed = False
+
+    def __repr__(self) -> str:
+        schema = f", schema={self.schema!r}" if self.schema else ""
+        return f"PostgresStore({self.where!r}{schema})"
+
+    # -- state ------------------------------------------------------------------------------
+
+    async def load(self, thread_id: str) -> tuple[ThreadState | None, int]:
+        sql = "SELECT state, version FROM threads WHERE thread_id = $1"
+        row = await self._run(lambda conn: conn.fetchrow(sql, thread_id))
+        if row is None:
+            return None, 0
+        return ThreadState.model_validate_json(row[0]), int(row[1])
+
+    async def save(self, thread_id: str, state: ThreadState, expected_version: int) -> int:
+        """One statement, so no explicit transaction: the compare-and-set is the whole write."""
+        raw = state.model_dump_json()
+        now = time.time()
+        return await self._run(lambda conn: _save_state(conn, thread_id, raw, expected_version, now))
+
+    # -- journal ----------------------------------------------------------------------------
+
+    async def call_started(
+        self,
+        thread_id: str,
+        item_id: str,
+        call_id: str,
+        tool_name: str,
+        arguments: Mapping[str, Any],
+    ) -> None:
+        """A call already journaled is left exactly as it is (see ``StateStore``)."""
+        sql = (
+            "INSERT INTO tool_calls (thread_id, item_id, call_id, tool_name, arguments, started_at) "
+            "VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING"
+        )
+        args = (thread_id, item_id, call_id, tool_name, dumps(arguments), time.time())
+        await self._run(lambda conn: conn.execute(sql, *args))
+
+    async def call_finished(
+        self, thread_id: str, item_id: str, call_id: str, result: Mapping[str, Any]
+    ) -> None:
+        rows = [(dumps(result), time.time(), thread_id, item_id, call_id)]
+        await self._run(lambda conn: _finish_calls(conn, rows))
+
+    async def finish_calls_and_save(
+        self,
+        thread_id: str,
+        state: ThreadState,
+        expected_version: int,
+        finished: Sequence[CallFinish],
+    ) -> int:
+        """The calls, then the state, in one transaction: a conflict rolls back both."""
+        raw = state.model_dump_json()
+        now = time.time()
+        rows = [(dumps(f.result), now, thread_id, f.item_id, f.call_id) for f in finished]
+
+        async def step(conn: Any) -> int:
+            async with conn.transaction():
+                await _finish_calls(conn, rows)
+                return await _save_state(conn, thread_id, raw, expected_version, now)
+
+        return await self._run(step)
+
+    async def calls(self, thread_id: str, item_id: str | None = None) -> list[JournalEntry]:
+        sql = f"SELECT {_CALL_COLUMNS} FROM tool_calls WHERE thread_id = $1"
+        params: list[Any] = [thread_id]
+        if item_id is not None:
+            sql += " AND item_id = $2"
+            params.append(item_id)
+        rows = await self._run(lambda conn: conn.fetch(sql + " ORDER BY seq", *params))
+        return [make_entry(*row) for row in rows]
+
+    # -- events and history -----------------------------------------------------------------
+
+    async def append_events(self, events: Sequence[Event]) -> None:
+        """Appends in one transaction; an event id already stored is skipped, so a retry is safe."""
+        if not events:
+            return
+        sql = (
+            "INSERT INTO events (id, thread_id, type, step_id, trace_id, ts, data) "
+            "VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (id) DO NOTHING"
+        )
+        rows = [
+            (ev.id, ev.thread_id, ev.type.value, ev.step_id, ev.trace_id, ev.timestamp, dumps(ev.data))
+            for ev in events
+        ]
+
+        async def insert(conn: Any) -> None:
+            async with conn.transaction():
+                await conn.executemany(sql, rows)
+
+        await self._run(insert)
+
+    async def events(
+        self,
+        thread_id: str,
+        types: Collection[EventType] | None = None,
+        since: float | None = None,
+    ) -> list[Event]:
+        sql = "SELECT id, type, thread_id, trace_id, step_id, ts, data FROM events WHERE thread_id = $1"
+        params: list[Any] = [thread_id]
+        if since is not None:
+            params.append(since)
+            sql += f" AND ts > ${len(params)}"
+        if types is not None:
+            wanted = sorted({EventType(t).value for t in types})
+            if not wanted:
+                return []
+            params.append(wanted)
+            sql += f" AND type = ANY(${len(params)}::text[])"
+        rows = await self._run(lambda conn: conn.fetch(sql + " ORDER BY seq", *params))
+        return [event_from_row(row) for row in rows]
+
+    async def append_message(self, thread_id: str, message: HistoryMessage) -> None:
+        sql = (
+            "INSERT INTO messages (thread_id, role, content, trace_id, ts, metadata) "
+            "VALUES ($1, $2, $3, $4, $5, $6)"
+        )
+        args = (
+            thread_id,
+            message.role,
+            message.content,
+            message.trace_id,
+            message.timestamp,
+            dumps(message.metadata),
+        )
+        await self._run(lambda conn: conn.execute(sql, *args))
+
+    async def messages(self, thread_id: str, limit: int | None = None) -> list[HistoryMessage]:
+        """The last ``limit`` messages (all when None), oldest first."""
+        columns = "seq, role, content, trace_id, ts, metadata"
+        if limit is not None and check_limit(limit) == 0:
+            return []
+        if limit is None:
+            sql = f"SELECT {columns} FROM messages WHERE thread_id = $1 ORDER BY seq"
+            params: tuple[Any, ...] = (thread_id,)
+        else:
+            sql = (
+                f"SELECT * FROM (SELECT {columns} FROM messages WHERE thread_id = $1 "
+                "ORDER BY seq DESC LIMIT $2) AS last ORDER BY seq"
+            )
+            params = (thread_id, limit)
+        rows = await self._run(lambda conn: conn.fetch(sql, *params))
+        return [message_from_row(row) for row in rows]
+
+    async def aclose(self) -> None:
+        """Closes the pool once queries in flight are done; calling it twice is harmless."""
+        self._closed = True
+        async with self._pool_lock:  # waits for a pool being opened right now
+            pool, self._pool = self._pool, None
+        if pool is not None:
+            await pool.close()
+
+    # -- pool plumbing ----------------------------------------------------------------------
+
+    async def _run(self, job: Callable[[Any], Awaitable[T]]) -> T:
+        try:
+            pool = await self._ready_pool()
+            async with pool.acquire() as conn:
+                return await job(conn)
+        except PesAgentError:
+            raise
+        except (OSError, TimeoutError, self._driver.PostgresError, self._driver.InterfaceError) as exc:
+            # Chained: a query's error comes from the server, which never sees the DSN.
+            raise PesAgentError(
+                f"PostgreSQL store at {self.where!r}: {self._scrub(exc)}. Check that the server is up "
+                "and reachable; the operation was not applied unless the server committed it."
+            ) from exc
+
+    async def _ready_pool(self) -> Any:
+        if self._closed:
+            raise PesAgentError(
+                f"PostgreSQL store at {self.where!r} is closed; open a new store (or instance) to use it "
+                "again."
+            )
+        if self._pool is None:
+            async with self._pool_lock:
+                if self._pool is None and not self._closed:
+                    self._pool = await self._open_pool()
+        if self._pool is None:  # closed while this call waited for the lock
+            return await self._ready_pool()
+        return self._pool
+
+    async def _open_pool(self) -> Any:
+        """Connects and creates the tables; a connection error is not chained (it may echo the DSN)."""
+        settings = {"application_name": "pes-agent"}
+        if self.schema is not None:
+            settings["search_path"] = self.schema
+        errors = (OSError, TimeoutError, ValueError, self._driver.PostgresError, self._driver.InterfaceError)
+        reason = None
+        try:
+            pool = await self._driver.create_pool(
+                dsn=self._dsn, server_settings=settings, **self._pool_options
+            )
+        except errors as exc:
+            reason = self._scrub(exc)
+        if reason is not None:  # raised outside the handler, so the driver's exception is not attached
+            raise ConfigError(
+                f"cannot connect to the PostgreSQL store at {self.where!r} ({reason}); check `storage.dsn` "
+                "(host, port, database, user, password) and that the server is running.",
+                key_path="storage.dsn",
+                value=self.where,
+            )
+        try:
+            async with pool.acquire() as conn:
+                await _migrate(conn, self.schema, self.where)
+        except BaseException:
+            pool.terminate()
+            raise  # a migration error comes from the server (see `_run`) or is already ours
+        return pool
+
+    def _scrub(self, exc: BaseException) -> str:
+        """The driver's message with the DSN and its password masked, prefixed by the error type."""
+        text = f"{type(exc).__name__}: {exc}"
+        for secret in self._secrets:
+            text = text.replace(secret, "**********")
+        return text
+
+
+# -- statements -------------------------------------------------------------------------------
+
+
+async def _save_state(conn: Any, thread_id: str, raw: str, expected: int, now: float) -> int:
+    if expected == 0:
+        # DO NOTHING rather than a plain INSERT: a racing first save must surface as a version
+        # conflict, not as a unique violation.
+        status = await conn.execute(
+            "INSERT INTO threads (thread_id, version, state, updated_at) VALUES ($1, 1, $2, $3) "
+            "ON CONFLICT (thread_id) DO NOTHING",
+            thread_id,
+            raw,
+            now,
+        )
+    else:
+        # A concurrent writer holds the row lock until it commits; this UPDATE then re-checks the
+        # version against the committed row, so exactly one writer per version wins.
+        status = await conn.execute(
+            "UPDATE threads SET version = version + 1, state = $2, updated_at = $3 "
+            "WHERE thread_id = $1 AND version = $4",
+            thread_id,
+            raw,
+            now,
+            expected,
+        )
+    if _rowcount(status) != 1:
+        actual = await conn.fetchval("SELECT version FROM threads WHERE thread_id = $1", thread_id)
+        raise VersionConflictError(thread_id, expected, int(actual or 0))
+    return expected + 1
+
+
+async def _finish_calls(conn: Any, rows: list[tuple[Any, ...]]) -> None:
+    """Rows are ``(result, finished_at, thread, item, call)``; run inside the caller's transaction."""
+    for row in rows:
+        status = await conn.execute(
+            "UPDATE tool_calls SET result = $1, finished_at = $2 "
+            "WHERE thread_id = $3 AND item_id = $4 AND call_id = $5",
+            *row,
+        )
+        if _rowcount(status) != 1:
+            raise not_started_error(*row[2:])
+
+
+async def _migrate(conn: Any, schema: str | None, where: str) -> None:
+    async with conn.transaction():
+        await conn.execute("SELECT pg_advisory_xact_lock($1)", _MIGRATION_LOCK)
+        if schema is not None:
+            await conn.execute(f'CREATE SCHEMA IF NOT EXISTS "{schema}"')
+        await conn.execute("CREATE TABLE IF NOT EXISTS pes_agent_schema (version INTEGER PRIMARY KEY)")
+        current = int(await conn.fetchval("SELECT COALESCE(MAX(version), 0) FROM pes_agent_schema"))
+        if current > SCHEMA_VERSION:
+            raise ConfigError(
+                f"the PostgreSQL store at {where!r} has schema version {current}, newer than this "
+                f"pes-agent understands ({SCHEMA_VERSION}); upgrade pes-agent or use another database.",
+                key_path="storage.dsn",
+                value=where,
+            )
+        for version in range(current + 1, SCHEMA_VERSION + 1):
+            for statement in _MIGRATIONS[version]:
+                await conn.execute(statement)
+            await conn.execute("INSERT INTO pes_agent_schema (version) VALUES ($1)", version)
+
+
+def _rowcount(status: str) -> int:
+    """asyncpg returns the command tag (``UPDATE 1``, ``INSERT 0 1``); the count is its last word."""
+    return int(status.rsplit(" ", 1)[-1])
+
+
+# -- the DSN ----------------------------------------------------------------------------------
+
+
+def _import_driver() -> Any:
+    try:
+        return importlib.import_module("asyncpg")
+    except ImportError as exc:
+        raise ConfigError(
+            "`storage.type: postgres` needs the asyncpg driver, which is not installed; run "
+            "`pip install 'pes-agent[postgres]'`.",
+            key_path="storage.type",
+            value="postgres",
+        ) from exc
+
+
+def describe_dsn(dsn: str) -> str:
+    """``host:port/database`` of a DSN: what errors and reprs may show. Never the user or password."""
+    parts = urlsplit(dsn)
+    if parts.scheme not in ("postgres", "postgresql"):
+        raise ConfigError(
+            "a PostgreSQL DSN must be a URL such as `postgresql://user:password@host:5432/database` "
+            "(the value is not shown: it may hold a password).",
+            key_path="storage.dsn",
+        )
+    query = parse_qs(parts.query)
+    hosts = parts.netloc.rpartition("@")[2] or ",".join(query.get("host", [])) or "localhost"
+    if "," not in hosts and not re.search(r":\d+$", hosts):
+        hosts += ":" + (query.get("port") or ["5432"])[0]
+    database = unquote(parts.path.lstrip("/")) or (query.get("dbname") or ["(default)"])[0]
+    return f"{hosts}/{database}"
+
+
+def _secret_parts(dsn: str) -> list[str]:
+    """Strings that must not be shown: the DSN itself and its password, raw and decoded."""
+    parts = urlsplit(dsn)
+    passwords = [parts.password or "", *parse_qs(parts.query).get("password", [])]
+    found = {dsn, *passwords, *(unquote(p) for p in passwords)}
+    return sorted((s for s in found if s), key=len, reverse=True)
