@@ -219,6 +219,11 @@ class HistoryConfig(ConfigModel):
 
 class ConcurrencyConfig(ConfigModel):
     on_busy_thread: Literal["refuse", "wait"] = "refuse"
+    """A second run on a busy thread is refused (`ThreadBusyError`) or waits for the first."""
+    lease_timeout_s: float = Field(default=30.0, gt=0)
+    """A run's lease on its thread goes stale this long after its last save (a dead worker)."""
+    wait_timeout_s: float = Field(default=300.0, gt=0)
+    """With `onBusyThread: wait`, how long to wait before giving up with `ThreadBusyError`."""
 
 
 class ArgFillConfig(ConfigModel):

@@ -4,16 +4,19 @@ concurrent runs; it owns the providers, the store, the tool registry and the eve
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import time
 import uuid
-from collections.abc import AsyncIterator, Callable, Collection, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import AsyncIterator, Awaitable, Callable, Collection, Mapping, Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from pes_agent.agent.context import RunContext
-from pes_agent.agent.pes import remember, run_pes
+from pes_agent.agent.lease import is_stale
+from pes_agent.agent.lease import owner as lease_owner
+from pes_agent.agent.pes import recover_run, remember, run_pes
 from pes_agent.agent.response import AgentFinalResponse
 from pes_agent.config import ArtInstanceConfig, PersonaConfig, ThreadConfig, resolve_execution
 from pes_agent.errors import (
@@ -22,7 +25,9 @@ from pes_agent.errors import (
     ThreadBusyError,
     ThreadSuspendedError,
     UnknownSuspensionError,
+    UnknownThreadError,
     UnknownToolError,
+    VersionConflictError,
 )
 from pes_agent.events import Event, EventBus, EventType, Listener, Subscription
 from pes_agent.llm.types import PromptRequest, Provider
@@ -31,7 +36,7 @@ from pes_agent.prompts import templates as prompt_templates
 from pes_agent.prompts.views import HistoryTurn, PromptSettings
 from pes_agent.providers import build_provider, call_options, pick_selection, provider_name
 from pes_agent.state.factory import open_store
-from pes_agent.state.models import Suspension, ThreadState
+from pes_agent.state.models import ItemStatus, Lease, Suspension, ThreadState
 from pes_agent.state.store import StateStore
 from pes_agent.tools.executor import ToolExecutor
 from pes_agent.tools.gate import ArgumentGate
@@ -133,12 +138,13 @@ class ArtInstance:
         if not isinstance(props.query, str) or not props.query.strip():
             raise InvalidInputError("the query is empty; pass the user's request as a non-empty string")
         tid = props.thread_id or f"thread_{uuid.uuid4().hex}"
+        props = replace(props, thread_id=tid, trace_id=props.trace_id or uuid.uuid4().hex)
         async with self._thread_lock(tid):
             state, version = await self.store.load(tid)
             suspension = state.suspension if state is not None else None
             if suspension is not None and suspension.kind == "approval":
                 raise ThreadSuspendedError(tid, suspension.id, suspension.tool_name)
-            state = state or ThreadState()
+            state, version = await self._claim(tid, props.trace_id or "", state, version)
             if suspension is not None:  # a clarification: this query is the user's answer
                 return await self._answer_clarification(props, tid, state, version, suspension)
             state.query = props.query
@@ -146,36 +152,85 @@ class ArtInstance:
             history = await self._history(ctx)
             state.run_count += 1
             await remember(ctx, "user", props.query)
-            return await run_pes(ctx, history, plan=True)
+            return await self._finish(ctx, run_pes(ctx, history, plan=True))
 
     async def resume(
         self,
         thread_id: str,
-        suspension_id: str,
-        decision: Mapping[str, Any],
+        suspension_id: str | None = None,
+        decision: Mapping[str, Any] | None = None,
         *,
         options: ThreadConfig | Mapping[str, Any] | None = None,
     ) -> AgentFinalResponse:
-        """Continue a paused thread: `decision` is `{approved, reason, modified_args}` for an approval,
-        `{values: {field: value}}` for a clarification. See `pes_agent.agent.resume` for what each does."""
+        """Continue a thread.
+
+        With a suspension id: `decision` is `{approved, reason, modified_args}` for an approval and
+        `{values: {field: value}}` for a clarification (see `pes_agent.agent.resume`). Without one:
+        recover a run that died (crash, restart) from its first unfinished item; tool calls that
+        completed are never run again.
+        """
         async with self._thread_lock(thread_id):
             state, version = await self.store.load(thread_id)
-            if state is None or state.suspension is None:
-                raise UnknownSuspensionError(
-                    f"thread {thread_id!r} is not suspended; there is nothing to resume "
-                    f"(check `check_for_suspended_state({thread_id!r})`)"
-                )
-            if state.suspension.id != suspension_id:
-                raise UnknownSuspensionError(
-                    f"thread {thread_id!r} is waiting on suspension {state.suspension.id!r}, "
-                    f"not {suspension_id!r}"
-                )
+            if state is None:
+                raise UnknownThreadError(f"thread {thread_id!r} has no stored state; start it with `process`")
+            if suspension_id is None:
+                return await self._recover(thread_id, state, version, options)
+            _check_suspension(thread_id, state, suspension_id)
             if not isinstance(decision, Mapping):
                 raise InvalidInputError("decision must be a mapping such as {'approved': True, 'reason': '...'}")
-            props = AgentProps(query=state.query or "", thread_id=thread_id, options=_thread_config(options))
+            suspension = state.suspension
+            assert suspension is not None
+            trace = uuid.uuid4().hex
+            state, version = await self._claim(thread_id, trace, state, version)
+            props = AgentProps(
+                query=state.query or "", thread_id=thread_id, trace_id=trace, options=_thread_config(options)
+            )
             ctx = self._context(props, thread_id, state, version)
             history = await self._history(ctx)
-            return await run_pes(ctx, history, plan=False, resume=(state.suspension, dict(decision)))
+            return await self._finish(ctx, run_pes(ctx, history, plan=False, resume=(suspension, dict(decision))))
+
+    async def _recover(
+        self, thread_id: str, state: ThreadState, version: int, options: ThreadConfig | Mapping[str, Any] | None
+    ) -> AgentFinalResponse:
+        if state.suspension is not None:
+            raise ThreadSuspendedError(thread_id, state.suspension.id, state.suspension.tool_name)
+        if not any(it.status in (ItemStatus.PENDING, ItemStatus.IN_PROGRESS) for it in state.todo_list):
+            raise InvalidInputError(
+                f"thread {thread_id!r} has no unfinished run to resume; send a new query with `process`"
+            )
+        trace = uuid.uuid4().hex
+        state, version = await self._claim(thread_id, trace, state, version)
+        props = AgentProps(query=state.query or "", thread_id=thread_id, trace_id=trace, options=_thread_config(options))
+        ctx = self._context(props, thread_id, state, version)
+        history = await self._history(ctx)
+        return await self._finish(ctx, recover_run(ctx, history))
+
+    async def _claim(self, thread_id: str, trace_id: str, state: ThreadState | None, version: int) -> tuple[ThreadState, int]:
+        """Take the thread's lease with a compare-and-set save, before any model call."""
+        cfg = self.config.concurrency
+        deadline = self._clock() + cfg.wait_timeout_s
+        while True:
+            lease = state.lease if state is not None else None
+            if lease is None or is_stale(lease, now=self._clock(), timeout_s=cfg.lease_timeout_s):
+                fresh = state or ThreadState()
+                fresh.lease = Lease(trace_id=trace_id, owner=lease_owner(), heartbeat=self._clock())
+                try:
+                    return fresh, await self.store.save(thread_id, fresh, version)
+                except VersionConflictError:
+                    pass  # another worker claimed it between our load and save
+            if cfg.on_busy_thread == "refuse" or self._clock() > deadline:
+                raise ThreadBusyError(thread_id)
+            await asyncio.sleep(0.2)
+            state, version = await self.store.load(thread_id)
+
+    async def _finish(self, ctx: RunContext, run: Awaitable[AgentFinalResponse]) -> AgentFinalResponse:
+        """Run, then give the lease back (also when the run raised)."""
+        try:
+            return await run
+        finally:
+            ctx.state.lease = None
+            with contextlib.suppress(VersionConflictError):
+                await ctx.save()
 
     async def _answer_clarification(
         self, props: AgentProps, tid: str, state: ThreadState, version: int, suspension: Suspension
@@ -187,10 +242,10 @@ class ArtInstance:
         values = {suspension.fields[0]["name"]: answer} if len(suspension.fields) == 1 else {}
         if not values:
             state.query = f"{original}\nThe user's answer to the question: {answer}"
-        ctx = self._context(AgentProps(query=state.query or original, thread_id=tid, options=props.options), tid, state, version)
+        ctx = self._context(replace(props, query=state.query or original), tid, state, version)
         history = await self._history(ctx)
         await remember(ctx, "user", answer)
-        return await run_pes(ctx, history, plan=False, resume=(suspension, {"values": values}))
+        return await self._finish(ctx, run_pes(ctx, history, plan=False, resume=(suspension, {"values": values})))
 
     async def process_stream(
         self, query: str | AgentProps, **kwargs: Any
@@ -296,6 +351,7 @@ class ArtInstance:
     # -- internals ----------------------------------------------------------------------------
 
     def _thread_lock(self, thread_id: str) -> asyncio.Lock:
+        """In-process guard; the lease (`_claim`) guards across processes."""
         lock = self._locks.setdefault(thread_id, asyncio.Lock())
         if lock.locked() and self.config.concurrency.on_busy_thread == "refuse":
             raise ThreadBusyError(thread_id)
@@ -394,6 +450,18 @@ class ArtInstance:
             return []
         stored = await self.store.messages(ctx.thread_id, limit=limit)
         return [HistoryTurn(role=m.role, content=m.content) for m in stored]
+
+
+def _check_suspension(thread_id: str, state: ThreadState, suspension_id: str) -> None:
+    if state.suspension is None:
+        raise UnknownSuspensionError(
+            f"thread {thread_id!r} is not suspended; there is nothing to resume "
+            f"(check `check_for_suspended_state({thread_id!r})`)"
+        )
+    if state.suspension.id != suspension_id:
+        raise UnknownSuspensionError(
+            f"thread {thread_id!r} is waiting on suspension {state.suspension.id!r}, not {suspension_id!r}"
+        )
 
 
 def _first(*values: PersonaConfig | None) -> PersonaConfig | None:

@@ -35,12 +35,10 @@ def _outputs(scenario: Mapping[str, Any]) -> list[Mapping[str, Any]]:
 
 def scenario_tools(scenario: Mapping[str, Any], log: ToolLog) -> list[ToolSpec]:
     """Fake tools that answer exactly as the original's recorded tools did, by (tool, arguments)."""
-    recorded = _outputs(scenario)
-
     def make(name: str) -> Any:
         def run(**arguments: Any) -> Any:
             log.calls.append((name, arguments))
-            for entry in recorded:
+            for entry in _outputs(scenario):  # read at call time: tests may add outputs mid-run
                 if entry["tool"] == name and entry["arguments"] == arguments:
                     if entry["status"] == "suspended":
                         out = entry["output"]

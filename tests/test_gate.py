@@ -15,6 +15,7 @@ import pytest
 from pes_agent.config import GateConfig
 from pes_agent.tools.decorators import tool_from_schema
 from pes_agent.tools.gate import ArgumentGate, GateResult, Grounding, Repair
+from pes_agent.tools.placeholders import PlaceholderRules
 from pes_agent.tools.references import available_paths, find_references, resolve
 from pes_agent.tools.registry import ToolRegistry
 from pes_agent.tools.spec import ToolCall, ToolSpec
@@ -228,7 +229,14 @@ def test_far_tool_name_is_refused_listing_exactly_the_allowed_tools() -> None:
 def test_registered_tool_outside_the_step_is_refused_not_substituted() -> None:
     result = check("send_email", {"to": "a@b.io", "subject": "s", "body": "b"}, allowed=["webSearch"])
     assert result.outcome == "refuse_tool"
-    assert result.message == "`send_email` may not be called in this step. Call one of: `webSearch`."
+    assert result.message == "The tool you called may not be used in this step. Call one of: `webSearch`."
+
+
+def test_refusal_never_echoes_a_name_that_contains_a_forbidden_tool() -> None:
+    result = check("send_emails", {}, allowed=["webSearch", "fetchPages"])
+    assert result.outcome == "refuse_tool"
+    assert "send_email" not in (result.message or "")
+    assert (result.message or "").endswith("Call one of: `fetchPages`, `webSearch`.")
 
 
 def test_refusal_with_no_allowed_tools_says_so() -> None:
@@ -290,11 +298,24 @@ def test_unknown_keys_are_stripped_never_the_whole_call() -> None:
     assert stripped == {"TOOL_NAME": ("webSearch", None), "arg1": (3, None), "description": ("d", None)}
 
 
+def test_non_text_keys_are_stripped_not_fatal() -> None:
+    result = check("webSearch", {1: "x", "query": "y"})
+    assert result.outcome == "execute" and dict(result.call.arguments) == {"query": "y", "limit": 5}
+
+
 def test_unknown_keys_rejected_by_config() -> None:
     result = check("webSearch", {"query": "x", "arg1": 3}, gate=make_gate(unknown_keys="reject"))
     assert result.outcome == "reask"
     assert_clean(result.message)
     assert "`arg1` is not an argument of `webSearch`" in (result.message or "")
+
+
+def test_envelope_sent_as_the_arguments_is_unwrapped() -> None:
+    result = check("webSearch", {"name": "webSearch", "arguments": {"query": "x"}})
+    assert result.outcome == "execute" and dict(result.call.arguments) == {"query": "x", "limit": 5}
+    assert repair(result, "unwrap_arguments").to == {"query": "x"}
+    result = check("webSearch", {"query": "y", "arguments": {"query": "x"}})
+    assert result.call.arguments["query"] == "y" and "unwrap_arguments" not in rules(result)
 
 
 def test_schema_that_allows_extra_keys_keeps_them() -> None:
@@ -363,6 +384,13 @@ def test_lossy_integer_values_are_not_coerced(given: Any) -> None:
     assert not [r for r in result.repairs if r.field == "limit"]
     assert_clean(result.message)
     assert "`limit` must be an integer" in (result.message or "")
+
+
+@pytest.mark.parametrize("given", [5, ["en"]])
+def test_wrong_type_for_an_enum_is_reasked_not_filled(given: Any) -> None:
+    result = check("webSearch", {"query": "x", "lang": given})
+    assert result.outcome == "reask" and result.needs == ()
+    assert "`lang` must be a string" in (result.message or "")
 
 
 def test_true_is_never_accepted_as_an_integer() -> None:
@@ -510,6 +538,26 @@ def test_placeholder_values_are_missing(value: str) -> None:
     assert [(n.name, n.reason, n.given) for n in result.needs] == [("title", "placeholder", value)]
 
 
+def test_placeholder_rules_directly() -> None:
+    rules = PlaceholderRules(GateConfig().placeholders)
+    for stand_in in (
+        "<url>",
+        "<recipient email>",
+        "Your API key here",
+        "user@example.org",
+        "www.example.net/x",
+    ):
+        assert rules.matches(stand_in), stand_in
+    for real in (
+        "<bob@corp.io>",
+        "<https://corp.io/a>",
+        "https://example.company.com",
+        "an example",
+        "none yet",
+    ):
+        assert not rules.matches(real), real
+
+
 def test_placeholder_test_is_on_the_whole_value_not_a_substring() -> None:
     title = "Compare example.com and TODO apps"
     result = check("createTask", {"title": title, "due_days": 1, "priority": "low"})
@@ -605,6 +653,12 @@ def test_conditional_requirement_missing_goes_to_arg_fill(args: dict[str, Any]) 
     assert "code" not in result.call.arguments
 
 
+def test_conditional_requirement_met_by_a_placeholder_is_a_placeholder_need() -> None:
+    result = check("run_code", {"runtime": "python", "code": "<your code>"})
+    assert result.outcome == "fill"
+    assert [(n.name, n.reason, n.given) for n in result.needs] == [("code", "placeholder", "<your code>")]
+
+
 def test_value_alias_then_conditional_requirement_met() -> None:
     result = check("run_code", {"runtime": "bash", "command": "ls"})
     assert result.outcome == "execute"
@@ -698,7 +752,7 @@ def test_fill_message_names_tool_fields_and_allowed_values() -> None:
     assert result.message == (
         "The call to `createTask` was not run: it needs real values for these arguments:\n"
         "- `title` (string): what the task is. Got a placeholder (TODO).\n"
-        "- `priority` (string) Missing. Allowed: low, medium, high.\n"
+        "- `priority` (string): missing. Allowed: low, medium, high.\n"
         "Call `createTask` again with them, taken from the request or the earlier results."
     )
 

@@ -16,6 +16,7 @@ from pes_agent.errors import ParseError, ProviderError
 from pes_agent.events import EventType
 from pes_agent.llm.parser import parse_fill
 from pes_agent.prompts.recovery import NeededField, build_arg_fill
+from pes_agent.state.journal import CallFinish
 from pes_agent.state.models import ItemStatus, ToolCallRecord
 from pes_agent.tools.gate import FieldNeed, GateResult, Grounding
 from pes_agent.tools.spec import ToolCall, ToolContext, ToolResult
@@ -219,19 +220,42 @@ async def run_or_ask(ctx: RunContext, loop: ItemLoop, call: ToolCall, *, approve
 
 
 async def execute(ctx: RunContext, loop: ItemLoop, call: ToolCall) -> ToolResult:
+    """Run a call exactly once: journalled as started before the tool runs, finished (with the
+    state) after. A call that already succeeded before an interruption is answered from its record."""
+    earlier = _ran_before_interruption(loop, call)
+    if earlier is not None:
+        return ToolResult(
+            call_id=call.call_id, tool_name=call.tool_name, status="success", output=earlier.output,
+            metadata={"ran": False, "replayed_from": earlier.call_id},
+        )
     context = ToolContext(
         thread_id=ctx.thread_id, trace_id=ctx.trace_id, step_id=loop.item.id, call_id=call.call_id,
         user_id=ctx.user_id,
     )
+    await ctx.store.call_started(ctx.thread_id, loop.item.id, call.call_id, call.tool_name, dict(call.arguments))
     result = await ctx.executor.execute(call, allowed=loop.allowed, context=context)
     if result.status != "refused":
         ctx.usage.tool_calls += 1
-    await record(ctx, loop, call, result)
+    await record(ctx, loop, call, result, journal=True)
     return result
 
 
-async def record(ctx: RunContext, loop: ItemLoop, call: ToolCall, result: ToolResult) -> None:
-    """Keep the call on the item, save, then tell observers (saved before broadcast)."""
+def _ran_before_interruption(loop: ItemLoop, call: ToolCall) -> ToolCallRecord | None:
+    if not loop.recovered:
+        return None
+    return next(
+        (
+            r for r in loop.item.tool_results
+            if r.status == "success" and r.tool_name == call.tool_name and r.arguments == dict(call.arguments)
+        ),
+        None,
+    )
+
+
+async def record(
+    ctx: RunContext, loop: ItemLoop, call: ToolCall, result: ToolResult, *, journal: bool = False
+) -> None:
+    """Keep the call on the item, save (with its journal entry when it ran), then tell observers."""
     loop.item.tool_results.append(
         ToolCallRecord(
             call_id=call.call_id,
@@ -242,7 +266,11 @@ async def record(ctx: RunContext, loop: ItemLoop, call: ToolCall, result: ToolRe
             error=result.error,
         )
     )
-    await ctx.save()
+    if journal:
+        finish = CallFinish(item_id=loop.item.id, call_id=call.call_id, result=result.to_dict())
+        await ctx.save(finished=[finish])
+    else:
+        await ctx.save()
     problems = result.metadata.get("problems") if result.status == "error" else None
     if problems:
         await ctx.emit(

@@ -6,7 +6,7 @@ Phases (planning, execution, synthesis) receive a ``RunContext`` explicitly; not
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -15,6 +15,7 @@ from pes_agent.config import ArgFillConfig, GateConfig, ResolvedExecution
 from pes_agent.events import Event, EventBus, EventType
 from pes_agent.llm.types import CallOptions, LLMReply, Phase, PromptRequest, Provider
 from pes_agent.prompts.views import PromptSettings
+from pes_agent.state.journal import CallFinish
 from pes_agent.state.models import ItemStatus, ThreadState, TodoItem
 from pes_agent.state.store import StateStore
 from pes_agent.tools.executor import ToolExecutor
@@ -71,8 +72,17 @@ class RunContext:
         self.bus.publish(event)
         return event
 
-    async def save(self) -> None:
-        self.version = await self.store.save(self.thread_id, self.state, self.version)
+    async def save(self, *, finished: Sequence[CallFinish] = ()) -> None:
+        """Persist the state (compare-and-set on its version), with finished tool calls in the same
+        transaction; the run's lease is refreshed on every save."""
+        if self.state.lease is not None:
+            self.state.lease.heartbeat = self.clock()
+        if finished:
+            self.version = await self.store.finish_calls_and_save(
+                self.thread_id, self.state, self.version, finished
+            )
+        else:
+            self.version = await self.store.save(self.thread_id, self.state, self.version)
 
     async def call_model(self, request: PromptRequest, phase: Phase | None = None) -> LLMReply:
         if phase is not None and phase != request.phase:

@@ -21,6 +21,7 @@ from pes_agent.prompts.execution import (
     build_reasoning_step,
     build_tool_step,
     enforcement_text,
+    resumed_text,
     tool_results_text,
 )
 from pes_agent.prompts.views import render_output
@@ -52,6 +53,8 @@ class ItemLoop:
     failures: dict[str, int] = field(default_factory=dict)
     """Consecutive calls per tool that the gate would not run."""
     fill_attempts: dict[str, int] = field(default_factory=dict)
+    recovered: bool = False
+    """The item restarts after an interruption: calls that already succeeded are not run again."""
 
     @property
     def required(self) -> tuple[str, ...]:
@@ -127,8 +130,19 @@ async def run_item(ctx: RunContext, item: TodoItem) -> ItemOutcome:
         return await fail_item(
             ctx, item, f"required tool(s) {', '.join(unavailable)} are not registered or not enabled"
         )
-    loop.messages = list(first_request(ctx, loop).messages)
+    loop.messages = recovery_messages(ctx, loop)
     return await turns(ctx, loop)
+
+
+def recovery_messages(ctx: RunContext, loop: ItemLoop) -> list[Message]:
+    """The item's opening messages; after an interruption, plus what already ran in it."""
+    messages = list(first_request(ctx, loop).messages)
+    done_before = [r for r in loop.item.tool_results if r.status == "success"]
+    if done_before:
+        loop.recovered = True
+        views = [tool_result_view(r) for r in done_before]
+        messages.append(Message(role="user", content=resumed_text(views, ctx.limits.tool_result_max_length)))
+    return messages
 
 
 async def turns(ctx: RunContext, loop: ItemLoop) -> ItemOutcome:

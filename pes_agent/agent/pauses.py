@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from pes_agent.agent.context import RunContext
 from pes_agent.events import EventType
 from pes_agent.prompts.recovery import NeededField, clarification_text
-from pes_agent.state.models import ItemStatus, Suspension
+from pes_agent.state.models import ItemStatus, Suspension, TodoItem
 from pes_agent.tools.gate import FieldNeed
 from pes_agent.tools.spec import ToolCall, ToolResult
 
@@ -90,4 +90,26 @@ async def pause_for_clarification(
         EventType.CLARIFICATION,
         {"suspension_id": suspension.id, "text": text, "fields": fields},
         step_id=loop.item.id,
+    )
+
+
+async def pause_unknown_outcome(
+    ctx: RunContext, item: TodoItem, call_id: str, tool_name: str, arguments: dict[str, Any]
+) -> None:
+    """A run died while a non-idempotent tool was running: ask a person rather than guess."""
+    from pes_agent.agent.execution import new_loop, recovery_messages
+
+    loop = new_loop(ctx, item)
+    loop.messages = recovery_messages(ctx, loop)
+    call = ToolCall(call_id=call_id, tool_name=tool_name, arguments=arguments)
+    message = (
+        f"The previous run stopped while `{tool_name}` was running (call {call_id}), so it may or may "
+        f"not have taken effect. Approve to run it again, or reject to continue without it."
+    )
+    await _pause(ctx, loop, _suspension(loop, "approval", call, message, dict(arguments)))
+    await ctx.emit(
+        EventType.SUSPENDED,
+        {"suspension_id": ctx.state.suspension.id if ctx.state.suspension else None, "kind": "approval",
+         "tool_name": tool_name, "call_id": call_id, "message": message},
+        step_id=item.id,
     )

@@ -10,7 +10,8 @@ from typing import Any
 
 from pes_agent.agent.context import PhaseFailure, RunContext
 from pes_agent.agent.execution import ItemOutcome, run_item
-from pes_agent.agent.planning import run_planning
+from pes_agent.agent.pauses import pause_unknown_outcome
+from pes_agent.agent.planning import run_planning, run_refinement
 from pes_agent.agent.resume import resume_item
 from pes_agent.agent.response import AgentFinalResponse, RunErrorInfo, RunStatus
 from pes_agent.agent.synthesis import run_synthesis
@@ -56,7 +57,10 @@ async def run_pes(
     resume: tuple[Suspension, Mapping[str, Any]] | None = None,
 ) -> AgentFinalResponse:
     try:
-        if plan:
+        if plan and ctx.state.todo_list:
+            ctx.phase = "refinement"
+            await run_refinement(ctx, history)
+        elif plan:
             ctx.phase = "planning"
             await run_planning(ctx, history)
         outcome = ItemOutcome.DONE
@@ -84,6 +88,25 @@ async def run_pes(
         {"response": answer.response, "status": status, "ui_metadata": answer.ui_metadata},
     )
     return respond(ctx, answer.response, status, ui_metadata=answer.ui_metadata)
+
+
+async def recover_run(ctx: RunContext, history: Sequence[HistoryTurn]) -> AgentFinalResponse:
+    """Continue a run that died: from the first unfinished item, never re-running a finished call.
+
+    A call journalled as started but never finished may or may not have taken effect. An idempotent
+    tool is simply called again if the model asks; any other pauses the run for a person to decide
+    (approve: run it again; reject: go on without it).
+    """
+    for entry in await ctx.store.calls(ctx.thread_id):
+        item = ctx.state.item(entry.item_id)
+        spec = ctx.registry.get(entry.tool_name)
+        if entry.finished or item is None or item.status not in _RUNNABLE or (spec and spec.idempotent):
+            continue
+        if any(r.call_id == entry.call_id for r in item.tool_results):
+            continue
+        await pause_unknown_outcome(ctx, item, entry.call_id, entry.tool_name, entry.arguments)
+        return paused_response(ctx)
+    return await run_pes(ctx, history, plan=False)
 
 
 async def remember(ctx: RunContext, role: str, content: str) -> None:

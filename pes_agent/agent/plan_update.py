@@ -49,6 +49,7 @@ def merge_plan(
             modified.append(planned.id)
             merged.append(new.model_copy(update={"created_at": old.created_at}))
     removed = [it.id for it in items if it.id not in proposed_ids and not _frozen(it, current_id)]
+    # Items the proposal dropped but that must stay (done, or running) keep their place at the front.
     return merged, PlanDiff(added=tuple(added), modified=tuple(modified), removed=tuple(removed))
 
 

@@ -63,3 +63,27 @@ async def run_planning(ctx: RunContext, history: Sequence[HistoryTurn]) -> Parse
     await ctx.save()
     await ctx.emit(EventType.PLAN, {**plan_event_data(ctx), "raw": reply.text})
     return parsed
+
+
+async def run_refinement(ctx: RunContext, history: Sequence[HistoryTurn]) -> None:
+    """A follow-up on a thread with a plan: revise it, merged by id (completed items keep their
+    status and results), with a PLAN_UPDATE event carrying the diff."""
+    from pes_agent.agent.plan_update import apply_plan_update
+    from pes_agent.agent.views import results_before
+    from pes_agent.prompts.refinement import build_refinement
+
+    request = build_refinement(
+        ctx.query,
+        intent=ctx.state.intent,
+        steps=results_before(ctx.state),
+        manifesto="\n".join(ctx.registry.manifesto_lines(ctx.enabled_tools)),
+        settings=ctx.settings,
+        history=history,
+    )
+    reply = await ctx.call_model(request)
+    try:
+        parsed = parse_plan(reply.text)
+    except ParseError as exc:
+        raise PhaseFailure("unparseable_plan", "refinement", f"the refinement reply held no usable plan: {exc}") from exc
+    await emit_warnings(ctx, parsed.warnings)
+    await apply_plan_update(ctx, parsed, current_id=None)

@@ -23,6 +23,7 @@ from pes_agent.agent.execution import ItemLoop, ItemOutcome, after_calls_text, n
 from pes_agent.agent.pauses import pause_for_approval, pause_for_clarification
 from pes_agent.events import EventType
 from pes_agent.llm.types import Message
+from pes_agent.state.journal import CallFinish
 from pes_agent.state.models import ItemStatus, Suspension
 from pes_agent.tools.spec import ToolCall, ToolResult
 
@@ -87,7 +88,11 @@ async def _decide(ctx: RunContext, loop: ItemLoop, call: ToolCall, decision: Map
         stored.status = "success" if approved else "error"
         stored.output = {**verdict, "request": stored.output}
         stored.error = None if approved else f"the user rejected this: {reason or 'no reason given'}"
-        await ctx.save()
+        final = {
+            "call_id": call.call_id, "tool_name": call.tool_name, "status": stored.status,
+            "output": stored.output, "error": stored.error,
+        }
+        await ctx.save(finished=[CallFinish(item_id=loop.item.id, call_id=call.call_id, result=final)])
         result = ToolResult(
             call_id=call.call_id, tool_name=call.tool_name, status=stored.status, output=stored.output,
             error=stored.error,

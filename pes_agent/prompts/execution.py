@@ -105,3 +105,13 @@ def enforcement_text(
     return settings.templates["enforcement"].substitute(
         missing=", ".join(missing), refused=refused_note
     )
+
+
+def resumed_text(results: Sequence[ToolResultView], max_result_length: int) -> str:
+    """After an interruption: the calls of this step that already ran, so they are not repeated."""
+    share = max(max_result_length // max(len(results), 1), 200)
+    lines = "\n".join(render_tool_result(r, share) for r in results)
+    return (
+        "This step was interrupted and is continuing. These calls already ran; do not repeat them:\n"
+        f"{lines}\nContinue the step from here."
+    )

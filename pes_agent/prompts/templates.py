@@ -32,6 +32,21 @@ todoList: steps in order, each {"id": "step_1", "description", "stepType": "tool
 Use as few steps as the query needs; a query that needs no tools gets one reasoning step."""
 )
 
+REFINEMENT = Template(
+    """The user sent a follow-up on a task that already has a plan. Revise the plan for it.
+
+Current intent: $intent
+Current steps:
+$steps
+$history
+Follow-up: $query
+
+Tools:
+$tools
+
+Reply with one JSON object between $start and $end: {"intent", "plan", "todoList"} in the planning format (each step {"id", "description", "stepType", "requiredTools", "expectedOutcome", "dependencies"}). Keep the ids of steps you keep; completed steps stay as they are, so list only changed or new steps and the unfinished steps you keep. New steps may depend on completed ones."""
+)
+
 EXECUTION_SYSTEM = Template(
     "You are $persona, carrying out one step of a plan. Reply only in the JSON format asked for."
 )
@@ -121,6 +136,7 @@ DEFAULTS: Mapping[str, Template] = MappingProxyType(
     {
         "arg_fill": ARG_FILL,
         "planning": PLANNING,
+        "refinement": REFINEMENT,
         "execution": TOOL_STEP,
         "reasoning": REASONING_STEP,
         "enforcement": ENFORCEMENT,

@@ -82,6 +82,15 @@ class Suspension(_Model):
     """The item's conversation at the pause, so the resumed turn sees what the model saw."""
 
 
+class Lease(_Model):
+    """Which run holds the thread; refreshed on every save, so a dead holder's lease goes stale."""
+
+    trace_id: str
+    owner: str
+    """``host:pid`` of the process running it."""
+    heartbeat: float
+
+
 class ThreadState(_Model):
     query: str | None = None
     """The query of the latest run: what a resumed run keeps answering."""
@@ -93,6 +102,7 @@ class ThreadState(_Model):
     is_paused: bool = False
     suspension: Suspension | None = None
     run_count: int = 0
+    lease: Lease | None = None
     config: ThreadConfig | None = None
     """Thread-level settings from `set_thread_config`; None means the instance defaults."""
 

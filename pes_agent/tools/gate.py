@@ -18,8 +18,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
-from functools import cached_property
+from dataclasses import dataclass
 from typing import Any, Literal
 
 from pes_agent.config import GateConfig
@@ -32,9 +31,10 @@ from pes_agent.tools.normalize import (
     map_keys,
     match_tool_name,
     normalize_value,
+    unwrap_envelope,
 )
-from pes_agent.tools.placeholders import PlaceholderRules, reserved_host, target_grounded
-from pes_agent.tools.references import Unresolved, as_text, find_references, reference_text, resolve
+from pes_agent.tools.placeholders import Grounding, PlaceholderRules, reserved_host, target_grounded
+from pes_agent.tools.references import Unresolved, find_references, reference_text, resolve
 from pes_agent.tools.registry import ToolRegistry
 from pes_agent.tools.spec import ToolCall
 from pes_agent.tools.validation import ArgumentProblem, short, show
@@ -60,47 +60,11 @@ class FieldNeed:
     """What the call held (a placeholder, an unmapped value, a reference), or None when absent."""
 
     def to_dict(self) -> dict[str, Any]:
-        allowed = list(self.allowed) if self.allowed is not None else None
-        return {"name": self.name, "description": self.description, "type": self.type, "allowed": allowed,
-                "reason": self.reason}  # fmt: skip
-
-
-@dataclass(frozen=True, kw_only=True)
-class Grounding:
-    """What a call may draw on: the user's query and the results of earlier steps."""
-
-    query: str
-    step_outputs: Mapping[str, tuple[Any, ...]] = field(default_factory=dict)
-    """Step id → outputs of its successful tool calls, in call order."""
-    step_results: Mapping[str, str] = field(default_factory=dict)
-    """Step id → the step's final text."""
-    pending_steps: frozenset[str] = frozenset()
-    """Plan steps with no results yet: a reference to one is unresolved instead of plain text."""
-
-    @cached_property
-    def text(self) -> str:
-        """Query and every result as one text (JSON for structured outputs), for "is it grounded"."""
-        parts = [self.query]
-        parts.extend(as_text(out) for outs in self.step_outputs.values() for out in outs)
-        parts.extend(self.step_results.values())
-        return "\n".join(parts)
-
-    @cached_property
-    def _lower(self) -> str:
-        return self.text.lower()
-
-    @cached_property
-    def step_ids(self) -> frozenset[str]:
-        return frozenset(self.step_outputs) | frozenset(self.step_results) | self.pending_steps
-
-    def mentions(self, value: str) -> bool:
-        """Whether ``value`` occurs whole (not inside a longer word) in the text, ignoring case."""
-        needle = value.strip().lower()
-        if not needle:
-            return False
-        head = r"(?<!\w)" if re.match(r"\w", needle) else ""
-        tail = r"(?!\w)" if re.search(r"\w$", needle) else ""
-        return re.search(head + re.escape(needle) + tail, self._lower) is not None
+        """For events and prompts (``given`` stays out: it may be long or a model's leftover)."""
+        data: dict[str, Any] = {"name": self.name, "description": self.description, "type": self.type}
+        data["allowed"] = list(self.allowed) if self.allowed is not None else None
+        data["reason"] = self.reason
+        return data
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -138,24 +102,27 @@ class ArgumentGate:
         return plan
 
     def check(self, call: ToolCall, *, allowed: Sequence[str], grounding: Grounding) -> GateResult:
-        name, args = call.tool_name, call.arguments
-        ready = (
-            self.config.enabled and name in allowed and name in self.registry and isinstance(args, Mapping)
-        )
-        if (
-            ready
-            and self._plain(self.plan(name), args, grounding)
-            and self.registry.validator(name).is_valid(args)
-        ):
+        """Repair what is certain and say what happens next. Never raises for a bad call."""
+        if self._runs_as_sent(call, allowed, grounding):
             return GateResult(outcome="execute", call=call, repairs=(), needs=(), message=None, problems=())
-        found, repair, elsewhere = self._resolve(name, allowed)
+        found, repair, elsewhere = self._resolve(call.tool_name, allowed)
         if found is None:
             usable = sorted(n for n in dict.fromkeys(allowed) if n in self.registry)
-            text = _refusal_text(name, usable, elsewhere=elsewhere)
+            hidden = [n for n in self.registry.names() if n not in usable]
+            text = _refusal_text(call.tool_name, usable, elsewhere=elsewhere, hidden=hidden)
             return GateResult(
                 outcome="refuse_tool", call=call, repairs=(), needs=(), message=text, problems=()
             )
         return _Check(self, self.plan(found), call, grounding, repair).run()
+
+    def _runs_as_sent(self, call: ToolCall, allowed: Sequence[str], grounding: Grounding) -> bool:
+        """The fast path: exact allowed name, nothing for a repair step to do, and valid."""
+        name, args = call.tool_name, call.arguments
+        if not (
+            self.config.enabled and name in allowed and name in self.registry and isinstance(args, Mapping)
+        ):
+            return False
+        return self._plain(self.plan(name), args, grounding) and self.registry.validator(name).is_valid(args)
 
     def _resolve(self, name: str, allowed: Sequence[str]) -> tuple[str | None, Repair | None, bool]:
         """Step 2: the allowed tool meant, the repair that names it, and whether ``name`` is a
@@ -216,14 +183,16 @@ class _Check:
     def run(self) -> GateResult:
         raw = _object(self.call.arguments)
         if raw is None:
-            self.reasks.append(
-                ArgumentProblem(
-                    field=None, path="", rule="type", message="the arguments must be a JSON object"
-                )
-            )
+            self.reasks.append(_NOT_AN_OBJECT)
         else:
             self.args = raw
         if self.cfg.enabled and raw is not None:
+            inner = unwrap_envelope(self.plan, self.args)
+            if inner is not None:
+                self.repairs.append(
+                    Repair(field="", from_=self.args, to=inner, rule="unwrap_arguments", kind="safe")
+                )
+                self.args = inner
             self.keys()
             self.references()
             self.values()
@@ -267,8 +236,8 @@ class _Check:
         th, mg = self.cfg.fuzzy_threshold, self.cfg.fuzzy_margin
         for key, value in list(self.args.items()):
             info = self.plan.fields.get(key)
-            if info is None or info.fits(value) or self.is_placeholder(info, value):
-                continue  # a placeholder is step 7's: taken out, or dropped when optional
+            if info is None or info.fits(value) or _is_empty(value) or self.is_placeholder(info, value):
+                continue  # empty values and placeholders are step 7's: taken out, or dropped
             outcome = normalize_value(info, value, key, th, mg)
             self.repairs.extend(outcome.repairs)
             self.args[key] = outcome.value
@@ -293,7 +262,7 @@ class _Check:
                 if must:
                     self.take(key, "placeholder")
                 else:
-                    self.drop(key, "drop_placeholder")
+                    self.drop(key, "drop_placeholder", "placeholder")
             elif isinstance(value, (list, Mapping)) and not value and info.required:
                 self.take(key, "placeholder")
 
@@ -364,6 +333,11 @@ class _Check:
         return self.result("execute", call, None)
 
     def classify(self, problems: Sequence[ArgumentProblem]) -> None:
+        """Missing values and unmapped enum values are needs; everything else is for the reask.
+
+        A field that also breaks another rule (a wrong type) is a reask: no lossless fix applies.
+        """
+        other = {p.field for p in problems if p.rule not in _REQUIRED_RULES and p.rule != "enum"}
         for p in problems:
             name = p.field
             if name is not None and (
@@ -373,12 +347,8 @@ class _Check:
             if name is not None and p.path == name and p.rule in _REQUIRED_RULES:
                 given, reason = self.taken.get(name, (None, "missing"))
                 self.need(name, reason, given)
-            elif (
-                name is not None
-                and p.rule == "enum"
-                and re.fullmatch(rf"{re.escape(name)}(\[\d+\])?", p.path)
-            ):
-                self.need(name, "enum_unmapped", self.args.get(name))
+            elif name is not None and p.rule == "enum" and name not in other and _item_path(name, p.path):
+                self.take(name, "enum_unmapped")
             elif p not in self.reasks:
                 self.reasks.append(p)
 
@@ -407,25 +377,26 @@ class _Check:
         return bool(bad)
 
     def clarify(self, needs: Sequence[FieldNeed]) -> bool:
-        for need in needs:
-            if need.name in self.plan.targets and need.reason in ("missing", "placeholder"):
-                info = self.plan.fields[need.name]
-                g = self.grounding
-                if not target_grounded(name=info.name, allowed=info.allowed(), format=info.format,
-                                       pattern=info.pattern, text=g.text, mentions=g.mentions):  # fmt: skip
-                    return True
-        return False
+        """A side effect's target that is missing and nowhere to be found: only the user can say."""
+        return any(
+            need.name in self.plan.targets
+            and need.reason in ("missing", "placeholder")
+            and not target_grounded(self.plan.fields[need.name], self.grounding)
+            for need in needs
+        )
 
     def need(self, name: str, reason: NeedReason, given: Any = None) -> None:
+        if name in self.needs:
+            return
         info = self.plan.fields.get(name)
-        self.needs.setdefault(name, FieldNeed(
+        self.needs[name] = FieldNeed(
             name=name,
             description=info.description if info else None,
             type=info.type_words() if info else None,
             allowed=info.allowed() if info else None,
             reason=reason,
             given=given,
-        ))  # fmt: skip
+        )
 
     def take(self, key: str, reason: NeedReason) -> None:
         """Out of the call and into the needs: arg-fill or the user supplies it."""
@@ -433,10 +404,12 @@ class _Check:
         self.taken[key] = (value, reason)
         self.need(key, reason, value)
 
-    def drop(self, key: str, rule: str) -> None:
-        """Out of the call, as if never sent (an optional field): no need, and no default."""
-        self.repairs.append(Repair(field=key, from_=self.args.pop(key), to=None, rule=rule, kind="safe"))
-        self.taken[key] = (None, "missing")
+    def drop(self, key: str, rule: str, reason: NeedReason = "missing") -> None:
+        """Out of the call, as if never sent (an optional field): no need, and no default.
+        Should a conditional rule require it after all, ``reason`` says why it is missing."""
+        value = self.args.pop(key)
+        self.repairs.append(Repair(field=key, from_=value, to=None, rule=rule, kind="safe"))
+        self.taken[key] = (value if reason == "placeholder" else None, reason)
 
     def sorted_needs(self) -> tuple[FieldNeed, ...]:
         names = list(self.plan.fields)
@@ -447,8 +420,15 @@ class _Check:
     def result(self, outcome: Outcome, call: ToolCall, text: str | None) -> GateResult:
         needs = self.sorted_needs()
         problems = () if outcome == "execute" else (*self.reasks, *(_need_problem(n) for n in needs))
-        return GateResult(outcome=outcome, call=call, repairs=tuple(self.repairs), needs=needs, message=text,
-                          problems=problems)  # fmt: skip
+        repairs = tuple(self.repairs)
+        return GateResult(
+            outcome=outcome, call=call, repairs=repairs, needs=needs, message=text, problems=problems
+        )
+
+
+_NOT_AN_OBJECT = ArgumentProblem(
+    field=None, path="", rule="type", message="the arguments must be a JSON object"
+)
 
 
 def _object(raw: Any) -> dict[str, Any] | None:
@@ -458,7 +438,12 @@ def _object(raw: Any) -> dict[str, Any] | None:
             raw = json.loads(raw)
         except ValueError:
             return None
-    return dict(raw) if isinstance(raw, Mapping) else None
+    return {str(k): v for k, v in raw.items()} if isinstance(raw, Mapping) else None
+
+
+def _item_path(name: str, path: str) -> bool:
+    """``name`` itself or one of its items (``tags[2]``): the places the gate maps enum values."""
+    return path == name or re.fullmatch(rf"{re.escape(name)}\[\d+\]", path) is not None
 
 
 def _is_empty(value: Any) -> bool:
@@ -474,12 +459,16 @@ _NO_GOT = frozenset(
 )
 
 
-def _refusal_text(raw: Any, names: Sequence[str], *, elsewhere: bool) -> str:
+def _refusal_text(raw: Any, names: Sequence[str], *, elsewhere: bool, hidden: Sequence[str]) -> str:
+    """Lists exactly ``names``. The bad name is echoed only when that cannot mention a tool the
+    step may not use (``hidden``): a refusal must never point the model at one."""
     shown = short(raw.strip(), 60) if isinstance(raw, str) else ""
-    if not shown:
-        head = "The call names no tool."
-    elif elsewhere:
-        head = f"`{shown}` may not be called in this step."
+    if any(h.lower() in shown.lower() for h in hidden):
+        shown = ""
+    if elsewhere:
+        head = "The tool you called may not be used in this step."
+    elif not shown:
+        head = "The call does not name a tool of this step."
     else:
         head = f"There is no tool `{shown}` in this step."
     if not names:
@@ -488,24 +477,31 @@ def _refusal_text(raw: Any, names: Sequence[str], *, elsewhere: bool) -> str:
 
 
 def _need_line(need: FieldNeed) -> str:
-    line = f"- `{need.name}`" + (f" ({need.type})" if need.type else "")
+    """``- `title` (string): what the task is. Got a placeholder (TODO).`` — one line per field."""
+    if need.reason == "placeholder" and need.given is not None:
+        status = f"got a placeholder ({show(need.given)})"
+    elif need.reason == "enum_unmapped" and need.given is not None:
+        status = f"got {show(need.given)}, which is not allowed"
+    else:
+        status = "missing"
+    line = f"- `{need.name}`" + (f" ({need.type})" if need.type else "") + ": "
     if need.description:
-        line += f": {need.description.strip().rstrip('.')}."
-    if need.reason == "placeholder":
-        line += f" Got a placeholder ({show(need.given)})." if need.given is not None else " Missing."
-    elif need.reason == "enum_unmapped":
-        line += f" Got {show(need.given)}, which is not allowed." if need.given is not None else ""
-    elif need.reason == "missing":
-        line += " Missing."
+        line += f"{need.description.strip().rstrip('.')}. {status[0].upper()}{status[1:]}."
+    else:
+        line += f"{status}."
     if need.allowed:
         line += f" Allowed: {', '.join(show(v) for v in need.allowed)}."
     return line
 
 
 def _reask_text(
-    tool: str, problems: Sequence[ArgumentProblem], needs: Sequence[FieldNeed], unresolved: Sequence[str],
+    tool: str,
+    problems: Sequence[ArgumentProblem],
+    needs: Sequence[FieldNeed],
+    unresolved: Sequence[str],
     args: Mapping[str, Any],
-) -> str:  # fmt: skip
+) -> str:
+    """Every problem at once, model-fixable ones and missing values alike: one corrective voice."""
     lines = [f"The call to `{tool}` was not run. Fix these arguments and call it again:"]
     for p in problems:
         got = _value_at(args, p.path) if p.rule not in _NO_GOT else _ABSENT

@@ -35,11 +35,19 @@ MISSING: Any = object()
 class Repair:
     """One change the gate made, reported as one ``ARG_REPAIR`` event.
 
-    ``field`` is the argument concerned (``tags[0]`` for an array item, ``""`` for the tool name).
-    Renamed keys (``alias``, ``key_case``) go from the key as sent to the argument's name; dropped
-    keys (``strip_unknown_key``, ``drop_null``, ``drop_placeholder``) go from the value to ``None``;
-    ``canonical_wins`` goes from the alias's value to the canonical value that was kept; every
-    other rule goes from the old value to the new one.
+    ``field`` is the argument concerned (``tags[0]`` for an array item, ``""`` for the tool name and
+    for the whole arguments object). Rules, by step:
+
+    - tool name: ``tool_name_markup``, ``tool_name_case`` (safe), ``tool_name_fuzzy`` (semantic);
+    - keys: ``unwrap_arguments`` (an envelope sent as the arguments), ``alias`` and ``key_case``
+      (from the key as sent to the argument's name), ``canonical_wins`` (from the alias's value to
+      the canonical value kept), ``strip_unknown_key`` (from the value to ``None``);
+    - values: ``reference``, ``value_alias``, ``enum_case``, ``enum_fuzzy`` (semantic on an
+      ``x-semantic`` property), ``coerce_int``, ``coerce_number``, ``coerce_bool``, ``wrap_list``,
+      ``parse_json``;
+    - optional values taken out as "not given" (from the value to ``None``): ``drop_null``,
+      ``drop_placeholder``, ``drop_empty``; ``default`` (from ``None`` to the schema default);
+    - ``grounded_enum`` (semantic): a missing required enum the query or results name exactly once.
     """
 
     field: str
@@ -453,6 +461,30 @@ def map_keys(plan: ToolPlan, arguments: Mapping[str, Any], *, reject_unknown: bo
     return KeyOutcome(
         arguments=out, repairs=tuple(repairs), ambiguous=tuple(ambiguous), rejected=tuple(rejected)
     )
+
+
+_ENVELOPE_BODY = ("arguments", "args", "parameters", "params", "input")
+_ENVELOPE_NAME = ("name", "tool", "tool_name", "toolname", "function")
+
+
+def unwrap_envelope(plan: ToolPlan, arguments: Mapping[str, Any]) -> dict[str, Any] | None:
+    """``{"name": "webSearch", "arguments": {...}}`` sent as the arguments: the inner object.
+
+    Only when no key is one the tool declares (or an alias or variant of one), so a tool whose
+    own argument is called ``input`` keeps it.
+    """
+    known = [k for k in arguments if k in plan.fields or k in plan.aliases or fold(k) in plan.variants]
+    body = [k for k in arguments if fold(k) in _ENVELOPE_BODY]
+    rest = [k for k in arguments if k not in body and fold(k) not in _ENVELOPE_NAME]
+    if known or rest or len(body) != 1:
+        return None
+    inner = arguments[body[0]]
+    if isinstance(inner, str):
+        try:
+            inner = json.loads(inner)
+        except ValueError:
+            return None
+    return {str(k): v for k, v in inner.items()} if isinstance(inner, Mapping) else None
 
 
 @dataclass(frozen=True, kw_only=True)

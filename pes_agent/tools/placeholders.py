@@ -1,22 +1,28 @@
-"""Values a model writes when it has no real value: ``<url>``, ``your email here``, ``example.com``.
+"""Real or stand-in: what a call may draw on (``Grounding``) and values a model writes when it has
+no real value (``<url>``, ``your email here``, ``example.com``).
 
 Running a tool with such a value does harm quietly (a mail to nobody, a fetch of a demo page), so the
 gate treats it as missing. The test is always on a whole value (a whole string, the host of a URL,
 the domain of an address, a whole list element) and never on a substring of free text: "see the
 example below" is text, ``example`` alone is a placeholder.
 
-Whether a value that looks like a placeholder is grounded (the user wrote it, an earlier step returned
-it) is the caller's question, because only the caller knows the query and the results. The same
-goes for a side effect's target: ``target_grounded`` says whether the caller's text holds a value of
-the target's kind at all, which decides between asking the model and asking the user.
+A value that looks like a placeholder but is grounded (the user wrote it, an earlier step returned
+it) is a real value: ``Grounding.mentions`` answers that. For a side effect's target,
+``target_grounded`` says whether the query and results hold a value of the target's kind at all,
+which decides between asking the model (arg-fill) and asking the user.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 from urllib.parse import urlsplit
+
+from pes_agent.tools.normalize import FieldInfo
+from pes_agent.tools.references import as_text
 
 _RESERVED_DOMAINS = ("example.com", "example.org", "example.net")
 """RFC 2606 names kept for documentation; nothing real lives there."""
@@ -24,7 +30,7 @@ _RESERVED_TLDS = ("example", "invalid")
 
 _PATTERNS = re.compile(
     r"""
-    <[^<>]{1,80}>                                   # <url>, <recipient email>
+    <(?![^<>]*(?:@|://))[^<>]{1,80}>                # <url>, <recipient email>; not <a@b.io>
     | \{\{[^{}]{1,80}\}\}                           # {{value}}
     | \[(?:insert|your|enter|add)\b[^\[\]]{0,80}\]  # [insert name]
     | (?:your|enter|insert)\b.{0,80}?\bhere         # your value here, enter text here
@@ -34,6 +40,44 @@ _PATTERNS = re.compile(
 )
 _EMAIL = re.compile(r"[^@\s]+@(?P<domain>[^@\s]+)")
 _BARE_HOST = re.compile(r"(?:[a-z0-9-]+\.)+[a-z]{2,}(?::\d+)?(?:/\S*)?", re.IGNORECASE)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Grounding:
+    """What a call may draw on: the user's query and the results of earlier steps."""
+
+    query: str
+    step_outputs: Mapping[str, tuple[Any, ...]] = field(default_factory=dict)
+    """Step id → outputs of its successful tool calls, in call order."""
+    step_results: Mapping[str, str] = field(default_factory=dict)
+    """Step id → the step's final text."""
+    pending_steps: frozenset[str] = frozenset()
+    """Plan steps with no results yet: a reference to one is unresolved instead of plain text."""
+
+    @cached_property
+    def text(self) -> str:
+        """Query and every result as one text (JSON for structured outputs), for "is it grounded"."""
+        parts = [self.query]
+        parts.extend(as_text(out) for outs in self.step_outputs.values() for out in outs)
+        parts.extend(self.step_results.values())
+        return "\n".join(parts)
+
+    @cached_property
+    def _lower(self) -> str:
+        return self.text.lower()
+
+    @cached_property
+    def step_ids(self) -> frozenset[str]:
+        return frozenset(self.step_outputs) | frozenset(self.step_results) | self.pending_steps
+
+    def mentions(self, value: str) -> bool:
+        """Whether ``value`` occurs whole (not inside a longer word) in the text, ignoring case."""
+        needle = value.strip().lower()
+        if not needle:
+            return False
+        head = r"(?<!\w)" if re.match(r"\w", needle) else ""
+        tail = r"(?!\w)" if re.search(r"\w$", needle) else ""
+        return re.search(head + re.escape(needle) + tail, self._lower) is not None
 
 
 class PlaceholderRules:
@@ -89,30 +133,23 @@ _URL_IN_TEXT = re.compile(r"\b(?:https?|ftp)://[^\s\"'<>]+", re.IGNORECASE)
 _PATH_IN_TEXT = re.compile(r"(?:~|\.{1,2})?/[\w.-]+(?:/[\w.-]+)*|\b[\w-]+(?:/[\w.-]+)*\.[A-Za-z0-9]{1,8}\b")
 
 
-def target_grounded(
-    *,
-    name: str,
-    allowed: Sequence[Any] | None,
-    format: str | None,
-    pattern: str | None,
-    text: str,
-    mentions: Callable[[str], bool],
-) -> bool:
-    """Could a real value for a side effect's target be taken from ``text`` (query and results)?
+def target_grounded(target: FieldInfo, grounding: Grounding) -> bool:
+    """Could a real value for a side effect's target be taken from the query and results?
 
     A side effect must never land on a guess, so this answers yes only when something of the
     target's kind is there to take: an allowed value, an email address, a URL, a file path, or a
     match of the property's ``pattern``. A target of no recognisable kind (a name, an id) is never
     treated as grounded: the user is asked.
     """
+    allowed = target.allowed()
     if allowed:
-        return any(isinstance(v, str) and mentions(v) for v in allowed)
-    kind = _target_kind(name, format or "")
+        return any(isinstance(v, str) and grounding.mentions(v) for v in allowed)
+    kind = _target_kind(target.name, target.format or "")
     if kind is not None:
-        return bool(kind.search(text))
-    if pattern:
+        return kind.search(grounding.text) is not None
+    if target.pattern:
         try:
-            return re.search(pattern.removeprefix("^").removesuffix("$"), text) is not None
+            return re.search(target.pattern.removeprefix("^").removesuffix("$"), grounding.text) is not None
         except re.error:
             return False
     return False

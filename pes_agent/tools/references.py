@@ -42,6 +42,15 @@ from typing import Any
 
 PathPart = str | int
 
+SYNTAX_HINT = (
+    "To pass a value an earlier step returned, write a reference instead of copying it: "
+    "`$<step id>.<key>`, with `[n]` for a list item counted from 0, e.g. `$step_1.results[0].url`. "
+    "A reference that is the whole value keeps its type (a list stays a list); inside text it is "
+    "replaced by the value as text. When a step made several tool calls, `$step_1[1]` is the second "
+    "call's output."
+)
+"""A few plain sentences for the tool-step prompt's data-flow directive (what the gate accepts)."""
+
 _PART = r"(?:\.[A-Za-z0-9_][\w-]*|\[-?\d+\]|\[\"[^\"\]]*\"\]|\['[^'\]]*'\])"
 _GENERIC_ID = r"[A-Za-z_][\w-]*"
 _PART_RE = re.compile(
