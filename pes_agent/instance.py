@@ -4,7 +4,6 @@ concurrent runs; it owns the providers, the store, the tool registry and the eve
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import os
 import time
 import uuid
@@ -14,20 +13,24 @@ from pathlib import Path
 from typing import Any
 
 from pes_agent.agent.context import RunContext
-from pes_agent.agent.lease import is_stale
-from pes_agent.agent.lease import owner as lease_owner
+from pes_agent.agent.lease import claim, release
 from pes_agent.agent.pes import recover_run, remember, run_pes
+from pes_agent.streaming import stream_run
 from pes_agent.agent.response import AgentFinalResponse
+from pes_agent.agent.settings import (
+    check_suspension,
+    enabled_tools,
+    first_persona,
+    prompt_settings,
+    thread_config,
+)
 from pes_agent.config import ArtInstanceConfig, PersonaConfig, ThreadConfig, resolve_execution
 from pes_agent.errors import (
-    ConfigError,
     InvalidInputError,
     ThreadBusyError,
     ThreadSuspendedError,
-    UnknownSuspensionError,
     UnknownThreadError,
     UnknownToolError,
-    VersionConflictError,
 )
 from pes_agent.events import Event, EventBus, EventType, Listener, Subscription
 from pes_agent.llm.types import PromptRequest, Provider
@@ -36,7 +39,7 @@ from pes_agent.prompts import templates as prompt_templates
 from pes_agent.prompts.views import HistoryTurn, PromptSettings
 from pes_agent.providers import build_provider, call_options, pick_selection, provider_name
 from pes_agent.state.factory import open_store
-from pes_agent.state.models import ItemStatus, Lease, Suspension, ThreadState
+from pes_agent.state.models import ItemStatus, Suspension, ThreadState
 from pes_agent.state.store import StateStore
 from pes_agent.tools.executor import ToolExecutor
 from pes_agent.tools.gate import ArgumentGate
@@ -133,7 +136,7 @@ class ArtInstance:
         """Plan, execute and synthesize an answer to ``query`` on a thread (new when not given)."""
         props = query if isinstance(query, AgentProps) else AgentProps(
             query=query, thread_id=thread_id, trace_id=trace_id, user_id=user_id,
-            options=_thread_config(options),
+            options=thread_config(options),
         )
         if not isinstance(props.query, str) or not props.query.strip():
             raise InvalidInputError("the query is empty; pass the user's request as a non-empty string")
@@ -175,7 +178,7 @@ class ArtInstance:
                 raise UnknownThreadError(f"thread {thread_id!r} has no stored state; start it with `process`")
             if suspension_id is None:
                 return await self._recover(thread_id, state, version, options)
-            _check_suspension(thread_id, state, suspension_id)
+            check_suspension(thread_id, state, suspension_id)
             if not isinstance(decision, Mapping):
                 raise InvalidInputError("decision must be a mapping such as {'approved': True, 'reason': '...'}")
             suspension = state.suspension
@@ -183,7 +186,7 @@ class ArtInstance:
             trace = uuid.uuid4().hex
             state, version = await self._claim(thread_id, trace, state, version)
             props = AgentProps(
-                query=state.query or "", thread_id=thread_id, trace_id=trace, options=_thread_config(options)
+                query=state.query or "", thread_id=thread_id, trace_id=trace, options=thread_config(options)
             )
             ctx = self._context(props, thread_id, state, version)
             history = await self._history(ctx)
@@ -200,37 +203,24 @@ class ArtInstance:
             )
         trace = uuid.uuid4().hex
         state, version = await self._claim(thread_id, trace, state, version)
-        props = AgentProps(query=state.query or "", thread_id=thread_id, trace_id=trace, options=_thread_config(options))
+        props = AgentProps(query=state.query or "", thread_id=thread_id, trace_id=trace, options=thread_config(options))
         ctx = self._context(props, thread_id, state, version)
         history = await self._history(ctx)
         return await self._finish(ctx, recover_run(ctx, history))
 
-    async def _claim(self, thread_id: str, trace_id: str, state: ThreadState | None, version: int) -> tuple[ThreadState, int]:
-        """Take the thread's lease with a compare-and-set save, before any model call."""
-        cfg = self.config.concurrency
-        deadline = self._clock() + cfg.wait_timeout_s
-        while True:
-            lease = state.lease if state is not None else None
-            if lease is None or is_stale(lease, now=self._clock(), timeout_s=cfg.lease_timeout_s):
-                fresh = state or ThreadState()
-                fresh.lease = Lease(trace_id=trace_id, owner=lease_owner(), heartbeat=self._clock())
-                try:
-                    return fresh, await self.store.save(thread_id, fresh, version)
-                except VersionConflictError:
-                    pass  # another worker claimed it between our load and save
-            if cfg.on_busy_thread == "refuse" or self._clock() > deadline:
-                raise ThreadBusyError(thread_id)
-            await asyncio.sleep(0.2)
-            state, version = await self.store.load(thread_id)
+    async def _claim(
+        self, thread_id: str, trace_id: str, state: ThreadState | None, version: int
+    ) -> tuple[ThreadState, int]:
+        return await claim(
+            self.store, thread_id, trace_id, state, version, config=self.config.concurrency, clock=self._clock
+        )
 
     async def _finish(self, ctx: RunContext, run: Awaitable[AgentFinalResponse]) -> AgentFinalResponse:
         """Run, then give the lease back (also when the run raised)."""
         try:
             return await run
         finally:
-            ctx.state.lease = None
-            with contextlib.suppress(VersionConflictError):
-                await ctx.save()
+            await release(ctx)
 
     async def _answer_clarification(
         self, props: AgentProps, tid: str, state: ThreadState, version: int, suspension: Suspension
@@ -247,32 +237,10 @@ class ArtInstance:
         await remember(ctx, "user", answer)
         return await self._finish(ctx, run_pes(ctx, history, plan=False, resume=(suspension, {"values": values})))
 
-    async def process_stream(
-        self, query: str | AgentProps, **kwargs: Any
-    ) -> AsyncIterator[Event | AgentFinalResponse]:
+    def process_stream(self, query: str | AgentProps, **kwargs: Any) -> AsyncIterator[Event | AgentFinalResponse]:
         """Yield the events of one run as they happen, then its ``AgentFinalResponse``."""
         props = query if isinstance(query, AgentProps) else AgentProps(query=query, **kwargs)
-        tid = props.thread_id or f"thread_{uuid.uuid4().hex}"
-        trace = props.trace_id or uuid.uuid4().hex
-        props = AgentProps(query=props.query, thread_id=tid, trace_id=trace, user_id=props.user_id, options=props.options)
-        queue: asyncio.Queue[Event] = asyncio.Queue()
-        sub = self.subscribe(queue.put_nowait, thread_id=tid)
-        task = asyncio.ensure_future(self.process(props))
-        try:
-            while not task.done() or not queue.empty():
-                getter = asyncio.ensure_future(queue.get())
-                await asyncio.wait({getter, task}, return_when=asyncio.FIRST_COMPLETED)
-                if getter.done():
-                    event = getter.result()
-                    if event.trace_id == trace:
-                        yield event
-                else:
-                    getter.cancel()
-            yield task.result()
-        finally:
-            sub.close()
-            if not task.done():
-                task.cancel()
+        return stream_run(self, props)
 
     def planning_prompt(self, query: str, *, thread_config: ThreadConfig | None = None) -> PromptRequest:
         """The planning prompt this instance would send for ``query`` (what `pes-agent prompts` shows)."""
@@ -284,7 +252,7 @@ class ArtInstance:
     # -- threads ------------------------------------------------------------------------------
 
     async def set_thread_config(self, thread_id: str, config: ThreadConfig | Mapping[str, Any]) -> None:
-        parsed = _thread_config(config)
+        parsed = thread_config(config)
         await self._update_thread(thread_id, lambda st: setattr(st, "config", parsed))
 
     async def get_thread_config(self, thread_id: str) -> ThreadConfig | None:
@@ -395,7 +363,7 @@ class ArtInstance:
         selection = pick_selection(call, thread, self.config.thread_defaults)
         name = provider_name(self.config, selection, self._overrides)
         pcfg = self.config.providers.get(name)
-        persona = _first(call.persona if call else None, thread.persona if thread else None) or self.config.persona
+        persona = first_persona(call.persona if call else None, thread.persona if thread else None) or self.config.persona
         return RunContext(
             thread_id=thread_id,
             trace_id=props.trace_id or uuid.uuid4().hex,
@@ -422,25 +390,10 @@ class ArtInstance:
         )
 
     def _settings(self, persona: PersonaConfig, *levels: ThreadConfig | None) -> PromptSettings:
-        extra = [self.config.system_prompt, *(lv.system_prompt for lv in reversed(levels) if lv)]
-        custom = "\n".join(p for p in extra if p)
-
-        def join(stage: str | None) -> str | None:
-            return "\n".join(p for p in (stage, custom) if p) or None
-
-        return PromptSettings(
-            persona=persona.name,
-            templates=self._templates,
-            planning_guidance=join(persona.prompts.planning),
-            synthesis_guidance=join(persona.prompts.synthesis),
-        )
+        return prompt_settings(self.config, self._templates, persona, *levels)
 
     def _enabled_tools(self, *levels: ThreadConfig | None) -> tuple[str, ...]:
-        chosen = next((lv.enabled_tools for lv in levels if lv is not None and lv.enabled_tools is not None), None)
-        registered = self.registry.names()
-        if chosen is None:
-            return tuple(registered)
-        return tuple(n for n in chosen if n in registered)
+        return enabled_tools(self.registry.names(), *levels)
 
     async def _history(self, ctx: RunContext) -> list[HistoryTurn]:
         call = ctx.state.config
@@ -452,26 +405,3 @@ class ArtInstance:
         return [HistoryTurn(role=m.role, content=m.content) for m in stored]
 
 
-def _check_suspension(thread_id: str, state: ThreadState, suspension_id: str) -> None:
-    if state.suspension is None:
-        raise UnknownSuspensionError(
-            f"thread {thread_id!r} is not suspended; there is nothing to resume "
-            f"(check `check_for_suspended_state({thread_id!r})`)"
-        )
-    if state.suspension.id != suspension_id:
-        raise UnknownSuspensionError(
-            f"thread {thread_id!r} is waiting on suspension {state.suspension.id!r}, not {suspension_id!r}"
-        )
-
-
-def _first(*values: PersonaConfig | None) -> PersonaConfig | None:
-    return next((v for v in values if v), None)
-
-
-def _thread_config(value: ThreadConfig | Mapping[str, Any] | None) -> ThreadConfig | None:
-    if value is None or isinstance(value, ThreadConfig):
-        return value
-    try:
-        return ThreadConfig.model_validate(dict(value))
-    except Exception as exc:  # pydantic.ValidationError, reported in our words
-        raise ConfigError(f"invalid thread/call options: {exc}") from exc

@@ -8,10 +8,17 @@ owner was a process on this host that no longer exists.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import os
 import socket
+from collections.abc import Callable
 
-from pes_agent.state.models import Lease
+from pes_agent.agent.context import RunContext
+from pes_agent.config import ConcurrencyConfig
+from pes_agent.errors import ThreadBusyError, VersionConflictError
+from pes_agent.state.models import Lease, ThreadState
+from pes_agent.state.store import StateStore
 
 HOST = socket.gethostname()
 
@@ -40,3 +47,37 @@ def is_stale(lease: Lease, *, now: float, timeout_s: float) -> bool:
     # This process holds no lease it is not running (the in-process lock sees to that), so a lease
     # of ours that is still written down belongs to a run that ended without releasing it.
     return int(pid) == os.getpid() or not _alive(int(pid))
+
+
+async def claim(
+    store: StateStore,
+    thread_id: str,
+    trace_id: str,
+    state: ThreadState | None,
+    version: int,
+    *,
+    config: ConcurrencyConfig,
+    clock: Callable[[], float],
+) -> tuple[ThreadState, int]:
+    """Take the thread's lease with a compare-and-set save, before any model call."""
+    deadline = clock() + config.wait_timeout_s
+    while True:
+        lease = state.lease if state is not None else None
+        if lease is None or is_stale(lease, now=clock(), timeout_s=config.lease_timeout_s):
+            fresh = state or ThreadState()
+            fresh.lease = Lease(trace_id=trace_id, owner=owner(), heartbeat=clock())
+            try:
+                return fresh, await store.save(thread_id, fresh, version)
+            except VersionConflictError:
+                pass  # another worker claimed it between our load and our save
+        if config.on_busy_thread == "refuse" or clock() > deadline:
+            raise ThreadBusyError(thread_id)
+        await asyncio.sleep(0.2)
+        state, version = await store.load(thread_id)
+
+
+async def release(ctx: RunContext) -> None:
+    """Give the lease back; a lost race means another run owns the thread now, which is fine."""
+    ctx.state.lease = None
+    with contextlib.suppress(VersionConflictError):
+        await ctx.save()
