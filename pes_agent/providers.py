@@ -18,12 +18,16 @@ def build_provider(name: str, cfg: ProviderConfig) -> Provider:
         return OpenAIProvider(name, cfg)
     if cfg.adapter == "scripted":
         return _scripted_from_file(name, cfg)
+    if cfg.adapter == "llamacpp":
+        from pes_agent.llm.llamacpp import LlamaCppProvider
+
+        return LlamaCppProvider(name, cfg)
     raise ConfigError(
         f"adapter {cfg.adapter!r} is not available in this version; use `openai` (any "
-        "OpenAI-compatible endpoint) or `scripted`",
+        "OpenAI-compatible endpoint), `llamacpp` (a local GGUF model) or `scripted`",
         key_path=f"providers.{name}.adapter",
         value=cfg.adapter,
-        allowed=["openai", "scripted"],
+        allowed=["openai", "llamacpp", "scripted"],
     )
 
 

@@ -310,3 +310,23 @@ async def test_process_stream_yields_events_then_the_response() -> None:
     types = [e.type for e in events]
     assert types[0] == EventType.PLAN and types[-1] == EventType.FINAL_RESPONSE
     assert EventType.TOOL_EXECUTION in types
+
+
+async def test_close_step_on_tool_success_skips_the_closing_turn() -> None:
+    art, provider = await make(
+        [plan(tool_step()), call(), ANSWER], {"execution": {"closeStepOnToolSuccess": True}}
+    )
+    response = await art.process("How many people live in Lima?")
+    assert [c.phase for c in provider.calls] == ["planning", "execution", "synthesis"]
+    assert response.status == "success"
+    assert "9750000" in str(response.todo_list[0].result)
+    provider.assert_complete()
+
+
+async def test_close_step_on_tool_success_waits_when_a_call_failed() -> None:
+    art, provider = await make(
+        [plan(tool_step()), call("Atlantis"), call("Lima"), ANSWER], {"execution": {"closeStepOnToolSuccess": True}}
+    )
+    response = await art.process("Population of Atlantis or Lima?")
+    assert [c.phase for c in provider.calls] == ["planning", "execution", "execution", "synthesis"]
+    assert response.status == "success"

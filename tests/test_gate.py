@@ -619,12 +619,13 @@ def test_side_effect_target_missing_with_address_in_query_goes_to_arg_fill() -> 
     assert result.outcome == "fill" and [n.name for n in result.needs] == ["to"]
 
 
-def test_side_effect_target_missing_and_ungrounded_clarifies_with_other_needs() -> None:
+def test_side_effect_target_missing_and_ungrounded_asks_only_for_the_target() -> None:
+    """RECOVERY.md: the target goes to the user; its other fields follow the ordinary rules."""
     result = check(
         "send_email", {"subject": "Report"}, grounding=Grounding(query="email the report to my manager")
     )
     assert result.outcome == "clarify"
-    assert [n.name for n in result.needs] == ["to", "body"]
+    assert [n.name for n in result.needs] == ["to"]
 
 
 def test_side_effect_target_given_by_the_user_runs() -> None:

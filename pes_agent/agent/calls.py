@@ -45,10 +45,20 @@ def grounding(ctx: RunContext) -> Grounding:
             outputs[item.id] = ok
         if item.status is ItemStatus.COMPLETED and isinstance(item.result, str):
             results[item.id] = item.result
-    return Grounding(query=ctx.query, step_outputs=outputs, step_results=results)
+    query = "\n".join([ctx.query, *ctx.user_answers])
+    return Grounding(query=query, step_outputs=outputs, step_results=results)
 
 
-async def handle_call(ctx: RunContext, loop: ItemLoop, call: ToolCall, *, approved: bool = False) -> CallOutcome:
+async def handle_call(
+    ctx: RunContext,
+    loop: ItemLoop,
+    call: ToolCall,
+    *,
+    approved: bool = False,
+    answered: frozenset[str] = frozenset(),
+) -> CallOutcome:
+    """``answered`` names fields the user just gave: if one is still unusable the user is asked
+    again, never the model (a model guess must not replace a person's answer)."""
     item_id = loop.item.id
     await ctx.emit(
         EventType.TOOL_CALL,
@@ -62,7 +72,9 @@ async def handle_call(ctx: RunContext, loop: ItemLoop, call: ToolCall, *, approv
     if not ctx.gate.enabled:
         return CallOutcome(result=await run_or_ask(ctx, loop, call, approved=approved))
     checked = await gate_check(ctx, loop, call)
-    if checked.outcome == "fill":
+    if checked.outcome == "fill" and any(n.name in answered for n in checked.needs):
+        checked = _as("clarify", checked, tuple(n for n in checked.needs if n.name in answered))
+    elif checked.outcome == "fill":
         checked = await fill_or_explain(ctx, loop, checked)
     if checked.outcome == "execute":
         loop.failures.pop(checked.call.tool_name, None)
@@ -120,15 +132,36 @@ def needed(needs: tuple[FieldNeed, ...]) -> list[NeededField]:
     return [NeededField(name=n.name, description=n.description, type=n.type, allowed=n.allowed) for n in needs]
 
 
+def _as(outcome: str, checked: GateResult, needs: tuple[FieldNeed, ...] | None = None) -> GateResult:
+    return GateResult(
+        outcome=outcome,  # type: ignore[arg-type]
+        call=checked.call,
+        repairs=(),
+        needs=checked.needs if needs is None else needs,
+        message=checked.message,
+        problems=checked.problems,
+    )
+
+
 async def fill_or_explain(ctx: RunContext, loop: ItemLoop, checked: GateResult) -> GateResult:
-    """Run the arg-fill turn when allowed; otherwise the gate's fallback message goes to the model."""
+    """Arg-fill turns (up to `argFill.maxAttempts` per tool per item) for the missing values; without
+    a budget the gate's message goes to the model; when the turns fail, the user is asked."""
     tool = checked.call.tool_name
     if not ctx.arg_fill.enabled or loop.fill_attempts.get(tool, 0) >= ctx.arg_fill.max_attempts:
-        return GateResult(
-            outcome="reask", call=checked.call, repairs=(), needs=checked.needs,
-            message=checked.message, problems=checked.problems,
-        )
-    loop.fill_attempts[tool] = loop.fill_attempts.get(tool, 0) + 1
+        return _as("reask", checked)
+    while loop.fill_attempts.get(tool, 0) < ctx.arg_fill.max_attempts:
+        loop.fill_attempts[tool] = loop.fill_attempts.get(tool, 0) + 1
+        filled, checked = await _fill_once(ctx, loop, checked)
+        if filled:
+            loop.fill_attempts.pop(tool, None)
+            return checked
+        if not checked.needs:
+            break
+    return _as("clarify", checked)
+
+
+async def _fill_once(ctx: RunContext, loop: ItemLoop, checked: GateResult) -> tuple[bool, GateResult]:
+    tool = checked.call.tool_name
     names = [n.name for n in checked.needs]
     data = {"call_id": checked.call.call_id, "tool_name": tool, "fields": names}
     ctx.usage.arg_fill_attempts += 1
@@ -140,18 +173,14 @@ async def fill_or_explain(ctx: RunContext, loop: ItemLoop, checked: GateResult) 
         )
         second = await gate_check(ctx, loop, merged)
         if second.outcome == "execute":
-            loop.fill_attempts.pop(tool, None)
             ctx.usage.arg_fill_successes += 1
             await ctx.emit(EventType.ARG_FILL_SUCCESS, {**data, "values": values}, step_id=loop.item.id)
-            return second
+            return True, second
         reason = second.message or "the values supplied were still not valid"
         checked = second if second.needs else checked
     ctx.usage.arg_fill_failures += 1
     await ctx.emit(EventType.ARG_FILL_FAILURE, {**data, "reason": reason}, step_id=loop.item.id)
-    return GateResult(
-        outcome="clarify", call=checked.call, repairs=(), needs=checked.needs,
-        message=checked.message, problems=checked.problems,
-    )
+    return False, checked
 
 
 async def _ask_for_values(
@@ -233,7 +262,10 @@ async def execute(ctx: RunContext, loop: ItemLoop, call: ToolCall) -> ToolResult
         user_id=ctx.user_id,
     )
     await ctx.store.call_started(ctx.thread_id, loop.item.id, call.call_id, call.tool_name, dict(call.arguments))
-    result = await ctx.executor.execute(call, allowed=loop.allowed, context=context)
+    attributes = {"tool_name": call.tool_name, "call_id": call.call_id, "step_id": loop.item.id}
+    with ctx.tracer.span("tool", f"execute_tool {call.tool_name}", attributes) as span:
+        result = await ctx.executor.execute(call, allowed=loop.allowed, context=context)
+        span.set_attribute("status", result.status)
     if result.status != "refused":
         ctx.usage.tool_calls += 1
     await record(ctx, loop, call, result, journal=True)

@@ -14,6 +14,7 @@ from pes_agent.agent.response import RunUsage
 from pes_agent.config import ArgFillConfig, GateConfig, ResolvedExecution
 from pes_agent.events import Event, EventBus, EventType
 from pes_agent.llm.types import CallOptions, LLMReply, Phase, PromptRequest, Provider
+from pes_agent.observability import NOOP_TRACER, Tracer
 from pes_agent.prompts.views import PromptSettings
 from pes_agent.state.journal import CallFinish
 from pes_agent.state.models import ItemStatus, ThreadState, TodoItem
@@ -55,7 +56,10 @@ class RunContext:
     clock: Callable[[], float]
     usage: RunUsage = field(default_factory=RunUsage)
     structured_output: bool = False
+    tracer: Tracer = NOOP_TRACER
     phase: str = "planning"
+    user_answers: list[str] = field(default_factory=list)
+    """Values the user gave in answer to a clarification: grounding, like the query."""
 
     async def emit(self, type_: EventType, data: Mapping[str, Any], *, step_id: str | None = None) -> Event:
         event = Event(
@@ -91,7 +95,18 @@ class RunContext:
             request = PromptRequest(
                 phase=request.phase, step_id=request.step_id, messages=request.messages, tools=request.tools
             )
-        reply = await self.provider.complete(request, self.options)
+        attributes = {"phase": request.phase, "step_id": request.step_id, "provider": self.provider.name,
+                      "model": self.options.model}
+        with self.tracer.span("llm", f"chat {self.options.model or self.provider.name}", attributes) as span:
+            if self.tracer.capture_content:  # prompt text only for a tracer that asked for it
+                span.set_attribute("input.messages", request.messages)
+            reply = await self.provider.complete(request, self.options)
+            span.set_attribute("usage.prompt_tokens", reply.usage.prompt_tokens)
+            span.set_attribute("usage.completion_tokens", reply.usage.completion_tokens)
+            span.set_attribute("finish_reason", reply.finish_reason)
+            span.set_attribute("response.model", reply.model)
+            if self.tracer.capture_content:
+                span.set_attribute("output.text", reply.text)
         self.usage.record(request.phase, reply.usage)
         if reply.thinking:
             await self.emit(

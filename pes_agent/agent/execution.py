@@ -3,7 +3,8 @@ enforced, results saved after every change."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 from dataclasses import dataclass, field
 from enum import Enum
 
@@ -53,6 +54,8 @@ class ItemLoop:
     failures: dict[str, int] = field(default_factory=dict)
     """Consecutive calls per tool that the gate would not run."""
     fill_attempts: dict[str, int] = field(default_factory=dict)
+    response_schema: Mapping[str, Any] | None = None
+    """The reply schema of the item's first request, kept for every turn (structured output)."""
     recovered: bool = False
     """The item restarts after an interruption: calls that already succeeded are not run again."""
 
@@ -61,7 +64,11 @@ class ItemLoop:
         return tuple(self.item.required_tools)
 
     def ran(self) -> set[str]:
-        return {r.tool_name for r in self.item.tool_results if r.status in ("success", "suspended")}
+        """Tools done in this item: run, or decided on by a person (a rejection settles it too)."""
+        return {
+            r.tool_name for r in self.item.tool_results
+            if r.status in ("success", "suspended") or r.decision is not None
+        }
 
     def missing(self) -> list[str]:
         done = self.ran()
@@ -95,6 +102,7 @@ def first_request(ctx: RunContext, loop: ItemLoop) -> PromptRequest:
         previous=previous,
         max_result_length=max_len,
         other_tools="\n".join(ctx.registry.manifesto_lines(others)) if others else "",
+        tool_schemas={n: spec.input_schema for n in loop.allowed if (spec := ctx.registry.get(n)) is not None},
     )
 
 
@@ -136,7 +144,9 @@ async def run_item(ctx: RunContext, item: TodoItem) -> ItemOutcome:
 
 def recovery_messages(ctx: RunContext, loop: ItemLoop) -> list[Message]:
     """The item's opening messages; after an interruption, plus what already ran in it."""
-    messages = list(first_request(ctx, loop).messages)
+    request = first_request(ctx, loop)
+    loop.response_schema = request.response_schema
+    messages = list(request.messages)
     done_before = [r for r in loop.item.tool_results if r.status == "success"]
     if done_before:
         loop.recovered = True
@@ -151,7 +161,8 @@ async def turns(ctx: RunContext, loop: ItemLoop) -> ItemOutcome:
     while item.iterations < ctx.limits.max_iterations:
         item.iterations += 1
         turn = PromptRequest(
-            phase=loop.next_phase, step_id=item.id, messages=tuple(loop.messages), tools=loop.tools
+            phase=loop.next_phase, step_id=item.id, messages=tuple(loop.messages), tools=loop.tools,
+            response_schema=loop.response_schema,
         )
         reply = await ctx.call_model(turn)
         parsed = parse_step(reply.text, finish_reason=reply.finish_reason)
@@ -208,6 +219,12 @@ async def _handle_calls(ctx: RunContext, loop: ItemLoop, parsed: ParsedStep) -> 
     corrections: list[str] = []
     for call in _assign_ids(loop.item, parsed.tool_calls):
         outcome = await handle_call(ctx, loop, call)
+        pausing = bool(outcome.clarify) or outcome.result.status == "suspended"
+        if pausing and results:  # what already ran in this reply stays in the saved conversation
+            ran = [tool_result_view(_record(r)) for r in results if r.status != "refused"]
+            if ran:
+                text = tool_results_text(ran, ctx.limits.tool_result_max_length)
+                loop.messages.append(Message(role="user", content=text))
         if outcome.clarify:
             await pause_for_clarification(ctx, loop, outcome.call or call, outcome.clarify)
             return ItemOutcome.NEEDS_INPUT
@@ -217,6 +234,9 @@ async def _handle_calls(ctx: RunContext, loop: ItemLoop, parsed: ParsedStep) -> 
         results.append(outcome.result)
         if outcome.corrective:
             corrections.append(outcome.corrective)
+    if _can_close_early(ctx, loop, parsed, results):
+        outputs = [render_output(r.output) for r in results if r.status == "success"]
+        return await complete_item(ctx, loop, "\n".join(outputs))
     stuck = [t for t, n in loop.failures.items() if n >= ctx.gate.max_consecutive_failures_per_tool]
     if stuck:
         return await fail_item(
@@ -225,6 +245,17 @@ async def _handle_calls(ctx: RunContext, loop: ItemLoop, parsed: ParsedStep) -> 
         )
     loop.messages.append(Message(role="user", content=after_calls_text(ctx, loop, results, corrections)))
     return None
+
+
+def _can_close_early(ctx: RunContext, loop: ItemLoop, parsed: ParsedStep, results: list[ToolResult]) -> bool:
+    """`closeStepOnToolSuccess`: a reply of tool calls only, all succeeded, all required tools run."""
+    return (
+        ctx.limits.close_step_on_tool_success
+        and parsed.content is None
+        and bool(results)
+        and all(r.status == "success" for r in results)
+        and not loop.missing()
+    )
 
 
 def after_calls_text(ctx: RunContext, loop: ItemLoop, results: list[ToolResult], corrections: list[str]) -> str:

@@ -22,6 +22,10 @@ from pes_agent.state.store import StateStore
 
 HOST = socket.gethostname()
 
+_HELD: set[str] = set()
+"""Trace ids of the runs this process is executing: a lease of this pid is live only if listed.
+Process-wide on purpose, since several ArtInstances in one process may share a store."""
+
 
 def owner() -> str:
     return f"{HOST}:{os.getpid()}"
@@ -38,15 +42,18 @@ def _alive(pid: int) -> bool:
 
 
 def is_stale(lease: Lease, *, now: float, timeout_s: float) -> bool:
-    """True when nobody is running under this lease any more."""
-    if now - lease.heartbeat > timeout_s:
-        return True
+    """True when nobody is running under this lease any more.
+
+    On this host the answer is exact (our own runs are listed; another process is alive or not);
+    for a lease from another host, only the heartbeat's age can tell.
+    """
     host, _, pid = lease.owner.rpartition(":")
-    if host != HOST or not pid.isdigit():
-        return False
-    # This process holds no lease it is not running (the in-process lock sees to that), so a lease
-    # of ours that is still written down belongs to a run that ended without releasing it.
-    return int(pid) == os.getpid() or not _alive(int(pid))
+    if host == HOST and pid.isdigit():
+        if int(pid) == os.getpid():
+            return lease.trace_id not in _HELD
+        if not _alive(int(pid)):
+            return True
+    return now - lease.heartbeat > timeout_s
 
 
 async def claim(
@@ -67,9 +74,12 @@ async def claim(
             fresh = state or ThreadState()
             fresh.lease = Lease(trace_id=trace_id, owner=owner(), heartbeat=clock())
             try:
-                return fresh, await store.save(thread_id, fresh, version)
+                saved = await store.save(thread_id, fresh, version)
             except VersionConflictError:
                 pass  # another worker claimed it between our load and our save
+            else:
+                _HELD.add(trace_id)
+                return fresh, saved
         if config.on_busy_thread == "refuse" or clock() > deadline:
             raise ThreadBusyError(thread_id)
         await asyncio.sleep(0.2)
@@ -78,6 +88,19 @@ async def claim(
 
 async def release(ctx: RunContext) -> None:
     """Give the lease back; a lost race means another run owns the thread now, which is fine."""
+    if ctx.state.lease is not None:
+        _HELD.discard(ctx.state.lease.trace_id)
     ctx.state.lease = None
     with contextlib.suppress(VersionConflictError):
         await ctx.save()
+
+
+async def abandon(store: StateStore, thread_id: str, trace_id: str) -> None:
+    """Drop a claim whose run never got going (it failed before or outside the run itself)."""
+    _HELD.discard(trace_id)
+    state, version = await store.load(thread_id)
+    if state is None or state.lease is None or state.lease.trace_id != trace_id:
+        return
+    state.lease = None
+    with contextlib.suppress(VersionConflictError):
+        await store.save(thread_id, state, version)

@@ -6,6 +6,7 @@ Every way a run can end produces an ``AgentFinalResponse``; only misuse raises.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from contextlib import AbstractContextManager
 from typing import Any
 
 from pes_agent.agent.context import PhaseFailure, RunContext
@@ -17,6 +18,7 @@ from pes_agent.agent.response import AgentFinalResponse, RunErrorInfo, RunStatus
 from pes_agent.agent.synthesis import run_synthesis
 from pes_agent.errors import RunError, VersionConflictError
 from pes_agent.events import EventType
+from pes_agent.observability import Span
 from pes_agent.prompts.views import HistoryTurn
 from pes_agent.state.models import HistoryMessage, ItemStatus, Suspension, TodoItem
 
@@ -42,7 +44,8 @@ async def execute_items(ctx: RunContext) -> ItemOutcome:
         item = next_ready(ctx.state.todo_list)
         if item is None:
             break
-        outcome = await run_item(ctx, item)
+        with phase_span(ctx, "execution", item.id):
+            outcome = await run_item(ctx, item)
         if outcome is not ItemOutcome.DONE:
             return outcome
     ctx.state.current_step_id = None
@@ -56,25 +59,62 @@ async def run_pes(
     plan: bool,
     resume: tuple[Suspension, Mapping[str, Any]] | None = None,
 ) -> AgentFinalResponse:
+    attributes = {"thread_id": ctx.thread_id, "trace_id": ctx.trace_id, "resume": resume is not None}
+    with ctx.tracer.span("run", "invoke_agent pes-agent", attributes) as span:
+        response = await _run_phases(ctx, history, plan=plan, resume=resume)
+        for key, value in _run_totals(response).items():
+            span.set_attribute(key, value)
+        return response
+
+
+def phase_span(ctx: RunContext, phase: str, step_id: str | None = None) -> AbstractContextManager[Span]:
+    """Enter a phase: ``ctx.phase`` for error reports, and a ``phase`` span for tracers."""
+    ctx.phase = phase
+    name = f"execute_step {step_id}" if step_id is not None else phase
+    return ctx.tracer.span("phase", name, {"phase": phase, "step_id": step_id})
+
+
+def _run_totals(response: AgentFinalResponse) -> dict[str, Any]:
+    """What the run span ends with; ``status`` last, so a tracer sees the error code first."""
+    usage = response.usage
+    totals: dict[str, Any] = {
+        "usage.llm_calls": usage.llm_calls,
+        "usage.prompt_tokens": usage.prompt_tokens,
+        "usage.completion_tokens": usage.completion_tokens,
+        "usage.tool_calls": usage.tool_calls,
+    }
+    if response.error is not None:
+        totals["error_code"] = response.error.code
+    totals["status"] = response.status
+    return totals
+
+
+async def _run_phases(
+    ctx: RunContext,
+    history: Sequence[HistoryTurn],
+    *,
+    plan: bool,
+    resume: tuple[Suspension, Mapping[str, Any]] | None,
+) -> AgentFinalResponse:
     try:
         if plan and ctx.state.todo_list:
-            ctx.phase = "refinement"
-            await run_refinement(ctx, history)
+            with phase_span(ctx, "refinement"):
+                await run_refinement(ctx, history)
         elif plan:
-            ctx.phase = "planning"
-            await run_planning(ctx, history)
+            with phase_span(ctx, "planning"):
+                await run_planning(ctx, history)
         outcome = ItemOutcome.DONE
         if resume is not None:
-            ctx.phase = "execution"
-            outcome = await resume_item(ctx, *resume)
+            with phase_span(ctx, "execution", resume[0].item_id):
+                outcome = await resume_item(ctx, *resume)
         if outcome is ItemOutcome.DONE:
             outcome = await execute_items(ctx)
         if outcome is not ItemOutcome.DONE:
             await ctx.save()
             return paused_response(ctx)
         status = run_status(ctx.state.todo_list)
-        ctx.phase = "synthesis"
-        answer = await run_synthesis(ctx, history, status=status)
+        with phase_span(ctx, "synthesis"):
+            answer = await run_synthesis(ctx, history, status=status)
     except PhaseFailure as failure:
         return await error_response(ctx, failure.code, failure.phase, str(failure))
     except VersionConflictError as exc:

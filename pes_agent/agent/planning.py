@@ -45,7 +45,9 @@ def plan_event_data(ctx: RunContext) -> dict[str, object]:
 
 async def run_planning(ctx: RunContext, history: Sequence[HistoryTurn]) -> ParsedPlan:
     manifesto = ctx.registry.manifesto_lines(ctx.enabled_tools)
-    request = build_planning(ctx.query, "\n".join(manifesto), ctx.settings, history=history)
+    request = build_planning(
+        ctx.query, "\n".join(manifesto), ctx.settings, history=history, tool_names=ctx.enabled_tools
+    )
     reply = await ctx.call_model(request)
     try:
         parsed = parse_plan(reply.text)
@@ -79,6 +81,7 @@ async def run_refinement(ctx: RunContext, history: Sequence[HistoryTurn]) -> Non
         manifesto="\n".join(ctx.registry.manifesto_lines(ctx.enabled_tools)),
         settings=ctx.settings,
         history=history,
+        tool_names=ctx.enabled_tools,
     )
     reply = await ctx.call_model(request)
     try:

@@ -14,6 +14,7 @@ In every case a later call of the same approval tool in the item is answered "al
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from typing import Any
 
@@ -57,9 +58,12 @@ async def resume_item(ctx: RunContext, suspension: Suspension, decision: Mapping
         outcome = await _decide(ctx, loop, call, decision)
     else:
         values = dict(decision.get("values") or {})
-        outcome = await handle_call(ctx, loop, ToolCall(
-            call_id=call.call_id, tool_name=call.tool_name, arguments={**call.arguments, **values}
-        ))
+        ctx.user_answers.extend(v if isinstance(v, str) else json.dumps(v) for v in values.values())
+        merged = ToolCall(call_id=call.call_id, tool_name=call.tool_name, arguments={**call.arguments, **values})
+        # Values given as such are the user's word; a free-text reply (through `process`) may still
+        # need an arg-fill turn to pick them out of the sentence.
+        answered = frozenset() if decision.get("free_text") else frozenset(values)
+        outcome = await handle_call(ctx, loop, merged, answered=answered)
     paused = await _pause_again(ctx, loop, call, outcome)
     if paused is not None:
         return paused

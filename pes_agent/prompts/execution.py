@@ -3,10 +3,12 @@ that follow a reply (tool results, TAEF enforcement)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from pes_agent.llm.markers import sanitize_user_text
 from pes_agent.llm.types import Message, PromptRequest
+from pes_agent.prompts.schemas import content_reply_schema, step_reply_schema
 from pes_agent.prompts.templates import DATA_FLOW, EXECUTION_SYSTEM, TOOL_RESULTS
 from pes_agent.prompts.views import (
     PromptSettings,
@@ -32,6 +34,7 @@ def build_tool_step(
     previous: Sequence[StepResultView],
     max_result_length: int,
     other_tools: str = "",
+    tool_schemas: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> PromptRequest:
     """``schemas`` holds the full schemas of the step's required tools only; in flexible mode
     ``other_tools`` carries the manifesto lines of the rest."""
@@ -52,6 +55,7 @@ def build_tool_step(
         step_id=step.id,
         messages=(_system(settings), Message(role="user", content=user)),
         tools=tuple(step.required_tools),
+        response_schema=step_reply_schema(tool_schemas or {}),
     )
 
 
@@ -74,6 +78,7 @@ def build_reasoning_step(
         phase="execution",
         step_id=step.id,
         messages=(_system(settings), Message(role="user", content=user)),
+        response_schema=content_reply_schema(),
     )
 
 

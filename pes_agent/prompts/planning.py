@@ -6,6 +6,7 @@ from collections.abc import Sequence
 
 from pes_agent.llm.markers import PLAN_END, PLAN_START, sanitize_user_text
 from pes_agent.llm.types import Message, PromptRequest
+from pes_agent.prompts.schemas import plan_reply_schema
 from pes_agent.prompts.templates import PLANNING_SYSTEM
 from pes_agent.prompts.views import HistoryTurn, PromptSettings, guidance_suffix, render_history
 
@@ -16,6 +17,7 @@ def build_planning(
     settings: PromptSettings,
     *,
     history: Sequence[HistoryTurn] = (),
+    tool_names: Sequence[str] = (),
 ) -> PromptRequest:
     system = PLANNING_SYSTEM.substitute(
         persona=settings.persona, guidance=guidance_suffix(settings.planning_guidance)
@@ -31,4 +33,5 @@ def build_planning(
         phase="planning",
         step_id=None,
         messages=(Message(role="system", content=system), Message(role="user", content=user)),
+        response_schema=plan_reply_schema(tool_names),
     )

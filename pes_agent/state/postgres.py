@@ -25,7 +25,6 @@ import re
 import time
 from collections.abc import Awaitable, Callable, Collection, Mapping, Sequence
 from typing import Any, TypeVar
-from urllib.parse import parse_qs, unquote, urlsplit
 
 from pes_agent.errors import ConfigError, PesAgentError, VersionConflictError
 from pes_agent.events import Event, EventType
@@ -40,62 +39,14 @@ from pes_agent.state.journal import (
 )
 from pes_agent.state.memory import check_limit
 from pes_agent.state.models import HistoryMessage, ThreadState
+from pes_agent.state.postgres_dsn import describe_dsn, secret_parts
+from pes_agent.state.postgres_schema import SCHEMA_VERSION, migrate
+
+__all__ = ["SCHEMA_VERSION", "PostgresStore", "describe_dsn"]
 
 T = TypeVar("T")
 
-SCHEMA_VERSION = 1
-"""Highest row in ``pes_agent_schema``; bump it and add a step to ``_MIGRATIONS`` to change tables."""
-
-_MIGRATION_LOCK = 0x7065_7361_6765_6E74  # "pesagent": one advisory lock for schema changes
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,62}")
-
-_SCHEMA_V1 = (
-    """CREATE TABLE IF NOT EXISTS threads (
-        thread_id TEXT PRIMARY KEY,
-        version BIGINT NOT NULL,
-        state TEXT NOT NULL,
-        updated_at DOUBLE PRECISION NOT NULL
-    )""",
-    """CREATE TABLE IF NOT EXISTS events (
-        seq BIGSERIAL PRIMARY KEY,
-        id TEXT NOT NULL UNIQUE,
-        thread_id TEXT NOT NULL,
-        type TEXT NOT NULL,
-        step_id TEXT,
-        trace_id TEXT NOT NULL,
-        ts DOUBLE PRECISION NOT NULL,
-        data TEXT NOT NULL
-    )""",
-    "CREATE INDEX IF NOT EXISTS events_thread_seq ON events (thread_id, seq)",
-    # A global sequence orders the history: per-thread numbering via MAX(seq) + 1 would race
-    # between writers under READ COMMITTED.
-    """CREATE TABLE IF NOT EXISTS messages (
-        seq BIGSERIAL PRIMARY KEY,
-        thread_id TEXT NOT NULL,
-        role TEXT NOT NULL,
-        content TEXT NOT NULL,
-        trace_id TEXT,
-        ts DOUBLE PRECISION NOT NULL,
-        metadata TEXT NOT NULL
-    )""",
-    "CREATE INDEX IF NOT EXISTS messages_thread_seq ON messages (thread_id, seq)",
-    # The tool-call journal; a call is finished exactly when it has a result.
-    """CREATE TABLE IF NOT EXISTS tool_calls (
-        seq BIGSERIAL NOT NULL,
-        thread_id TEXT NOT NULL,
-        item_id TEXT NOT NULL,
-        call_id TEXT NOT NULL,
-        tool_name TEXT NOT NULL,
-        arguments TEXT NOT NULL,
-        result TEXT,
-        started_at DOUBLE PRECISION NOT NULL,
-        finished_at DOUBLE PRECISION,
-        PRIMARY KEY (thread_id, item_id, call_id)
-    )""",
-)
-
-_MIGRATIONS: dict[int, tuple[str, ...]] = {1: _SCHEMA_V1}
-"""Statements that take a database from ``version - 1`` to ``version``."""
 
 _CALL_COLUMNS = "thread_id, item_id, call_id, tool_name, arguments, result, started_at, finished_at"
 
@@ -129,7 +80,7 @@ class PostgresStore:
             )
         self.schema = schema
         self._dsn = dsn
-        self._secrets = _secret_parts(dsn)
+        self._secrets = secret_parts(dsn)
         self._driver = _import_driver()
         self._pool_options: dict[str, Any] = {
             "min_size": min_size,
@@ -345,7 +296,7 @@ class PostgresStore:
             )
         try:
             async with pool.acquire() as conn:
-                await _migrate(conn, self.schema, self.where)
+                await migrate(conn, self.schema, self.where)
         except BaseException:
             pool.terminate()
             raise  # a migration error comes from the server (see `_run`) or is already ours
@@ -402,32 +353,12 @@ async def _finish_calls(conn: Any, rows: list[tuple[Any, ...]]) -> None:
             raise not_started_error(*row[2:])
 
 
-async def _migrate(conn: Any, schema: str | None, where: str) -> None:
-    async with conn.transaction():
-        await conn.execute("SELECT pg_advisory_xact_lock($1)", _MIGRATION_LOCK)
-        if schema is not None:
-            await conn.execute(f'CREATE SCHEMA IF NOT EXISTS "{schema}"')
-        await conn.execute("CREATE TABLE IF NOT EXISTS pes_agent_schema (version INTEGER PRIMARY KEY)")
-        current = int(await conn.fetchval("SELECT COALESCE(MAX(version), 0) FROM pes_agent_schema"))
-        if current > SCHEMA_VERSION:
-            raise ConfigError(
-                f"the PostgreSQL store at {where!r} has schema version {current}, newer than this "
-                f"pes-agent understands ({SCHEMA_VERSION}); upgrade pes-agent or use another database.",
-                key_path="storage.dsn",
-                value=where,
-            )
-        for version in range(current + 1, SCHEMA_VERSION + 1):
-            for statement in _MIGRATIONS[version]:
-                await conn.execute(statement)
-            await conn.execute("INSERT INTO pes_agent_schema (version) VALUES ($1)", version)
-
-
 def _rowcount(status: str) -> int:
     """asyncpg returns the command tag (``UPDATE 1``, ``INSERT 0 1``); the count is its last word."""
     return int(status.rsplit(" ", 1)[-1])
 
 
-# -- the DSN ----------------------------------------------------------------------------------
+# -- the driver -------------------------------------------------------------------------------
 
 
 def _import_driver() -> Any:
@@ -440,28 +371,3 @@ def _import_driver() -> Any:
             key_path="storage.type",
             value="postgres",
         ) from exc
-
-
-def describe_dsn(dsn: str) -> str:
-    """``host:port/database`` of a DSN: what errors and reprs may show. Never the user or password."""
-    parts = urlsplit(dsn)
-    if parts.scheme not in ("postgres", "postgresql"):
-        raise ConfigError(
-            "a PostgreSQL DSN must be a URL such as `postgresql://user:password@host:5432/database` "
-            "(the value is not shown: it may hold a password).",
-            key_path="storage.dsn",
-        )
-    query = parse_qs(parts.query)
-    hosts = parts.netloc.rpartition("@")[2] or ",".join(query.get("host", [])) or "localhost"
-    if "," not in hosts and not re.search(r":\d+$", hosts):
-        hosts += ":" + (query.get("port") or ["5432"])[0]
-    database = unquote(parts.path.lstrip("/")) or (query.get("dbname") or ["(default)"])[0]
-    return f"{hosts}/{database}"
-
-
-def _secret_parts(dsn: str) -> list[str]:
-    """Strings that must not be shown: the DSN itself and its password, raw and decoded."""
-    parts = urlsplit(dsn)
-    passwords = [parts.password or "", *parse_qs(parts.query).get("password", [])]
-    found = {dsn, *passwords, *(unquote(p) for p in passwords)}
-    return sorted((s for s in found if s), key=len, reverse=True)

@@ -12,9 +12,8 @@ from __future__ import annotations
 import asyncio
 import sqlite3
 import time
-from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -31,58 +30,14 @@ from pes_agent.state.journal import (
 from pes_agent.state.journal import dumps as _dumps
 from pes_agent.state.memory import check_limit
 from pes_agent.state.models import HistoryMessage, ThreadState
+from pes_agent.state.sqlite_schema import SCHEMA_V1, SCHEMA_VERSION, migrate, write_transaction
+
+__all__ = ["SCHEMA_VERSION", "SQLiteStore"]
 
 T = TypeVar("T")
 
-SCHEMA_VERSION = 2
-"""Stored in ``PRAGMA user_version``; bump it and add a step to ``_MIGRATIONS`` to change tables."""
-
-_SCHEMA_V1 = (
-    """CREATE TABLE IF NOT EXISTS threads (
-        thread_id TEXT PRIMARY KEY,
-        version INTEGER NOT NULL,
-        state TEXT NOT NULL,
-        updated_at REAL NOT NULL
-    )""",
-    """CREATE TABLE IF NOT EXISTS events (
-        id TEXT PRIMARY KEY,
-        thread_id TEXT NOT NULL,
-        type TEXT NOT NULL,
-        step_id TEXT,
-        trace_id TEXT NOT NULL,
-        ts REAL NOT NULL,
-        data TEXT NOT NULL
-    )""",
-    "CREATE INDEX IF NOT EXISTS events_thread_ts ON events (thread_id, ts)",
-    """CREATE TABLE IF NOT EXISTS messages (
-        thread_id TEXT NOT NULL,
-        seq INTEGER NOT NULL,
-        role TEXT NOT NULL,
-        content TEXT NOT NULL,
-        trace_id TEXT,
-        ts REAL NOT NULL,
-        metadata TEXT NOT NULL,
-        PRIMARY KEY (thread_id, seq)
-    )""",
-)
-
-_SCHEMA_V2 = (
-    # The tool-call journal. No state column: a call is finished exactly when it has a result.
-    """CREATE TABLE IF NOT EXISTS tool_calls (
-        thread_id TEXT NOT NULL,
-        item_id TEXT NOT NULL,
-        call_id TEXT NOT NULL,
-        tool_name TEXT NOT NULL,
-        arguments TEXT NOT NULL,
-        result TEXT,
-        started_at REAL NOT NULL,
-        finished_at REAL,
-        PRIMARY KEY (thread_id, item_id, call_id)
-    )""",
-)
-
-_MIGRATIONS: dict[int, tuple[str, ...]] = {1: _SCHEMA_V1, 2: _SCHEMA_V2}
-"""Statements that take a database from ``version - 1`` to ``version``."""
+_SCHEMA_V1 = SCHEMA_V1
+"""The first schema under the name it had here before ``sqlite_schema``: tests build a v1 file from it."""
 
 
 class SQLiteStore:
@@ -243,7 +198,7 @@ class SQLiteStore:
         try:
             conn.execute("PRAGMA journal_mode = WAL")
             conn.execute("PRAGMA synchronous = NORMAL")
-            _migrate(conn, self.path)
+            migrate(conn, self.path)
         except BaseException:
             conn.close()
             raise
@@ -259,41 +214,6 @@ class SQLiteStore:
 # -- jobs (run on the worker thread) ----------------------------------------------------------
 
 
-@contextmanager
-def _write_transaction(conn: sqlite3.Connection) -> Iterator[None]:
-    """Takes the write lock up front so a read inside the transaction cannot go stale."""
-    conn.execute("BEGIN IMMEDIATE")
-    try:
-        yield
-    except BaseException:
-        if conn.in_transaction:  # some errors (disk full, I/O) already rolled it back
-            conn.execute("ROLLBACK")
-        raise
-    conn.execute("COMMIT")
-
-
-def _migrate(conn: sqlite3.Connection, path: str) -> None:
-    if _user_version(conn) == SCHEMA_VERSION:
-        return  # the common case: no write lock taken just to open
-    with _write_transaction(conn):
-        current = _user_version(conn)  # re-read: another process may have migrated meanwhile
-        if current > SCHEMA_VERSION:
-            raise ConfigError(
-                f"the SQLite store at {path!r} has schema version {current}, newer than this "
-                f"pes-agent understands ({SCHEMA_VERSION}); upgrade pes-agent or use another file.",
-                key_path="storage.path",
-                value=path,
-            )
-        for version in range(current + 1, SCHEMA_VERSION + 1):
-            for statement in _MIGRATIONS[version]:
-                conn.execute(statement)
-        conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
-
-
-def _user_version(conn: sqlite3.Connection) -> int:
-    return int(conn.execute("PRAGMA user_version").fetchone()[0])
-
-
 def _load_state(conn: sqlite3.Connection, thread_id: str) -> tuple[ThreadState | None, int]:
     row = conn.execute("SELECT state, version FROM threads WHERE thread_id = ?", (thread_id,)).fetchone()
     if row is None:
@@ -302,7 +222,7 @@ def _load_state(conn: sqlite3.Connection, thread_id: str) -> tuple[ThreadState |
 
 
 def _in_write(conn: sqlite3.Connection, job: Callable[..., T], *args: Any) -> T:
-    with _write_transaction(conn):
+    with write_transaction(conn):
         return job(conn, *args)
 
 
@@ -361,7 +281,7 @@ def _select_calls(conn: sqlite3.Connection, thread_id: str, item_id: str | None)
 
 
 def _insert_events(conn: sqlite3.Connection, rows: list[tuple[Any, ...]]) -> None:
-    with _write_transaction(conn):
+    with write_transaction(conn):
         conn.executemany(
             "INSERT INTO events (id, thread_id, type, step_id, trace_id, ts, data) "
             "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING",

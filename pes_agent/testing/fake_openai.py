@@ -15,16 +15,26 @@ from __future__ import annotations
 import asyncio
 import inspect
 import ipaddress
-import json
 import time
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from contextlib import suppress
 from dataclasses import dataclass, field
-from http import HTTPStatus
 from types import TracebackType
 from typing import Any, Self
 
 from pes_agent.errors import InvalidInputError
+from pes_agent.testing._http import (
+    RecordedRequest,
+    _Malformed,
+    chunked,
+    error_body,
+    json_bytes,
+    read_request,
+    response_head,
+    send,
+    send_error,
+    wants_keep_alive,
+)
 
 __all__ = [
     "FakeAction",
@@ -85,27 +95,6 @@ class FakeDisconnect:
 FakeAction = FakeReply | FakeError | FakeHang | FakeMalformed | FakeDisconnect
 ActionLike = FakeAction | str
 Handler = Callable[[dict[str, Any]], ActionLike | Awaitable[ActionLike]]
-
-
-@dataclass(frozen=True, kw_only=True)
-class RecordedRequest:
-    method: str
-    path: str
-    headers: Mapping[str, str]
-    """Lower-cased names."""
-    body: Any
-    """The parsed JSON body (None when there was none or it was not JSON)."""
-    raw: bytes = b""
-    version: str = "HTTP/1.1"
-
-    @property
-    def json(self) -> dict[str, Any]:
-        """The body as a dict (``{}`` when it was not a JSON object)."""
-        return self.body if isinstance(self.body, dict) else {}
-
-
-class _Malformed(Exception):
-    """A request the server cannot parse; the connection is dropped."""
 
 
 class FakeOpenAIServer:
@@ -226,7 +215,7 @@ class FakeOpenAIServer:
             self._connections.add(task)
         try:
             while True:
-                request = await _read_request(reader)
+                request = await read_request(reader)
                 if request is None or not await self._answer(request, writer):
                     break
         except (ConnectionError, asyncio.IncompleteReadError, asyncio.LimitOverrunError, _Malformed):
@@ -247,17 +236,17 @@ class FakeOpenAIServer:
         self.request_count += 1
         if self.record:
             self.requests.append(request)
-        keep_alive = _keep_alive(request)
+        keep_alive = wants_keep_alive(request)
         route = request.path.split("?", 1)[0].rstrip("/")
         if (request.method, route) == ("GET", "/v1/models"):
             data = [{"id": m, "object": "model", "created": 0, "owned_by": "fake"} for m in self.models]
-            await _send(writer, 200, _json_bytes({"object": "list", "data": data}), keep_alive=keep_alive)
+            await send(writer, 200, json_bytes({"object": "list", "data": data}), keep_alive=keep_alive)
             return keep_alive
         body = request.body
         if (request.method, route) != ("POST", "/v1/chat/completions") or not isinstance(body, dict):
             status = 404 if route != "/v1/chat/completions" else 405 if request.method != "POST" else 400
             problem = "the body is not a JSON object" if status == 400 else "no such route"
-            await _send_error(writer, status, f"{request.method} {route}: {problem}", keep_alive)
+            await send_error(writer, status, f"{request.method} {route}: {problem}", keep_alive)
             return keep_alive
         action = await self._next_action(body)
         if self.latency_s > 0:
@@ -269,19 +258,19 @@ class FakeOpenAIServer:
     ) -> bool:
         if action is None:
             message = f"FakeOpenAIServer: no scripted reply left (request #{self.request_count})"
-            await _send_error(writer, 400, message, keep_alive, code="fake_script_exhausted")
+            await send_error(writer, 400, message, keep_alive, code="fake_script_exhausted")
         elif isinstance(action, FakeReply):
             if body.get("stream") is True:
                 await self._stream(action, body, writer, keep_alive)
             else:
-                await _send(writer, 200, _json_bytes(self._completion(action, body)), keep_alive=keep_alive)
+                await send(writer, 200, json_bytes(self._completion(action, body)), keep_alive=keep_alive)
         elif isinstance(action, FakeError):
-            await _send(
+            await send(
                 writer, action.status, _error_payload(action), headers=action.headers, keep_alive=keep_alive
             )
         elif isinstance(action, FakeMalformed):
             payload = action.body.encode()
-            await _send(
+            await send(
                 writer, action.status, payload, content_type=action.content_type, keep_alive=keep_alive
             )
         elif isinstance(action, FakeHang):
@@ -335,7 +324,7 @@ class FakeOpenAIServer:
         options = body.get("stream_options")
         if reply.usage is not None and isinstance(options, dict) and options.get("include_usage"):
             events.append({**envelope, "choices": [], "usage": _usage(reply.usage)})
-        head = _head(
+        head = response_head(
             200,
             {
                 "Content-Type": "text/event-stream",
@@ -346,13 +335,13 @@ class FakeOpenAIServer:
         )
         writer.write(head)
         for event in events:
-            writer.write(_chunked(b"data: " + _json_bytes(event) + b"\n\n"))
+            writer.write(chunked(b"data: " + json_bytes(event) + b"\n\n"))
             await writer.drain()
-        writer.write(_chunked(b"data: [DONE]\n\n") + b"0\r\n\r\n")
+        writer.write(chunked(b"data: [DONE]\n\n") + b"0\r\n\r\n")
         await writer.drain()
 
 
-# -- wire helpers ------------------------------------------------------------------------------------
+# -- helpers ---------------------------------------------------------------------------------------
 
 
 def _require_loopback(host: str) -> None:
@@ -369,120 +358,13 @@ def _require_loopback(host: str) -> None:
         )
 
 
-async def _read_request(reader: asyncio.StreamReader) -> RecordedRequest | None:
-    try:
-        head = await reader.readuntil(b"\r\n\r\n")
-    except asyncio.IncompleteReadError as exc:
-        if exc.partial.strip():
-            raise _Malformed("connection closed inside a request head") from exc
-        return None
-    lines = head.decode("latin-1").split("\r\n")
-    parts = lines[0].split(" ")
-    if len(parts) != 3:
-        raise _Malformed(f"bad request line {lines[0]!r}")
-    method, path, version = parts
-    headers: dict[str, str] = {}
-    for line in lines[1:]:
-        if line:
-            name, _, value = line.partition(":")
-            headers[name.strip().lower()] = value.strip()
-    if "chunked" in headers.get("transfer-encoding", "").lower():
-        raw = await _read_chunked(reader)
-    else:
-        try:
-            length = int(headers.get("content-length", "0"))
-        except ValueError as exc:
-            raise _Malformed("bad Content-Length") from exc
-        raw = await reader.readexactly(length) if length > 0 else b""
-    return RecordedRequest(
-        method=method, path=path, version=version, headers=headers, body=_parse_json(raw), raw=raw
-    )
-
-
-async def _read_chunked(reader: asyncio.StreamReader) -> bytes:
-    parts: list[bytes] = []
-    while True:
-        size_line = await reader.readuntil(b"\r\n")
-        try:
-            size = int(size_line.split(b";", 1)[0].strip(), 16)
-        except ValueError as exc:
-            raise _Malformed("bad chunk size") from exc
-        if size == 0:
-            while (await reader.readuntil(b"\r\n")) != b"\r\n":  # trailers
-                pass
-            return b"".join(parts)
-        parts.append(await reader.readexactly(size))
-        await reader.readexactly(2)
-
-
-def _keep_alive(request: RecordedRequest) -> bool:
-    connection = request.headers.get("connection", "").lower()
-    if request.version == "HTTP/1.0":
-        return connection == "keep-alive"
-    return connection != "close"
-
-
-def _parse_json(raw: bytes) -> Any:
-    if not raw:
-        return None
-    try:
-        return json.loads(raw)
-    except ValueError:
-        return None
-
-
-def _json_bytes(value: Any) -> bytes:
-    return json.dumps(value, separators=(",", ":")).encode()
-
-
-def _error_body(message: str, code: str) -> bytes:
-    return _json_bytes(
-        {"error": {"message": message, "type": "invalid_request_error", "param": None, "code": code}}
-    )
-
-
 def _error_payload(error: FakeError) -> bytes:
     if error.body is None:
-        return _error_body(f"fake error {error.status}", "fake_error")
-    return error.body.encode() if isinstance(error.body, str) else _json_bytes(error.body)
+        return error_body(f"fake error {error.status}", "fake_error")
+    return error.body.encode() if isinstance(error.body, str) else json_bytes(error.body)
 
 
 def _usage(usage: Mapping[str, int]) -> dict[str, int]:
     out = {"prompt_tokens": 0, "completion_tokens": 0, **usage}
     out.setdefault("total_tokens", out["prompt_tokens"] + out["completion_tokens"])
     return out
-
-
-def _head(status: int, headers: Mapping[str, str], keep_alive: bool) -> bytes:
-    try:
-        reason = HTTPStatus(status).phrase
-    except ValueError:
-        reason = "Status"
-    lines = [f"HTTP/1.1 {status} {reason}"]
-    lines += [f"{k}: {v}" for k, v in headers.items()]
-    lines.append(f"Connection: {'keep-alive' if keep_alive else 'close'}")
-    return ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1")
-
-
-def _chunked(data: bytes) -> bytes:
-    return f"{len(data):x}\r\n".encode() + data + b"\r\n"
-
-
-async def _send(
-    writer: asyncio.StreamWriter,
-    status: int,
-    payload: bytes,
-    *,
-    headers: Mapping[str, str] | None = None,
-    content_type: str = "application/json",
-    keep_alive: bool = True,
-) -> None:
-    all_headers = {"Content-Type": content_type, "Content-Length": str(len(payload)), **(headers or {})}
-    writer.write(_head(status, all_headers, keep_alive) + payload)
-    await writer.drain()
-
-
-async def _send_error(
-    writer: asyncio.StreamWriter, status: int, message: str, keep_alive: bool, *, code: str = "fake_error"
-) -> None:
-    await _send(writer, status, _error_body(message, code), keep_alive=keep_alive)

