@@ -3,7 +3,8 @@
 The runtime benchmarks time a client; a server sharing its event loop (and its core) would bill its
 own CPU to the client. So the server runs here, in a child process, and the parent talks to it over
 pipes: the child prints ``{"port": N}`` once it listens, then reads one command a line on stdin
-(``stats`` prints the counters as one JSON line, ``reset`` zeroes them) and shuts down at EOF.
+(``stats`` prints the counters as one JSON line, ``reset`` prints then zeroes them, ``faults on`` /
+``faults off`` switch the fault mix) and shuts down at EOF.
 
     python benchmarks/_fake_server_proc.py --latency-ms 50 [--p429 0.1 --p500 0.1 --phang 0.1]
 
@@ -39,8 +40,8 @@ if _ROOT not in sys.path:  # run as a script: make `pes_agent` and `tests` impor
 from pes_agent.testing.fake_openai import FakeAction, FakeError, FakeHang, FakeOpenAIServer, FakeReply
 
 SCENARIO = Path(_ROOT) / "tests" / "fixtures" / "scenarios" / "S1.json"
-_PLAN = re.compile(r"---JSON_OUTPUT_START---(.*)---JSON_OUTPUT_END---", re.S)
-_FENCE = re.compile(r"```json(.*)```", re.S)
+_PLAN = re.compile(r"---JSON_OUTPUT_START---(.*)---JSON_OUTPUT_END---", re.DOTALL)
+_FENCE = re.compile(r"```json(.*)```", re.DOTALL)
 
 
 # --- what to answer ---------------------------------------------------------------------------------
@@ -128,11 +129,12 @@ class S1Handler:
         self.router = router
         self.faults = faults
         self._rng = random.Random(faults.seed)
+        self.faulty = True
         self.counts: Counter[str] = Counter()
         self._cpu0 = time.process_time()
 
     def __call__(self, body: dict[str, Any]) -> FakeAction:
-        draw, f = self._rng.random(), self.faults
+        draw, f = (self._rng.random() if self.faulty else 1.0), self.faults
         if draw < f.p429:
             self.counts["429"] += 1
             return FakeError(status=429, headers={"Retry-After": f.retry_after})
@@ -166,9 +168,14 @@ async def serve(latency_s: float, faults: FaultMix) -> None:
         loop = asyncio.get_running_loop()
         while line := await loop.run_in_executor(None, sys.stdin.readline):
             command = line.strip()
-            answer = handler.stats() if command in ("stats", "reset") else {"unknown": command}
+            answer: dict[str, Any] = {"unknown": command}
+            if command in ("stats", "reset"):
+                answer = handler.stats()
             if command == "reset":
                 handler.reset()
+            elif command in ("faults on", "faults off"):
+                handler.faulty = command == "faults on"
+                answer = {"faulty": handler.faulty}
             print(json.dumps(answer), flush=True)
 
 
@@ -235,6 +242,10 @@ class FakeServerProcess:
     def reset(self) -> dict[str, Any]:
         """Zero the counters; returns them as they were."""
         return self._command("reset")
+
+    def set_faults(self, on: bool) -> None:
+        """Off: every request gets its reply (warm-ups); on: the fault mix applies again."""
+        self._command("faults on" if on else "faults off")
 
     def _command(self, command: str) -> dict[str, Any]:
         assert self._proc is not None and self._proc.stdin is not None, "the server is not running"

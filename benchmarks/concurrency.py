@@ -43,6 +43,7 @@ if _ROOT not in sys.path:  # run as a script: make `pes_agent`, `tests` and `ben
 
 from benchmarks._common import format_table
 from benchmarks._fake_server_proc import FakeServerProcess
+from benchmarks.overhead import machine_line
 from pes_agent import ArtInstance, create_art_instance
 from pes_agent.state.memory import MemoryStore
 from tests.replay import ToolLog, load_scenario, scenario_tools, start_replay
@@ -302,11 +303,11 @@ def verdicts(m: Measured, bound: float) -> tuple[str, bool]:
     time_ok, errors_ok = worst.wall_s <= limit, errors == 0 and m.floor.errors == 0
     memory_ok = last <= first * (1 + GROWTH_LIMIT)
     parts = [
-        f"wall {worst.wall_s:.2f} s (slowest of {len(m.batches)} batches) = {worst.wall_s / max(bound, floor):.2f} "
-        f"× max(bound {bound:.2f} s, floor {floor:.2f} s) (target <= {TARGET_RATIO}): {_verdict(time_ok)}",
+        (f"wall {worst.wall_s:.2f} s (slowest of {len(m.batches)} batches) = {worst.wall_s / max(bound, floor):.2f} "
+         f"× max(bound {bound:.2f} s, floor {floor:.2f} s) (target <= {TARGET_RATIO}): {_verdict(time_ok)}"),
         f"errors {errors} (target 0): {_verdict(errors_ok)}",
-        f"RSS after batches {' → '.join(f'{b.rss_mb:.1f}' for b in m.batches)} MB "
-        f"(target growth <= {GROWTH_LIMIT:.0%}): {_verdict(memory_ok)}",
+        (f"RSS after batches {' → '.join(f'{b.rss_mb:.1f}' for b in m.batches)} MB "
+         f"(target growth <= {GROWTH_LIMIT:.0%}): {_verdict(memory_ok)}"),
         f"peak RSS {m.peak_rss_mb:.1f} MB",
     ]
     return "SUMMARY " + "; ".join(parts), time_ok and errors_ok and memory_ok
@@ -323,14 +324,15 @@ def format_report(m: Measured, *, runs: int, latency_s: float) -> str:
     fw = statistics.median(b.cpu_s for b in m.batches) / m.batches[0].requests
     bare = m.floor.cpu_s / m.floor.requests
     lines = [
-        f"{runs} concurrent S1 runs ({CALLS_PER_RUN} model calls each, {latency_s * 1e3:g} ms per call at the "
-        f"fake server, in its own process), one event loop. Latency bound {bound:.2f} s; bare-client floor "
-        f"{m.floor.wall_s:.2f} s. {_machine()}",
+        (f"{runs} concurrent S1 runs ({CALLS_PER_RUN} model calls each, {latency_s * 1e3:g} ms per call at the "
+         f"fake server, in its own process), one event loop. Latency bound {bound:.2f} s; bare-client floor "
+         f"{m.floor.wall_s:.2f} s. {machine_line()}"),
         "",
         table,
         "",
-        f"Client CPU per model call: bare openai client {bare * 1e3:.3f} ms, pes-agent run {fw * 1e3:.3f} ms "
-        f"(framework's own share {(fw - bare) * 1e3:.3f} ms per call, {(fw - bare) * CALLS_PER_RUN * 1e3:.2f} ms per run).",
+        (f"Client CPU per model call: bare openai client {bare * 1e3:.3f} ms, pes-agent run {fw * 1e3:.3f} ms "
+         f"(framework's own share {(fw - bare) * 1e3:.3f} ms per call, "
+         f"{(fw - bare) * CALLS_PER_RUN * 1e3:.2f} ms per run)."),
     ]
     if m.thread_locks is not None:
         lines.append(f"Per-thread locks still held by the instance after all batches: {m.thread_locks:,}.")
@@ -349,11 +351,6 @@ def _processes_note(m: Measured, bound: float) -> str:
             f"{one:.2f} s for one process ({one / p.wall_s:.2f}× faster) on {cores} cores shared with the fake "
             f"server (server CPU {p.server_cpu_s or 0:.2f} s); the client CPU per run does not shrink, "
             "so only spare cores move the figure.")
-
-
-def _machine() -> str:
-    load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
-    return f"Machine: {os.cpu_count()} CPUs, Python {sys.version.split()[0]}, load average {load}."
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -24,6 +24,7 @@ import argparse
 import asyncio
 import cProfile
 import json
+import os
 import pstats
 import resource
 import statistics
@@ -40,7 +41,7 @@ if _ROOT not in sys.path:  # run as a script: make `pes_agent`, `tests` and `ben
     sys.path.insert(0, _ROOT)
 
 from benchmarks._common import format_table
-from pes_agent import ArtInstance, ToolSpec, create_art_instance
+from pes_agent import ArtInstance, create_art_instance
 from pes_agent.events import Event, EventType
 from pes_agent.llm.types import CallOptions, LLMReply, PromptRequest
 from pes_agent.testing import ScriptedProvider, ScriptedReply
@@ -187,7 +188,7 @@ def _stats(values: Sequence[float]) -> dict[str, float]:
     return {"median_ms": statistics.median(ordered) * 1000.0, "p90_ms": p90 * 1000.0}
 
 
-_PLUMBING = ("/asyncio/", "benchmarks/overhead.py", "cProfile", "{method 'run' of", "{built-in method builtins.exec}")
+_PLUMBING = ("/asyncio/", "benchmarks/overhead.py", "cProfile", "method 'run' of '_contextvars", "builtins.exec")
 
 
 async def profile(bench: Bench, runs: int) -> dict[str, list[dict[str, Any]]]:
@@ -228,7 +229,7 @@ def _worker(n_tools: int, runs: int, warmup: int, profile_runs: int) -> int:
 def run_child(n_tools: int, runs: int, warmup: int, profile_runs: int) -> dict[str, Any]:
     cmd = [sys.executable, __file__, "--worker", str(n_tools), "--runs", str(runs), "--warmup", str(warmup),
            "--profile-runs", str(profile_runs)]
-    done = subprocess.run(cmd, capture_output=True, text=True, cwd=_ROOT, timeout=3600)
+    done = subprocess.run(cmd, check=False, capture_output=True, text=True, cwd=_ROOT, timeout=3600)
     lines = done.stdout.strip().splitlines()
     if done.returncode != 0 or not lines:
         tail = (done.stderr.strip().splitlines() or ["no output"])[-1]
@@ -283,13 +284,19 @@ def summary_line(results: Sequence[dict[str, Any]]) -> str:
     return "SUMMARY " + "; ".join(parts)
 
 
+def machine_line() -> str:
+    """Timings mean little without the machine and how busy it was."""
+    load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
+    return f"Machine: {os.cpu_count()} CPUs, Python {sys.version.split()[0]}, load average {load}."
+
+
 def _verdict(ok: bool) -> str:
     return "PASS" if ok else "FAIL"
 
 
 def format_report(results: Sequence[dict[str, Any]], runs: int, warmup: int) -> str:
     title = (f"Framework time per S1 run (scripted provider, memory store): {runs} timed runs after {warmup} "
-             "warm-up runs, each configuration in a fresh process. Phases: median / p90 ms.")
+             "warm-up runs, each configuration in a fresh process. Phases: median / p90 ms. " + machine_line())
     table = format_table(HEADERS, [_row(r) for r in results], align="lrrrrrrrrl")
     profiles = [text for text in map(_profile_text, results) if text]
     return "\n\n".join([title, table, *profiles, summary_line(results)])

@@ -137,3 +137,26 @@ async def test_rejection_never_runs_the_tool_and_tells_the_model_why() -> None:
     item = final.todo_list[0]
     assert [r.status for r in item.tool_results] == ["error", "success"]
     assert item.tool_results[1].output["already_done"] is True
+
+
+@tool(execution_mode="blocking")
+def post_note(text: str) -> dict[str, Any]:
+    """Post a note (needs approval)."""
+    PUBLISHED.append({"note": text})
+    return {"draft": text}
+
+
+async def test_blocking_tool_returning_plain_data_pauses_and_runs_once() -> None:
+    body = {
+        "title": "t", "intent": "i", "plan": "p",
+        "todoList": [{"id": "step_1", "description": "post", "stepType": "tool", "requiredTools": ["post_note"]}],
+    }
+    plan_text = f"---JSON_OUTPUT_START---\n{json.dumps(body)}\n---JSON_OUTPUT_END---"
+    call = "```json\n" + json.dumps({"toolCalls": [{"toolName": "post_note", "arguments": {"text": "hi"}}]}) + "\n```"
+    provider = ScriptedProvider([plan_text, call, _done("posted"), "<mainContent>ok</mainContent>"])
+    art = await create_art_instance({"storage": {"type": "memory"}}, tools=[post_note], providers={"s": provider})
+    first = await art.process("Post 'hi'", thread_id="b")
+    assert first.status == "suspended" and first.suspension["tool"] == "post_note"
+    final = await art.resume("b", first.suspension["id"], {"approved": True})
+    assert final.status == "success"
+    assert PUBLISHED == [{"note": "hi"}]  # the function ran once, to prepare the request

@@ -3,7 +3,9 @@
 Run it (see README.md beside this file)::
 
     pip install -e '.[service]'
-    uvicorn examples.service.app:app --port 8000
+    uvicorn examples.service.app:app --port 8000 --timeout-graceful-shutdown 5
+
+(without the timeout, uvicorn waits at shutdown for every client still reading an event stream)
 
 The instance is built once at start-up, from the config file in ``PES_AGENT_CONFIG`` (default: the
 repository's ``config/demo.yaml``), and closed at shutdown. Routes:

@@ -264,12 +264,25 @@ async def execute(ctx: RunContext, loop: ItemLoop, call: ToolCall) -> ToolResult
     await ctx.store.call_started(ctx.thread_id, loop.item.id, call.call_id, call.tool_name, dict(call.arguments))
     attributes = {"tool_name": call.tool_name, "call_id": call.call_id, "step_id": loop.item.id}
     with ctx.tracer.span("tool", f"execute_tool {call.tool_name}", attributes) as span:
-        result = await ctx.executor.execute(call, allowed=loop.allowed, context=context)
+        result = _blocking(ctx, await ctx.executor.execute(call, allowed=loop.allowed, context=context))
         span.set_attribute("status", result.status)
     if result.status != "refused":
         ctx.usage.tool_calls += 1
     await record(ctx, loop, call, result, journal=True)
     return result
+
+
+def _blocking(ctx: RunContext, result: ToolResult) -> ToolResult:
+    """A blocking tool's function prepares the request; whatever it returns waits for a person."""
+    spec = ctx.registry.get(result.tool_name)
+    if spec is None or spec.execution_mode != "blocking" or result.status != "success":
+        return result
+    return ToolResult(
+        call_id=result.call_id,
+        tool_name=result.tool_name,
+        status="suspended",
+        output={"message": f"{result.tool_name} is waiting for approval", "preview": result.output},
+    )
 
 
 def _ran_before_interruption(loop: ItemLoop, call: ToolCall) -> ToolCallRecord | None:

@@ -15,8 +15,9 @@ Choices, and why:
   is constrained to it (llama.cpp turns the schema into a grammar): a model of 135M parameters cannot
   write a well-formed plan or tool call on its own, but every token it may pick under the grammar keeps
   the reply valid. The cap on reply tokens matters as much: small models otherwise ramble.
-- A call that times out, or whose run is cancelled, stops its generation at the next token, so the
-  model is free for the next call instead of finishing a reply nobody reads.
+- A call that times out or is cancelled while it waits for the model never starts generating. One
+  already generating runs to its end in the background (llama-cpp-python's chat API has no way to
+  stop it), which the reply cap keeps short.
 """
 
 from __future__ import annotations
@@ -43,6 +44,7 @@ __all__ = [
     "LlamaCppProvider",
     "LoadSettings",
     "generation_kwargs",
+    "grammar_schema",
     "locate_model",
     "reply_from_completion",
 ]
@@ -144,6 +146,44 @@ def load_llama(settings: LoadSettings) -> ChatModel:
     return model
 
 
+ARRAY_CAP = 8
+"""Most items a constrained reply may put in a list whose schema sets no ``maxItems``."""
+
+_ANY_VALUE = {"type": ["string", "number", "boolean", "array", "object", "null"]}
+
+
+def grammar_schema(schema: Any) -> Any:
+    """The reply schema made safe to decode greedily with a small model; the reply still validates
+    against the original schema, but has fewer ways to go wrong.
+
+    - every list gets an upper bound: without one, greedy decoding loops (a tiny model repeated one tool
+      name in ``requiredTools`` until the token cap cut the plan off). A list of enum values holds each
+      at most once, so it is capped at the enum's size; others at ``ARRAY_CAP``.
+    - an empty schema (``{}``: any value) is spelled out as a union of types: llama.cpp's converter
+      would otherwise allow only an object there.
+    """
+    if isinstance(schema, list):
+        return [grammar_schema(s) for s in schema]
+    if not isinstance(schema, dict):
+        return schema
+    if not schema:
+        return dict(_ANY_VALUE)
+    out = {k: _grammar_child(k, v) for k, v in schema.items()}
+    items = out.get("items")
+    if isinstance(items, dict) and "maxItems" not in out:
+        cap = len(items["enum"]) if isinstance(items.get("enum"), list) else ARRAY_CAP
+        out["maxItems"] = max(cap, int(out.get("minItems", 0)))
+    return out
+
+
+def _grammar_child(key: str, value: Any) -> Any:
+    if key in ("properties", "$defs", "definitions") and isinstance(value, dict):
+        return {name: grammar_schema(sub) for name, sub in value.items()}
+    if key in ("items", "additionalProperties", "anyOf", "oneOf", "allOf", "prefixItems", "not"):
+        return grammar_schema(value)
+    return value
+
+
 def generation_kwargs(
     request: PromptRequest, options: CallOptions, config: ProviderConfig
 ) -> tuple[dict[str, Any], list[str]]:
@@ -166,7 +206,7 @@ def generation_kwargs(
     ignored = sorted(k for k in options.extra if k not in SAMPLING_PARAMS)
     kwargs.update({k: v for k, v in options.extra.items() if k in SAMPLING_PARAMS})
     if config.structured_output and request.response_schema is not None:
-        kwargs["response_format"] = {"type": "json_object", "schema": dict(request.response_schema)}
+        kwargs["response_format"] = {"type": "json_object", "schema": grammar_schema(dict(request.response_schema))}
     return kwargs, ignored
 
 
@@ -218,7 +258,6 @@ class LlamaCppProvider:
         self._warn_ignored(ignored)
         timeout = options.timeout_s if options.timeout_s is not None else self.config.timeout_s
         stop = threading.Event()
-        kwargs["stopping_criteria"] = lambda _tokens, _logits: stop.is_set()
         try:
             async with asyncio.timeout(timeout):
                 completion = await asyncio.to_thread(self._generate, kwargs, stop)
@@ -230,7 +269,7 @@ class LlamaCppProvider:
                 retryable=True,
             ) from None
         finally:
-            stop.set()  # a timed-out or cancelled call stops generating at its next token
+            stop.set()  # a call still waiting for the model when its caller gave up never starts
         return reply_from_completion(completion, self.model_name)
 
     async def aclose(self) -> None:
