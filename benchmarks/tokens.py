@@ -52,7 +52,8 @@ PLANNING_TARGET = ("S6_N200", 0.08)
 WHOLE_RUN_TARGET = "S1"
 """S1's whole run: no more tokens than the original sent."""
 
-SUSPENDED_NOTE = "pre-suspension part only (resume not built yet); the reference includes the resume"
+SUSPENDED_NOTE = "pre-suspension part only; the reference includes the resume"
+RESUMED_NOTE = "process (suspends) + resume with the recorded approval"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -197,6 +198,11 @@ async def _measure(ref: Reference) -> Row:
     async with replay.art:
         enabled = {"enabled_tools": list(replay.art.registry.names())}
         response = await replay.art.process(replay.query, thread_id=replay.thread_id, options=enabled)
+        decision = (replay.scenario["config"].get("resume") or {}).get("decision")
+        resumed = response.status == "suspended" and decision is not None and response.suspension is not None
+        if resumed:
+            assert response.suspension is not None
+            response = await replay.art.resume(replay.thread_id, response.suspension["id"], decision)
     if response.status == "error":
         return Row(reference=ref, error=f"run ended with status 'error': {response.error}")
     calls = replay.provider.calls
@@ -205,6 +211,7 @@ async def _measure(ref: Reference) -> Row:
     notes = [
         *([f"{CATALOG_BASE} + {CATALOGS.name}/catalog_N{ref.n_tools}.json"] if is_catalog_run(ref) else []),
         *([SUSPENDED_NOTE] if suspended else []),
+        *([RESUMED_NOTE] if resumed else []),
         *_by_design(replay, ref),
         *_deviations(replay, suspended),
     ]
@@ -223,6 +230,21 @@ async def replay_and_measure(ref: Reference) -> Row:
         return await _measure(ref)
     except Exception as exc:  # noqa: BLE001 - a report: show any failure in its row, go on
         return Row(reference=ref, error=f"{type(exc).__name__}: {exc}")
+
+
+async def close_early_s1() -> tuple[int, int]:
+    """S1 with `closeStepOnToolSuccess`: the two closing replies are never asked for."""
+    replay = await start_replay(
+        "S1", {"storage": {"type": "memory"}, "execution": {"closeStepOnToolSuccess": True}}
+    )
+    closing = {2, 4}  # the content-only replies that end each tool step in the recording
+    replay.provider._queue[:] = [r for i, r in enumerate(replay.provider._queue) if i not in closing]
+    async with replay.art:
+        response = await replay.art.process(replay.query, thread_id=replay.thread_id)
+    if response.status != "success":
+        raise RuntimeError(f"S1 with closeStepOnToolSuccess ended {response.status}: {response.error}")
+    calls = replay.provider.calls
+    return len(calls), sum(_tokens(c.messages) for c in calls)
 
 
 async def collect_rows(references: Sequence[Reference]) -> list[Row]:
@@ -309,6 +331,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(json.dumps({"rows": [row.to_dict() for row in rows], "targets": targets}, indent=2))
     else:
         print(format_report(rows))
+        calls, tokens = asyncio.run(close_early_s1())
+        s1 = next((r for r in rows if r.reference.scenario == "S1"), None)
+        ref = f" (original: {s1.reference.calls} calls, {s1.reference.whole_run:,} tokens)" if s1 else ""
+        print(f"closeStepOnToolSuccess on, S1: {calls} model calls, {tokens:,} prompt tokens{ref}")
     return 0
 
 

@@ -71,7 +71,7 @@ def test_token_report_shows_every_scenario_with_ratios_and_meets_the_targets(
         for measure, shown in measures.items():
             expected = "-" if shown.ours is None else f"{shown.ours / shown.ref:.3f}"
             assert shown.ratio == expected, (name, measure, shown)
-    assert "pre-suspension part only" in rows["S9"][1]
+    assert "process (suspends) + resume" in rows["S9"][1]
 
     summary = [line for line in out.splitlines() if line.startswith("SUMMARY ")]
     assert len(summary) == 1, out

@@ -149,6 +149,9 @@ def load_llama(settings: LoadSettings) -> ChatModel:
 ARRAY_CAP = 8
 """Most items a constrained reply may put in a list whose schema sets no ``maxItems``."""
 
+STRING_CAP = 240
+"""Most characters a constrained reply may put in a free string whose schema sets no ``maxLength``."""
+
 _ANY_VALUE = {"type": ["string", "number", "boolean", "array", "object", "null"]}
 
 
@@ -159,6 +162,8 @@ def grammar_schema(schema: Any) -> Any:
     - every list gets an upper bound: without one, greedy decoding loops (a tiny model repeated one tool
       name in ``requiredTools`` until the token cap cut the plan off). A list of enum values holds each
       at most once, so it is capped at the enum's size; others at ``ARRAY_CAP``.
+    - every free string gets a length cap (``STRING_CAP``): greedy decoding otherwise repeats a phrase
+      (``1.1.1.1...``) until the token cap cuts the JSON off unclosed.
     - an empty schema (``{}``: any value) is spelled out as a union of types: llama.cpp's converter
       would otherwise allow only an object there.
     """
@@ -173,6 +178,9 @@ def grammar_schema(schema: Any) -> Any:
     if isinstance(items, dict) and "maxItems" not in out:
         cap = len(items["enum"]) if isinstance(items.get("enum"), list) else ARRAY_CAP
         out["maxItems"] = max(cap, int(out.get("minItems", 0)))
+    free = not any(k in out for k in ("enum", "const", "pattern", "format", "maxLength"))
+    if out.get("type") == "string" and free:
+        out["maxLength"] = max(STRING_CAP, int(out.get("minLength", 0)))
     return out
 
 
