@@ -330,3 +330,22 @@ async def test_close_step_on_tool_success_waits_when_a_call_failed() -> None:
     response = await art.process("Population of Atlantis or Lima?")
     assert [c.phase for c in provider.calls] == ["planning", "execution", "execution", "synthesis"]
     assert response.status == "success"
+
+
+async def test_execution_template_override_from_config_replaces_the_built_in() -> None:
+    """Declared but never read in the original; here the config's execution prompt is the one sent."""
+    custom = "DO STEP $step_id: $description using $allowed_tools.\n$schemas\n$previous"
+    art, provider = await make(
+        [plan(tool_step()), call(), content("ok"), ANSWER], {"prompts": {"execution": custom}}
+    )
+    await art.process("Population of Lima?")
+    step_prompt = provider.calls[1].messages[1]["content"]
+    assert step_prompt.startswith("DO STEP step_1: look up Lima using lookup.")
+    assert "Take argument values" not in step_prompt
+
+
+async def test_template_override_with_unknown_variable_fails_at_load() -> None:
+    from pes_agent import ConfigError
+
+    with pytest.raises(ConfigError, match=r"\$nonsense"):
+        await make([], {"prompts": {"planning": "Plan $query with $nonsense"}})

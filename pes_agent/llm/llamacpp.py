@@ -149,13 +149,17 @@ def load_llama(settings: LoadSettings) -> ChatModel:
 ARRAY_CAP = 8
 """Most items a constrained reply may put in a list whose schema sets no ``maxItems``."""
 
-STRING_CAP = 240
-"""Most characters a constrained reply may put in a free string whose schema sets no ``maxLength``."""
+STRING_CAPS: Mapping[str, int] = {"planning": 100, "refinement": 100}
+"""Most characters a constrained reply may put in a free string whose schema sets no ``maxLength``, by
+phase: plan fields are labels and one-line descriptions (a 2-step plan then fits in ~200 tokens);
+tool arguments and step results get ``STRING_CAP``."""
+
+STRING_CAP = 400
 
 _ANY_VALUE = {"type": ["string", "number", "boolean", "array", "object", "null"]}
 
 
-def grammar_schema(schema: Any) -> Any:
+def grammar_schema(schema: Any, string_cap: int = STRING_CAP) -> Any:
     """The reply schema made safe to decode greedily with a small model; the reply still validates
     against the original schema, but has fewer ways to go wrong.
 
@@ -168,27 +172,27 @@ def grammar_schema(schema: Any) -> Any:
       would otherwise allow only an object there.
     """
     if isinstance(schema, list):
-        return [grammar_schema(s) for s in schema]
+        return [grammar_schema(s, string_cap) for s in schema]
     if not isinstance(schema, dict):
         return schema
     if not schema:
         return dict(_ANY_VALUE)
-    out = {k: _grammar_child(k, v) for k, v in schema.items()}
+    out = {k: _grammar_child(k, v, string_cap) for k, v in schema.items()}
     items = out.get("items")
     if isinstance(items, dict) and "maxItems" not in out:
         cap = len(items["enum"]) if isinstance(items.get("enum"), list) else ARRAY_CAP
         out["maxItems"] = max(cap, int(out.get("minItems", 0)))
     free = not any(k in out for k in ("enum", "const", "pattern", "format", "maxLength"))
     if out.get("type") == "string" and free:
-        out["maxLength"] = max(STRING_CAP, int(out.get("minLength", 0)))
+        out["maxLength"] = max(string_cap, int(out.get("minLength", 0)))
     return out
 
 
-def _grammar_child(key: str, value: Any) -> Any:
+def _grammar_child(key: str, value: Any, string_cap: int) -> Any:
     if key in ("properties", "$defs", "definitions") and isinstance(value, dict):
-        return {name: grammar_schema(sub) for name, sub in value.items()}
+        return {name: grammar_schema(sub, string_cap) for name, sub in value.items()}
     if key in ("items", "additionalProperties", "anyOf", "oneOf", "allOf", "prefixItems", "not"):
-        return grammar_schema(value)
+        return grammar_schema(value, string_cap)
     return value
 
 
@@ -214,7 +218,9 @@ def generation_kwargs(
     ignored = sorted(k for k in options.extra if k not in SAMPLING_PARAMS)
     kwargs.update({k: v for k, v in options.extra.items() if k in SAMPLING_PARAMS})
     if config.structured_output and request.response_schema is not None:
-        kwargs["response_format"] = {"type": "json_object", "schema": grammar_schema(dict(request.response_schema))}
+        cap = STRING_CAPS.get(request.phase, STRING_CAP)
+        schema = grammar_schema(dict(request.response_schema), cap)
+        kwargs["response_format"] = {"type": "json_object", "schema": schema}
     return kwargs, ignored
 
 
