@@ -65,8 +65,12 @@ class S1Router:
         first, second = (item["description"] for item in plan["todoList"])
         tools = tuple(item["requiredTools"][0] for item in plan["todoList"])
         result = json.loads(_match(_FENCE, texts[4]))["content"]
-        return cls(replies=texts, step_descriptions=(first, second), last_step_result=result,
-                   tool_names=(tools[0], tools[1]))
+        return cls(
+            replies=texts,
+            step_descriptions=(first, second),
+            last_step_result=result,
+            tool_names=(tools[0], tools[1]),
+        )
 
     def index(self, messages: Sequence[Mapping[str, Any]]) -> int:
         """0 plan, 1/3 the tool call of step 1/2, 2/4 their closing replies, 5 the answer."""
@@ -117,8 +121,12 @@ class FaultMix:
 
     def args(self) -> list[str]:
         return [
-            f"--p429={self.p429}", f"--p500={self.p500}", f"--phang={self.phang}",
-            f"--hang-s={self.hang_s}", f"--retry-after={self.retry_after}", f"--seed={self.seed}",
+            f"--p429={self.p429}",
+            f"--p500={self.p500}",
+            f"--phang={self.phang}",
+            f"--hang-s={self.hang_s}",
+            f"--retry-after={self.retry_after}",
+            f"--seed={self.seed}",
         ]
 
 
@@ -150,8 +158,11 @@ class S1Handler:
         return reply
 
     def stats(self) -> dict[str, Any]:
-        return {**self.counts, "requests": sum(self.counts[k] for k in ("429", "500", "hang", "reply")),
-                "cpu_s": round(time.process_time() - self._cpu0, 3)}
+        return {
+            **self.counts,
+            "requests": sum(self.counts[k] for k in ("429", "500", "hang", "reply")),
+            "cpu_s": round(time.process_time() - self._cpu0, 3),
+        }
 
     def reset(self) -> None:
         self.counts.clear()
@@ -189,8 +200,9 @@ def _child_main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--retry-after", default="0")
     p.add_argument("--seed", type=int, default=1)
     a = p.parse_args(argv)
-    mix = FaultMix(p429=a.p429, p500=a.p500, phang=a.phang, hang_s=a.hang_s, retry_after=a.retry_after,
-                   seed=a.seed)
+    mix = FaultMix(
+        p429=a.p429, p500=a.p500, phang=a.phang, hang_s=a.hang_s, retry_after=a.retry_after, seed=a.seed
+    )
     asyncio.run(serve(a.latency_ms / 1000.0, mix))
     return 0
 
@@ -209,7 +221,9 @@ class FakeServerProcess:
 
     def __enter__(self) -> Self:
         cmd = [sys.executable, __file__, f"--latency-ms={self.latency_s * 1000.0}", *self.faults.args()]
-        self._proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, cwd=_ROOT)
+        self._proc = subprocess.Popen(
+            cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, cwd=_ROOT
+        )
         first = self._stdout().readline()
         if not first:
             code = self._proc.wait(timeout=10)
@@ -217,8 +231,9 @@ class FakeServerProcess:
         self.port = int(json.loads(first)["port"])
         return self
 
-    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
-                 tb: TracebackType | None) -> None:
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
         proc, self._proc = self._proc, None
         if proc is None:
             return

@@ -92,8 +92,9 @@ class Result:
         return int(self.server.get("requests", 0)), answered, sum(self.retries.values()), failed
 
 
-async def run_faults(server: FakeServerProcess, runs: int, *, timeout_s: float, max_retries: int,
-                     bound_s: float, warmup: int) -> tuple[list[RunOutcome], float, dict[str, int], dict[str, Any]]:
+async def run_faults(
+    server: FakeServerProcess, runs: int, *, timeout_s: float, max_retries: int, bound_s: float, warmup: int
+) -> tuple[list[RunOutcome], float, dict[str, int], dict[str, Any]]:
     h = await s1_harness(server.base_url, timeout_s=timeout_s, max_retries=max_retries)
     async with h.art:
         server.set_faults(False)  # the warm-up fills the connection pool and caches, without faults
@@ -125,14 +126,30 @@ def _rows(r: Result) -> list[list[str]]:
     for kind in (*CLEAN, *sorted(k for k in kinds if k not in always), "exception", "hang"):
         found = kinds.get(kind, [])
         secs = [o.seconds for o in found]
-        rows.append([
-            kind, str(len(found)), f"{len(found) / len(r.outcomes):.1%}",
-            *(f"{f(secs):.2f}" if secs else "-" for f in (statistics.median, lambda s: percentile(s, 0.9), max)),
-            next((o.detail for o in found if o.detail), "")[:140],
-        ])
+        rows.append(
+            [
+                kind,
+                str(len(found)),
+                f"{len(found) / len(r.outcomes):.1%}",
+                *(
+                    f"{f(secs):.2f}" if secs else "-"
+                    for f in (statistics.median, lambda s: percentile(s, 0.9), max)
+                ),
+                next((o.detail for o in found if o.detail), "")[:140],
+            ]
+        )
     secs = [o.seconds for o in r.outcomes]
-    rows.append(["all", str(len(secs)), "100.0%", f"{statistics.median(secs):.2f}",
-                 f"{percentile(secs, 0.9):.2f}", f"{max(secs):.2f}", ""])
+    rows.append(
+        [
+            "all",
+            str(len(secs)),
+            "100.0%",
+            f"{statistics.median(secs):.2f}",
+            f"{percentile(secs, 0.9):.2f}",
+            f"{max(secs):.2f}",
+            "",
+        ]
+    )
     return rows
 
 
@@ -144,13 +161,18 @@ def summary_line(r: Result) -> tuple[str, bool]:
     clean_ok = not unclean
     retried = ", ".join(f"{cause} {n:,}" for cause, n in sorted(r.retries.items())) or "none"
     parts = [
-        (f"{len(r.outcomes)} runs: {kinds['success']} success, {kinds['error']} error (clean: code and phase), "
-         f"{kinds['exception']} exceptions, {kinds['hang']} hangs, "
-         f"{len(unclean) - kinds['exception'] - kinds['hang']} other: {_verdict(clean_ok)}"),
+        (
+            f"{len(r.outcomes)} runs: {kinds['success']} success, "
+            f"{kinds['error']} error (clean: code and phase), "
+            f"{kinds['exception']} exceptions, {kinds['hang']} hangs, "
+            f"{len(unclean) - kinds['exception'] - kinds['hang']} other: {_verdict(clean_ok)}"
+        ),
         f"retries {retries:,} ({retried})",
         f"requests accounted {requests:,} = {answered:,} + {retries:,} + {failed:,}: {_verdict(balanced)}",
-        (f"run time p50 {statistics.median(o.seconds for o in r.outcomes):.2f} s, "
-         f"p90 {percentile([o.seconds for o in r.outcomes], 0.9):.2f} s"),
+        (
+            f"run time p50 {statistics.median(o.seconds for o in r.outcomes):.2f} s, "
+            f"p90 {percentile([o.seconds for o in r.outcomes], 0.9):.2f} s"
+        ),
     ]
     return "SUMMARY " + "; ".join(parts), clean_ok and balanced
 
@@ -161,10 +183,13 @@ def _verdict(ok: bool) -> str:
 
 def format_report(r: Result) -> str:
     f = r.faults
-    head = (f"{len(r.outcomes)} concurrent S1 runs against a fake server answering {f.p429:.0%} of calls with 429 "
-            f"(Retry-After: {f.retry_after}), {f.p500:.0%} with 500 and {f.phang:.0%} with {f.hang_s:g} s of silence; "
-            f"client timeout {r.timeout_s:g} s, max_retries {r.max_retries}, per-run bound {r.bound_s:g} s. "
-            f"Wall {r.wall_s:.2f} s. {machine_line()}")
+    head = (
+        f"{len(r.outcomes)} concurrent S1 runs against a fake server answering {f.p429:.0%} of calls "
+        f"with 429 (Retry-After: {f.retry_after}), {f.p500:.0%} with 500 and {f.phang:.0%} with "
+        f"{f.hang_s:g} s of silence; "
+        f"client timeout {r.timeout_s:g} s, max_retries {r.max_retries}, per-run bound {r.bound_s:g} s. "
+        f"Wall {r.wall_s:.2f} s. {machine_line()}"
+    )
     s = r.server
     server = format_table(
         ("server answered", "requests", "S1 reply", "429", "500", "hang"),
@@ -178,8 +203,10 @@ def format_report(r: Result) -> str:
         [["", f"{retries:,}", *(f"{n:,}" for _, n in causes)]],
         align="l" + "r" * (len(causes) + 1),
     )
-    accounting = (f"Accounting: {requests:,} server requests = {answered:,} calls answered + {retries:,} retries + "
-                  f"{failed:,} calls failed after {r.max_retries} retries.")
+    accounting = (
+        f"Accounting: {requests:,} server requests = {answered:,} calls answered + {retries:,} retries + "
+        f"{failed:,} calls failed after {r.max_retries} retries."
+    )
     table = format_table(HEADERS, _rows(r), align="lrrrrrl")
     return "\n\n".join([head, table, server, client, accounting, summary_line(r)[0]])
 
@@ -198,19 +225,47 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     hang = args.hang_s if args.hang_s is not None else 3 * args.timeout_s
-    mix = FaultMix(p429=args.share, p500=args.share, phang=args.share, hang_s=hang, retry_after="0", seed=args.seed)
+    mix = FaultMix(
+        p429=args.share, p500=args.share, phang=args.share, hang_s=hang, retry_after="0", seed=args.seed
+    )
     with FakeServerProcess(args.latency_ms / 1000.0, mix) as server:
-        outcomes, wall, retries, stats = asyncio.run(run_faults(
-            server, args.runs, timeout_s=args.timeout_s, max_retries=args.max_retries, bound_s=args.bound_s,
-            warmup=args.warmup,
-        ))
-    result = Result(outcomes=outcomes, wall_s=wall, server=stats, retries=retries, faults=mix,
-                    timeout_s=args.timeout_s, max_retries=args.max_retries, bound_s=args.bound_s)
+        outcomes, wall, retries, stats = asyncio.run(
+            run_faults(
+                server,
+                args.runs,
+                timeout_s=args.timeout_s,
+                max_retries=args.max_retries,
+                bound_s=args.bound_s,
+                warmup=args.warmup,
+            )
+        )
+    result = Result(
+        outcomes=outcomes,
+        wall_s=wall,
+        server=stats,
+        retries=retries,
+        faults=mix,
+        timeout_s=args.timeout_s,
+        max_retries=args.max_retries,
+        bound_s=args.bound_s,
+    )
     if args.json:
         summary, ok = summary_line(result)
         kinds = Counter(o.kind for o in outcomes)
-        print(json.dumps({"outcomes": kinds, "wall_s": wall, "server": stats, "retries": retries,
-                          "accounted": result.accounted, "summary": summary, "passed": ok}, indent=2))
+        print(
+            json.dumps(
+                {
+                    "outcomes": kinds,
+                    "wall_s": wall,
+                    "server": stats,
+                    "retries": retries,
+                    "accounted": result.accounted,
+                    "summary": summary,
+                    "passed": ok,
+                },
+                indent=2,
+            )
+        )
     else:
         print(format_report(result))
     return 0

@@ -11,10 +11,12 @@ order, with the expected arguments: arithmetic is checked by evaluating the expr
 ``126`` are the same call), texts after trimming quotes and end punctuation, modes exactly. Failed
 calls are not held against a run (the gate or a re-ask may fix them); extra successful calls are.
 
-Each task runs twice on the same loaded model: with the argument gate and arg-fill on (the defaults)
-and with both off (``gate.enabled: false``, ``argFill.enabled: false``). ``--free-text`` turns
-``structured_output`` off as well, to see what the model does without constrained decoding.
-Settings come from ``config/local.yaml``; the store is in memory. Time is wall time per run.
+Each task runs four times on the same loaded model: with the argument gate and arg-fill on (the
+defaults) and off (``gate.enabled: false``, ``argFill.enabled: false``), each both when the model
+plans (``plans``: the whole job) and when it is handed the right plan (``given``: the planning reply is
+replaced by the expected two steps, so the tool steps, where the gate and arg-fill act, are measured
+on their own). ``--free-text`` turns ``structured_output`` off, to see the model without constrained
+decoding. Settings come from ``config/local.yaml``; the store is in memory. Time is wall time per run.
 """
 
 from __future__ import annotations
@@ -41,9 +43,11 @@ from pes_agent.errors import PesAgentError
 from pes_agent.events import Event, EventType
 from pes_agent.instance import create_art_instance
 from pes_agent.llm.llamacpp import LlamaCppProvider
-from pes_agent.llm.types import Provider
+from pes_agent.llm.types import CallOptions, LLMReply, PromptRequest, Provider
 
 LOCAL_CONFIG = Path(_ROOT) / "config" / "local.yaml"
+RUNS = (("plans", "on"), ("plans", "off"), ("given", "on"), ("given", "off"))
+"""(who plans, gate and arg-fill) for each task."""
 Check = Callable[[Mapping[str, Any]], bool]
 
 
@@ -95,22 +99,71 @@ TASKS = (
     Task("t03", "Square 9, then subtract 1 from the result.", (_calc(81), _calc(80))),
     Task("t04", f"Count the words in '{FOX}', then multiply the word count by 4.", (_words(FOX), _calc(36))),
     Task("t05", f"Count the words in '{JUGS}', then add 10 to the word count.", (_words(JUGS), _calc(18))),
-    Task("t06", "Count the words in 'one two three four five six', then multiply the count by 7.",
-         (_words("one two three four five six"), _calc(42))),
-    Task("t07", "Convert 'hello big world' to upper case, then count the words in the converted text.",
-         (_change("hello big world", "upper"), _words("HELLO BIG WORLD"))),
-    Task("t08", "Convert 'Small Models Need Help' to lower case, then count the words in the result.",
-         (_change("Small Models Need Help", "lower"), _words("small models need help"))),
-    Task("t09", "Reverse the text 'stressed', then convert the reversed text to upper case.",
-         (_change("stressed", "reverse"), _change("desserts", "upper"))),
-    Task("t10", "Convert 'data flows between steps' to title case, then reverse the result.",
-         (_change("data flows between steps", "title"), _change("Data Flows Between Steps", "reverse"))),
+    Task(
+        "t06",
+        "Count the words in 'one two three four five six', then multiply the count by 7.",
+        (_words("one two three four five six"), _calc(42)),
+    ),
+    Task(
+        "t07",
+        "Convert 'hello big world' to upper case, then count the words in the converted text.",
+        (_change("hello big world", "upper"), _words("HELLO BIG WORLD")),
+    ),
+    Task(
+        "t08",
+        "Convert 'Small Models Need Help' to lower case, then count the words in the result.",
+        (_change("Small Models Need Help", "lower"), _words("small models need help")),
+    ),
+    Task(
+        "t09",
+        "Reverse the text 'stressed', then convert the reversed text to upper case.",
+        (_change("stressed", "reverse"), _change("desserts", "upper")),
+    ),
+    Task(
+        "t10",
+        "Convert 'data flows between steps' to title case, then reverse the result.",
+        (_change("data flows between steps", "title"), _change("Data Flows Between Steps", "reverse")),
+    ),
 )
+
+
+def given_plan(task: Task) -> str:
+    """The planning reply a capable model would give: one tool step per expected call, chained."""
+    halves = [h.strip().rstrip(".") for h in task.query.split(", then ", 1)]
+    steps = [
+        {
+            "id": f"step_{i}",
+            "description": half[:1].upper() + half[1:],
+            "stepType": "tool",
+            "requiredTools": [call.tool],
+            "dependencies": [f"step_{i - 1}"] if i > 1 else [],
+        }
+        for i, (half, call) in enumerate(zip(halves, task.calls), start=1)
+    ]
+    return json.dumps({"title": task.id, "intent": task.query, "plan": "two tool steps", "todoList": steps})
+
+
+class GivenPlan:
+    """Answers the planning call with a fixed plan; every other call goes to the local model."""
+
+    def __init__(self, inner: Provider, plan: str) -> None:
+        self.name = inner.name
+        self._inner = inner
+        self._plan = plan
+
+    async def complete(self, request: PromptRequest, options: CallOptions) -> LLMReply:
+        if request.phase == "planning":
+            return LLMReply(text=self._plan)
+        return await self._inner.complete(request, options)
+
+    async def aclose(self) -> None:  # the local model is closed by its owner, after every run
+        return None
 
 
 @dataclass(frozen=True)
 class Outcome:
     task: str
+    regime: str
     mode: str
     right: bool
     calls_right: int
@@ -118,6 +171,7 @@ class Outcome:
     succeeded: int
     failed: int
     status: str
+    """The run's status, with the error code when it ended in error (``error:unparseable_plan``)."""
     seconds: float
     model_calls: int
     made: list[str]
@@ -126,7 +180,11 @@ class Outcome:
 def _score(task: Task, done: Sequence[Mapping[str, Any]]) -> tuple[bool, int]:
     matched, i = 0, 0
     for call in done:
-        if i < len(task.calls) and call["tool_name"] == task.calls[i].tool and task.calls[i].check(call["arguments"]):
+        if (
+            i < len(task.calls)
+            and call["tool_name"] == task.calls[i].tool
+            and task.calls[i].check(call["arguments"])
+        ):
             matched, i = matched + 1, i + 1
     exact = len(done) == len(task.calls) and matched == len(task.calls)
     return exact, matched
@@ -145,19 +203,26 @@ def _config(gate_on: bool, structured: bool, model_path: str | None) -> dict[str
     return data
 
 
-async def _run(task: Task, mode: str, config: dict[str, Any], provider: Provider) -> Outcome:
+async def _run(task: Task, regime: str, mode: str, config: dict[str, Any], provider: Provider) -> Outcome:
     events: list[Event] = []
     async with await create_art_instance(config, providers={"local": provider}) as art:
         art.subscribe(events.append)
         start = time.perf_counter()
-        response = await art.process(task.query, thread_id=f"{task.id}-{mode}")
+        response = await art.process(task.query, thread_id=f"{task.id}-{regime}-{mode}")
         seconds = time.perf_counter() - start
     calls = [e.data for e in events if e.type is EventType.TOOL_EXECUTION]
     done = [c for c in calls if c["status"] == "success"]
     right, matched = _score(task, done)
     return Outcome(
-        task=task.id, mode=mode, right=right, calls_right=matched, succeeded=len(done),
-        failed=len(calls) - len(done), status=response.status, seconds=seconds,
+        task=task.id,
+        regime=regime,
+        mode=mode,
+        right=right,
+        calls_right=matched,
+        succeeded=len(done),
+        failed=len(calls) - len(done),
+        status=f"{response.status}:{response.error.code}" if response.error else response.status,
+        seconds=seconds,
         model_calls=response.usage.llm_calls,
         made=[f"{c['tool_name']}({json.dumps(c['arguments'], ensure_ascii=False)})" for c in done],
     )
@@ -171,10 +236,16 @@ async def run(tasks: Sequence[Task], *, structured: bool, model_path: str | None
     outcomes = []
     try:
         for task in tasks:
-            for mode, gate_on in (("on", True), ("off", False)):
-                outcome = await _run(task, mode, _config(gate_on, structured, model_path), provider)
-                print(f"[local_model] {task.id} gate {mode}: {'right' if outcome.right else 'wrong'} "
-                      f"{outcome.seconds:.1f}s {outcome.made}", file=sys.stderr, flush=True)
+            for regime, mode in RUNS:
+                used = provider if regime == "plans" else GivenPlan(provider, given_plan(task))
+                config = _config(mode == "on", structured, model_path)
+                outcome = await _run(task, regime, mode, config, used)
+                print(
+                    f"[local_model] {task.id} {regime} gate {mode}: {'right' if outcome.right else 'wrong'} "
+                    f"{outcome.seconds:.1f}s {outcome.status} {outcome.made}",
+                    file=sys.stderr,
+                    flush=True,
+                )
                 outcomes.append(outcome)
     finally:
         await provider.aclose()
@@ -182,30 +253,38 @@ async def run(tasks: Sequence[Task], *, structured: bool, model_path: str | None
 
 
 def report(outcomes: Sequence[Outcome], tasks: Sequence[Task], model: str) -> str:
-    by = {(o.task, o.mode): o for o in outcomes}
+    by = {(o.task, o.regime, o.mode): o for o in outcomes}
     rows = []
     for task in tasks:
-        on, off = by[(task.id, "on")], by[(task.id, "off")]
-        rows.append([
-            task.id,
-            "yes" if on.right else "no", f"{on.calls_right}/{len(task.calls)}", f"{on.failed}", f"{on.seconds:.1f}",
-            "yes" if off.right else "no", f"{off.calls_right}/{len(task.calls)}", f"{off.failed}",
-            f"{off.seconds:.1f}",
-            " · ".join(e.shows for e in task.calls),
-        ])
-    headers = ["task", "on:right", "calls", "bad", "s", "off:right", "calls", "bad", "s", "expected"]
-    table = format_table(headers, rows, "lrrrrrrrrl")
-    lines = [f"model: {model}", table, ""]
-    for mode in ("on", "off"):
-        mine = [o for o in outcomes if o.mode == mode]
+        row = [task.id]
+        for regime, mode in RUNS:
+            o = by[(task.id, regime, mode)]
+            row += ["yes" if o.right else "no", f"{o.calls_right}/{len(task.calls)}", f"{o.seconds:.1f}"]
+        rows.append([*row, " · ".join(e.shows for e in task.calls)])
+    headers = ["task"]
+    for regime, mode in RUNS:
+        headers += [f"{regime}/{mode}", "calls", "s"]
+    table = format_table([*headers, "expected"], rows, "l" + "rrr" * len(RUNS) + "l")
+    lines = [
+        f"model: {model}",
+        "columns: plans = the model plans; given = it is handed the right plan; on/off = gate and arg-fill;",
+        "right = the successful calls are exactly the expected ones; calls = expected calls made, in order",
+        "",
+        table,
+        "",
+    ]
+    expected = sum(len(t.calls) for t in tasks)
+    for regime, mode in RUNS:
+        mine = [o for o in outcomes if (o.regime, o.mode) == (regime, mode)]
         right = sum(o.right for o in mine)
-        calls = sum(o.calls_right for o in mine)
-        expected = sum(len(t.calls) for t in tasks)
         times = [o.seconds for o in mine]
+        share = f"{right}/{len(mine)} runs right ({right / len(mine):.0%})"
+        model_calls = statistics.mean(o.model_calls for o in mine)
         lines.append(
-            f"SUMMARY gate+arg-fill {mode:>3}: {right}/{len(mine)} runs right ({right / len(mine):.0%}), "
-            f"{calls}/{expected} expected calls made, {sum(o.failed for o in mine)} failed calls, "
-            f"{statistics.mean(times):.1f} s per run (median {statistics.median(times):.1f} s)"
+            f"SUMMARY {regime:>5} gate+arg-fill {mode:>3}: {share}, "
+            f"{sum(o.calls_right for o in mine)}/{expected} expected calls, "
+            f"{sum(o.failed for o in mine)} failed calls, {statistics.mean(times):.1f} s per run "
+            f"(median {statistics.median(times):.1f} s, {model_calls:.1f} model calls)"
         )
     return "\n".join(lines)
 

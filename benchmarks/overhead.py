@@ -11,7 +11,10 @@ a fresh ``ScriptedProvider`` holding S1's six replies; it answers instantly, so 
 is pes-agent's (and the scripted provider's bookkeeping). Phases are split at the events the run
 publishes: planning ends at ``PLAN``, execution at the last ``ITEM_STATUS`` → completed, synthesis is
 the rest (answer prompt, parse, save, ``FINAL_RESPONSE``). Peak RSS is the child's ``ru_maxrss`` after
-the timed runs. Then ``--profile-runs`` more runs under cProfile list where the time goes.
+the timed runs. The memory store keeps every thread it is given, which is the user's data and grows
+with ``--runs``, so it is emptied every 100 runs (outside the timed part) and what it keeps per thread
+is reported on its own ("store KB/thread", from 200 more runs). Then ``--profile-runs`` more runs
+under cProfile list where the time goes.
 
 Targets (issue 7; the TypeScript original timed the same way): median ≤ 1.4 ms with 2 tools and
 ≤ 2.7 ms with 200 tools, peak RSS under half the original's 172 MB. A miss is reported, not an exit
@@ -23,6 +26,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import cProfile
+import gc
 import json
 import os
 import pstats
@@ -44,6 +48,7 @@ from benchmarks._common import format_table
 from pes_agent import ArtInstance, create_art_instance
 from pes_agent.events import Event, EventType
 from pes_agent.llm.types import CallOptions, LLMReply, PromptRequest
+from pes_agent.state.memory import MemoryStore
 from pes_agent.testing import ScriptedProvider, ScriptedReply
 from pes_agent.tools.decorators import tool_from_schema
 from tests.replay import FIXTURES, ToolLog, load_scenario, scenario_tools, scripted_replies
@@ -81,6 +86,14 @@ class FreshScript:
         return None
 
 
+class ForgetfulStore(MemoryStore):
+    """The memory store, emptied now and then between runs: it keeps every thread it is given (about
+    20 KB each for S1), which is the user's data, not the framework's memory."""
+
+    def forget(self) -> None:
+        MemoryStore.__init__(self)
+
+
 class PhaseMarks:
     """Event listener: the moment the plan was published and the moment the last step completed."""
 
@@ -101,6 +114,7 @@ class Bench:
     script: FreshScript
     log: ToolLog
     marks: PhaseMarks
+    store: ForgetfulStore
     query: str
 
 
@@ -119,14 +133,18 @@ async def build(n_tools: int) -> Bench:
         recorded = {spec.name: spec.fn for spec in tools}
         catalog = json.loads(CATALOG_200.read_text(encoding="utf-8"))["tools"][:n_tools]
         tools = [
-            tool_from_schema(t["name"], t["description"], t["inputSchema"], recorded.get(t["name"]) or _refuse(t["name"]))
+            tool_from_schema(
+                t["name"], t["description"], t["inputSchema"], recorded.get(t["name"]) or _refuse(t["name"])
+            )
             for t in catalog
         ]
-    script = FreshScript(scripted_replies(scenario))
-    art = await create_art_instance({"storage": {"type": "memory"}}, tools=tools, providers={"scripted": script})
+    script, store = FreshScript(scripted_replies(scenario)), ForgetfulStore()
+    art = await create_art_instance(
+        {"storage": {"type": "memory"}}, tools=tools, providers={"scripted": script}, store=store
+    )
     marks = PhaseMarks()
     art.subscribe(marks, types=[EventType.PLAN, EventType.ITEM_STATUS])
-    return Bench(art=art, script=script, log=log, marks=marks, query=scenario["userQuery"])
+    return Bench(art=art, script=script, log=log, marks=marks, store=store, query=scenario["userQuery"])
 
 
 async def timed_run(bench: Bench, thread_id: str) -> tuple[float, float, float, float] | str:
@@ -146,25 +164,58 @@ async def timed_run(bench: Bench, thread_id: str) -> tuple[float, float, float, 
 # --- the child process ------------------------------------------------------------------------------
 
 
-def _peak_rss_mb() -> float:
+FORGET_EVERY = 100
+"""Runs between two emptyings of the store (outside the timed part)."""
+RETENTION_RUNS = 200
+
+
+def peak_rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0  # KiB on Linux
 
 
+def current_rss_mb() -> float:
+    """Resident memory now (``ru_maxrss`` only knows the peak), after a full collection."""
+    gc.collect()
+    with open("/proc/self/statm", encoding="ascii") as f:
+        pages = int(f.read().split()[1])
+    return pages * os.sysconf("SC_PAGE_SIZE") / 2**20
+
+
+async def _runs(
+    bench: Bench, prefix: str, n: int, *, forget: bool = True
+) -> list[tuple[float, float, float, float] | str]:
+    outcomes = []
+    for i in range(n):
+        if forget and i % FORGET_EVERY == 0:
+            bench.store.forget()
+        outcomes.append(await timed_run(bench, f"{prefix}-{i}"))
+    return outcomes
+
+
+async def store_kb_per_thread(bench: Bench) -> float:
+    """What the memory store keeps per finished S1 thread (reported, then dropped)."""
+    bench.store.forget()
+    before = current_rss_mb()
+    await _runs(bench, "retained", RETENTION_RUNS, forget=False)
+    grown = current_rss_mb() - before
+    bench.store.forget()
+    return grown * 1024.0 / RETENTION_RUNS
+
+
 async def measure(n_tools: int, runs: int, warmup: int, profile_runs: int) -> dict[str, Any]:
-    rss_start = _peak_rss_mb()
+    rss_start = peak_rss_mb()
     bench = await build(n_tools)
     registered = len(bench.art.registry.names())
-    for i in range(warmup):
-        await timed_run(bench, f"warmup-{i}")
+    await _runs(bench, "warmup", warmup)
     samples: list[tuple[float, float, float, float]] = []
     errors: list[str] = []
-    for i in range(runs):
-        outcome = await timed_run(bench, f"run-{i}")
+    for outcome in await _runs(bench, "run", runs):
         if isinstance(outcome, str):
             errors.append(outcome)
         else:
             samples.append(outcome)
-    peak = _peak_rss_mb()
+    peak = peak_rss_mb()
+    retained = await store_kb_per_thread(bench)
     top = await profile(bench, profile_runs) if profile_runs else {"cumulative": [], "self": []}
     return {
         "tools": registered,
@@ -174,6 +225,7 @@ async def measure(n_tools: int, runs: int, warmup: int, profile_runs: int) -> di
         **{name: _stats([s[i] for s in samples]) for i, name in enumerate((*PHASES, "total"))},
         "peak_rss_mb": peak,
         "rss_after_imports_mb": rss_start,
+        "store_kb_per_thread": retained,
         "loaded": sorted(m for m in ("openai", "tiktoken", "httpx") if m in sys.modules),
         "profile": top,
         "profile_runs": profile_runs,
@@ -188,7 +240,7 @@ def _stats(values: Sequence[float]) -> dict[str, float]:
     return {"median_ms": statistics.median(ordered) * 1000.0, "p90_ms": p90 * 1000.0}
 
 
-_PLUMBING = ("/asyncio/", "benchmarks/overhead.py", "cProfile", "method 'run' of '_contextvars", "builtins.exec")
+_PLUMBING = ("/asyncio/", "benchmarks/overhead.py", "cProfile", "of '_contextvars", "builtins.exec")
 
 
 async def profile(bench: Bench, runs: int) -> dict[str, list[dict[str, Any]]]:
@@ -203,8 +255,8 @@ async def profile(bench: Bench, runs: int) -> dict[str, list[dict[str, Any]]]:
     for (path, line, func), (_, calls, own, cumulative, _) in table.items():
         where = f"{_short(path)}:{line}({func})" if line else func
         if not any(p in where or p in path for p in _PLUMBING):
-            rows.append({"where": where, "calls": calls / runs, "own_ms": own * 1e3 / runs,
-                         "cum_ms": cumulative * 1e3 / runs})
+            per_run = {"calls": calls / runs, "own_ms": own * 1e3 / runs, "cum_ms": cumulative * 1e3 / runs}
+            rows.append({"where": where, **per_run})
     return {
         "cumulative": sorted(rows, key=lambda r: -r["cum_ms"])[:10],
         "self": sorted(rows, key=lambda r: -r["own_ms"])[:10],
@@ -227,8 +279,8 @@ def _worker(n_tools: int, runs: int, warmup: int, profile_runs: int) -> int:
 
 
 def run_child(n_tools: int, runs: int, warmup: int, profile_runs: int) -> dict[str, Any]:
-    cmd = [sys.executable, __file__, "--worker", str(n_tools), "--runs", str(runs), "--warmup", str(warmup),
-           "--profile-runs", str(profile_runs)]
+    sizes = ["--runs", str(runs), "--warmup", str(warmup), "--profile-runs", str(profile_runs)]
+    cmd = [sys.executable, __file__, "--worker", str(n_tools), *sizes]
     done = subprocess.run(cmd, check=False, capture_output=True, text=True, cwd=_ROOT, timeout=3600)
     lines = done.stdout.strip().splitlines()
     if done.returncode != 0 or not lines:
@@ -239,29 +291,36 @@ def run_child(n_tools: int, runs: int, warmup: int, profile_runs: int) -> dict[s
 
 
 HEADERS = ("configuration", "runs", "median ms", "p90 ms", "planning", "execution", "synthesis",
-           "peak RSS MB", "target median", "note")
+           "peak RSS MB", "store KB/thread", "target median", "note")
 
 
 def _row(r: dict[str, Any]) -> list[str]:
-    name = f"S1 + {r['tools']} tools"
+    name, target = f"S1 + {r['tools']} tools", TARGET_MEDIAN_MS.get(r["tools"], float("nan"))
     if "failed" in r:
-        return [name, "-", "ERROR", "-", "-", "-", "-", "-", f"{TARGET_MEDIAN_MS.get(r['tools'], 0):.1f}", r["failed"]]
+        return [name, "-", "ERROR", "-", "-", "-", "-", "-", "-", f"<= {target:.1f}", r["failed"]]
     note = [f"{r['error_count']} runs failed: {r['errors'][0]}"] if r["error_count"] else []
     if r["loaded"]:
         note.append(f"loaded {', '.join(r['loaded'])}")
     phases = [f"{r[p]['median_ms']:.3f} / {r[p]['p90_ms']:.3f}" for p in PHASES]
-    return [name, str(r["runs"]), f"{r['total']['median_ms']:.3f}", f"{r['total']['p90_ms']:.3f}", *phases,
-            f"{r['peak_rss_mb']:.1f}", f"<= {TARGET_MEDIAN_MS.get(r['tools'], float('nan')):.1f}", "; ".join(note)]
+    total = r["total"]
+    return [name, str(r["runs"]), f"{total['median_ms']:.3f}", f"{total['p90_ms']:.3f}", *phases,
+            f"{r['peak_rss_mb']:.1f}", f"{r['store_kb_per_thread']:.1f}", f"<= {target:.1f}", "; ".join(note)]
 
 
 def _profile_text(r: dict[str, Any]) -> str:
     if "failed" in r or not r["profile"]["cumulative"]:
         return ""
-    out = [f"cProfile, S1 + {r['tools']} tools, {r['profile_runs']} runs (times per run, inflated by the profiler):"]
+    out = [
+        (f"cProfile, S1 + {r['tools']} tools, {r['profile_runs']} runs "
+         "(times per run, inflated by the profiler):")
+    ]
     for key, title in (("cumulative", "cumulative"), ("self", "own time")):
-        rows = [[f"{x['cum_ms'] if key == 'cumulative' else x['own_ms']:.3f}", f"{x['calls']:.1f}", x["where"]]
-                for x in r["profile"][key]]
-        out += ["", f"top 10 by {title}:", format_table(("ms/run", "calls/run", "function"), rows, align="rrl")]
+        rows = [
+            [f"{x['cum_ms'] if key == 'cumulative' else x['own_ms']:.3f}", f"{x['calls']:.1f}", x["where"]]
+            for x in r["profile"][key]
+        ]
+        table = format_table(("ms/run", "calls/run", "function"), rows, align="rrl")
+        out += ["", f"top 10 by {title}:", table]
     return "\n".join(out)
 
 
@@ -280,7 +339,9 @@ def summary_line(results: Sequence[dict[str, Any]]) -> str:
     shown = " / ".join(f"{p:.1f}" for p in peaks) or "-"
     parts.append(f"peak RSS {shown} MB (target < {TARGET_RSS_MB:.0f}): {_verdict(rss_ok)}")
     loaded = sorted({m for r in results for m in r.get("loaded", ())})
-    parts.append(f"openai/tiktoken not loaded: {_verdict(not loaded)}" + (f" ({', '.join(loaded)})" if loaded else ""))
+    parts.append(
+        f"openai/tiktoken not loaded: {_verdict(not loaded)}" + (f" ({', '.join(loaded)})" if loaded else "")
+    )
     return "SUMMARY " + "; ".join(parts)
 
 
@@ -295,9 +356,11 @@ def _verdict(ok: bool) -> str:
 
 
 def format_report(results: Sequence[dict[str, Any]], runs: int, warmup: int) -> str:
-    title = (f"Framework time per S1 run (scripted provider, memory store): {runs} timed runs after {warmup} "
-             "warm-up runs, each configuration in a fresh process. Phases: median / p90 ms. " + machine_line())
-    table = format_table(HEADERS, [_row(r) for r in results], align="lrrrrrrrrl")
+    title = (
+        f"Framework time per S1 run (scripted provider, memory store): {runs} timed runs after {warmup} "
+        "warm-up runs, each configuration in a fresh process. Phases: median / p90 ms. " + machine_line()
+    )
+    table = format_table(HEADERS, [_row(r) for r in results], align="lrrrrrrrrrl")
     profiles = [text for text in map(_profile_text, results) if text]
     return "\n\n".join([title, table, *profiles, summary_line(results)])
 

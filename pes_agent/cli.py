@@ -68,7 +68,7 @@ async def _run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             if line:
                 print(f"[pes-agent] {line}", file=err, flush=True)
 
-        art.subscribe(show)
+        art.subscribe(show, types=[t for t in EventType if t is not EventType.TOKEN])
         response = await art.process(args.query, thread_id=args.thread)
     if args.json:
         print(json.dumps(response.to_dict(), indent=2, ensure_ascii=False, default=str), file=out)

@@ -118,6 +118,17 @@ class EventBus:
         self._subs.append(sub)
         return sub
 
+    def has_listeners(self, thread_id: str, type_: EventType) -> bool:
+        """Whether an event of this type on this thread would reach anyone.
+
+        Lets producers skip work nobody would see: a run streams tokens only while someone listens.
+        """
+        return any(
+            (sub.thread_id is None or sub.thread_id == thread_id)
+            and (sub.types is None or type_ in sub.types)
+            for sub in self._subs
+        )
+
     def _remove(self, sub: Subscription) -> None:
         if sub in self._subs:
             self._subs.remove(sub)

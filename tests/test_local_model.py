@@ -24,6 +24,7 @@ from pes_agent.config import ProviderConfig
 from pes_agent.errors import ConfigError, ProviderError
 from pes_agent.events import Event, EventType
 from pes_agent.llm.llamacpp import INSTALL_HINT, LlamaCppProvider, LoadSettings, locate_model
+from pes_agent.llm.llamacpp_schema import bounds_for, grammar_schema
 from pes_agent.llm.types import CallOptions, Message, PromptRequest
 from pes_agent.providers import build_provider
 
@@ -97,15 +98,65 @@ async def test_structured_output_constrains_decoding_to_the_reply_schema(tmp_pat
     provider = _provider(tmp_path, model, structured_output=True, max_tokens=99, top_p=0.9, seed=7)
     reply = await provider.complete(REQUEST, CallOptions())
     sent = model.calls[0]
-    assert sent["response_format"] == {"type": "json_object", "schema": SCHEMA}
+    assert sent["response_format"] == {
+        "type": "json_object",
+        "schema": grammar_schema(SCHEMA, bounds_for("planning", 99)),
+    }
     assert sent["messages"] == [{"role": "user", "content": "hi"}]
     assert (sent["max_tokens"], sent["temperature"], sent["top_p"], sent["seed"]) == (99, 0.0, 0.9, 7)
+    assert "repeat_penalty" not in sent, "constrained replies copy values from the prompt: no penalty"
     assert reply.text == '{"answer": "42"}' and reply.finish_reason == "stop"
-    assert (reply.usage.prompt_tokens, reply.usage.completion_tokens, reply.usage.source) == (11, 3, "provider")
+    assert (reply.usage.prompt_tokens, reply.usage.completion_tokens, reply.usage.source) == (
+        11,
+        3,
+        "provider",
+    )
     assert reply.model == "tiny"  # the GGUF file's name when `model` is not set
 
 
-async def test_without_structured_output_the_schema_is_not_sent_and_replies_are_capped(tmp_path: Path) -> None:
+def test_constrained_schemas_bound_every_list_and_free_string_but_accept_the_same_replies() -> None:
+    """Unbounded lists and strings let greedy decoding loop until the token cap cuts the JSON off."""
+    from pes_agent.prompts.recovery import NeededField, fill_schema
+    from pes_agent.prompts.schemas import plan_reply_schema
+
+    plan = plan_reply_schema(["calculator", "word_count"])
+    tight = grammar_schema(plan, bounds_for("planning", 512))
+    step = tight["properties"]["todoList"]["items"]["properties"]
+    assert tight["properties"]["todoList"]["maxItems"] == 3, "as many steps as fit in 512 tokens"
+    assert grammar_schema(plan, bounds_for("planning", 2048))["properties"]["todoList"]["maxItems"] == 8
+    assert step["requiredTools"]["maxItems"] == 2, "a list of enum values holds each name once at most"
+    assert step["description"]["maxLength"] == 80 and "maxLength" not in step["stepType"]
+    assert "maxItems" not in plan["properties"]["todoList"], "the original schema is not changed"
+    reply = {
+        "title": "t",
+        "intent": "i",
+        "plan": "p",
+        "todoList": [
+            {
+                "id": "step_1",
+                "description": "d",
+                "stepType": "tool",
+                "requiredTools": ["calculator"],
+                "dependencies": [],
+            }
+        ],
+    }
+    jsonschema.validate(reply, tight)
+    jsonschema.validate(reply, plan)
+    from pes_agent.prompts.schemas import step_reply_schema
+
+    step_schema = grammar_schema(
+        step_reply_schema({"calculator": {"type": "object"}, "word_count": {"type": "object"}})
+    )
+    assert step_schema["anyOf"][0]["properties"]["toolCalls"]["maxItems"] == 2, "one call per allowed tool"
+    # arg-fill asks for "any value" ({}); llama.cpp would read {} as "an object"
+    fill = grammar_schema(fill_schema([NeededField(name="expression")]))
+    assert "string" in fill["properties"]["expression"]["type"]
+
+
+async def test_without_structured_output_the_schema_is_not_sent_and_replies_are_capped(
+    tmp_path: Path,
+) -> None:
     model = FakeModel()
     provider = _provider(tmp_path, model)
     await provider.complete(REQUEST, CallOptions(temperature=0.3, extra={"top_k": 5, "n": 3}))
@@ -114,6 +165,7 @@ async def test_without_structured_output_the_schema_is_not_sent_and_replies_are_
     assert sent["max_tokens"] == 256, "an uncapped tiny model rambles to the context limit"
     assert (sent["temperature"], sent["top_k"]) == (0.3, 5)
     assert "n" not in sent  # not a llama.cpp sampling setting: ignored (it would raise)
+    assert sent["repeat_penalty"] == 1.1, "free text at temperature 0 loops without a repeat penalty"
 
 
 async def test_the_model_loads_once_and_generates_one_call_at_a_time(tmp_path: Path) -> None:
@@ -197,9 +249,8 @@ def test_the_model_is_found_in_the_installed_package_without_importing_it(
     info = tmp_path / "fake_model_pkg-0.1.dist-info"
     info.mkdir()
     (info / "METADATA").write_text("Metadata-Version: 2.1\nName: fake-model-pkg\nVersion: 0.1\n")
-    (info / "RECORD").write_text(
-        "fake_model_pkg/__init__.py,,\nfake_model_pkg/Tiny-Instruct.Q4.gguf,,\nfake_model_pkg-0.1.dist-info/RECORD,,\n"
-    )
+    files = ("fake_model_pkg/__init__.py", "fake_model_pkg/Tiny-Instruct.Q4.gguf", f"{info.name}/RECORD")
+    (info / "RECORD").write_text("".join(f"{f},,\n" for f in files))
     monkeypatch.syspath_prepend(str(tmp_path))
     found = locate_model("local", ProviderConfig(adapter="llamacpp", model_package="fake-model-pkg"))
     assert found == package / "Tiny-Instruct.Q4.gguf"
@@ -208,23 +259,38 @@ def test_the_model_is_found_in_the_installed_package_without_importing_it(
 async def test_a_structured_run_goes_through_the_stack_with_the_stand_in(tmp_path: Path) -> None:
     """Bare JSON replies (what constrained decoding yields) are planned, executed and synthesized."""
     plan = {
-        "title": "Multiply", "intent": "compute", "plan": "use the calculator",
-        "todoList": [{"id": "step_1", "description": "Compute 6*7", "stepType": "tool",
-                      "requiredTools": ["calculator"], "dependencies": []}],
+        "title": "Multiply",
+        "intent": "compute",
+        "plan": "use the calculator",
+        "todoList": [
+            {
+                "id": "step_1",
+                "description": "Compute 6*7",
+                "stepType": "tool",
+                "requiredTools": ["calculator"],
+                "dependencies": [],
+            }
+        ],
     }
     call = {"toolCalls": [{"toolName": "calculator", "arguments": {"expression": "6*7"}}]}
-    model = FakeModel([json.dumps(plan), json.dumps(call), '{"content": "42"}', "<mainContent>42</mainContent>"])
+    model = FakeModel(
+        [json.dumps(plan), json.dumps(call), '{"content": "42"}', "<mainContent>42</mainContent>"]
+    )
     provider = _provider(tmp_path, model, structured_output=True)
-    config = {"providers": {"local": {"adapter": "llamacpp", "model_path": str(_gguf(tmp_path)),
-                                      "structured_output": True}},
-              "storage": {"type": "memory"}, "tools": ["pes_agent.demo.text_tools:LOCAL_TOOLS"]}
+    config = {
+        "providers": {
+            "local": {"adapter": "llamacpp", "model_path": str(_gguf(tmp_path)), "structured_output": True}
+        },
+        "storage": {"type": "memory"},
+        "tools": ["pes_agent.demo.text_tools:LOCAL_TOOLS"],
+    }
     async with await create_art_instance(config, providers={"local": provider}) as art:
         response = await art.process("What is 6 times 7?", thread_id="t")
     assert response.status == "success" and "42" in response.response
     planning_schema = model.calls[0]["response_format"]["schema"]
-    assert planning_schema["properties"]["todoList"]["items"]["properties"]["requiredTools"]["items"]["enum"] == [
-        "calculator", "word_count", "transform_text"
-    ]
+    assert planning_schema["properties"]["todoList"]["items"]["properties"]["requiredTools"]["items"][
+        "enum"
+    ] == ["calculator", "word_count", "transform_text"]
     assert "response_format" not in model.calls[-1]  # the answer is free text
 
 
@@ -252,7 +318,8 @@ async def test_a_two_step_task_runs_on_the_real_local_model(tmp_path: Path) -> N
     async with await create_art_instance(base) as art:
         art.subscribe(events.append)
         response = await art.process(
-            "Compute 12 * 7, then count the words in the sentence 'the answer is eighty four'.", thread_id="t1"
+            "Compute 12 * 7, then count the words in the sentence 'the answer is eighty four'.",
+            thread_id="t1",
         )
         state, version = await art.store.load("t1")
         schemas = {name: art.registry.get(name) for name in art.registry.names()}

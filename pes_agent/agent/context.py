@@ -13,7 +13,8 @@ from typing import Any
 from pes_agent.agent.response import RunUsage
 from pes_agent.config import ArgFillConfig, GateConfig, ResolvedExecution
 from pes_agent.events import Event, EventBus, EventType
-from pes_agent.llm.types import CallOptions, LLMReply, Phase, PromptRequest, Provider
+from pes_agent.llm.streaming import accepts_token_sink, replay_reply
+from pes_agent.llm.types import CallOptions, LLMReply, Phase, PromptRequest, Provider, TokenKind, TokenSink
 from pes_agent.observability import NOOP_TRACER, Tracer
 from pes_agent.prompts.views import PromptSettings
 from pes_agent.state.journal import CallFinish
@@ -95,12 +96,16 @@ class RunContext:
             request = PromptRequest(
                 phase=request.phase, step_id=request.step_id, messages=request.messages, tools=request.tools
             )
-        attributes = {"phase": request.phase, "step_id": request.step_id, "provider": self.provider.name,
-                      "model": self.options.model}
+        attributes = {
+            "phase": request.phase,
+            "step_id": request.step_id,
+            "provider": self.provider.name,
+            "model": self.options.model,
+        }
         with self.tracer.span("llm", f"chat {self.options.model or self.provider.name}", attributes) as span:
             if self.tracer.capture_content:  # prompt text only for a tracer that asked for it
                 span.set_attribute("input.messages", request.messages)
-            reply = await self.provider.complete(request, self.options)
+            reply = await self._complete(request)
             span.set_attribute("usage.prompt_tokens", reply.usage.prompt_tokens)
             span.set_attribute("usage.completion_tokens", reply.usage.completion_tokens)
             span.set_attribute("finish_reason", reply.finish_reason)
@@ -115,6 +120,41 @@ class RunContext:
                 step_id=request.step_id,
             )
         return reply
+
+    async def _complete(self, request: PromptRequest) -> LLMReply:
+        """Call the provider, streaming its reply as TOKEN events while anyone listens for them.
+
+        Nobody listening means the plain call: no sink, no per-token work. A provider that cannot
+        stream still gives listeners its reply, as one piece per kind once it is complete.
+        """
+        if not self.bus.has_listeners(self.thread_id, EventType.TOKEN):
+            return await self.provider.complete(request, self.options)
+        sink = self._token_sink(request)
+        if accepts_token_sink(self.provider):
+            return await self.provider.complete(request, self.options, on_token=sink)
+        reply = await self.provider.complete(request, self.options)
+        replay_reply(reply, sink)
+        return reply
+
+    def _token_sink(self, request: PromptRequest) -> TokenSink:
+        """Publishes each piece as a TOKEN event: broadcast only, never stored (thinking is stored
+        once per call, whole, as THOUGHTS)."""
+        phase, step_id = request.phase, request.step_id
+
+        def publish(kind: TokenKind, text: str) -> None:
+            self.bus.publish(
+                Event(
+                    id=uuid.uuid4().hex,
+                    type=EventType.TOKEN,
+                    thread_id=self.thread_id,
+                    trace_id=self.trace_id,
+                    step_id=step_id,
+                    timestamp=self.clock(),
+                    data={"phase": phase, "kind": kind, "text": text},
+                )
+            )
+
+        return publish
 
     async def set_status(self, item: TodoItem, status: ItemStatus) -> None:
         previous = item.status

@@ -18,7 +18,9 @@ TextMode = Literal["upper", "lower", "title", "reverse"]
 
 
 @tool
-def word_count(text: Annotated[str, Field(description="The text whose words are counted.")]) -> dict[str, int]:
+def word_count(
+    text: Annotated[str, Field(description="The text whose words are counted.")],
+) -> dict[str, int]:
     """Count the words (separated by whitespace) and the characters of a text."""
     return {"words": len(text.split()), "characters": len(text)}
 

@@ -14,7 +14,8 @@ Choices, and why:
 - When a request carries its reply's JSON Schema and the provider sets ``structured_output``, decoding
   is constrained to it (llama.cpp turns the schema into a grammar): a model of 135M parameters cannot
   write a well-formed plan or tool call on its own, but every token it may pick under the grammar keeps
-  the reply valid. The cap on reply tokens matters as much: small models otherwise ramble.
+  the reply valid. Lists and strings are bounded too (``llamacpp_schema``) so the reply also *ends*
+  within the cap on reply tokens: small models otherwise ramble until it cuts them off.
 - A call that times out or is cancelled while it waits for the model never starts generating. One
   already generating runs to its end in the background (llama-cpp-python's chat API has no way to
   stop it), which the reply cap keeps short.
@@ -35,6 +36,7 @@ from typing import Any, Protocol
 
 from pes_agent.config import ProviderConfig
 from pes_agent.errors import ConfigError, ProviderError
+from pes_agent.llm.llamacpp_schema import bounds_for, grammar_schema
 from pes_agent.llm.types import CallOptions, LLMReply, PromptRequest, Usage
 
 __all__ = [
@@ -44,7 +46,6 @@ __all__ = [
     "LlamaCppProvider",
     "LoadSettings",
     "generation_kwargs",
-    "grammar_schema",
     "locate_model",
     "reply_from_completion",
 ]
@@ -56,6 +57,11 @@ INSTALL_HINT = "pip install -e '.[local]'"
 
 DEFAULT_MAX_TOKENS = 256
 """Reply cap when neither the call nor the config sets one: enough for a short plan or a tool call."""
+
+FREE_TEXT_REPEAT_PENALTY = 1.1
+"""Applied to replies without a schema (the answer) unless ``llm_params`` sets ``repeat_penalty``: at
+temperature 0 a small model otherwise repeats one sentence to the token cap. Constrained replies get
+none, since they must copy values (numbers, texts) from the prompt exactly."""
 
 SAMPLING_PARAMS = frozenset(
     {"top_p", "top_k", "min_p", "repeat_penalty", "presence_penalty", "frequency_penalty", "seed", "stop"}
@@ -146,56 +152,6 @@ def load_llama(settings: LoadSettings) -> ChatModel:
     return model
 
 
-ARRAY_CAP = 8
-"""Most items a constrained reply may put in a list whose schema sets no ``maxItems``."""
-
-STRING_CAPS: Mapping[str, int] = {"planning": 100, "refinement": 100}
-"""Most characters a constrained reply may put in a free string whose schema sets no ``maxLength``, by
-phase: plan fields are labels and one-line descriptions (a 2-step plan then fits in ~200 tokens);
-tool arguments and step results get ``STRING_CAP``."""
-
-STRING_CAP = 400
-
-_ANY_VALUE = {"type": ["string", "number", "boolean", "array", "object", "null"]}
-
-
-def grammar_schema(schema: Any, string_cap: int = STRING_CAP) -> Any:
-    """The reply schema made safe to decode greedily with a small model; the reply still validates
-    against the original schema, but has fewer ways to go wrong.
-
-    - every list gets an upper bound: without one, greedy decoding loops (a tiny model repeated one tool
-      name in ``requiredTools`` until the token cap cut the plan off). A list of enum values holds each
-      at most once, so it is capped at the enum's size; others at ``ARRAY_CAP``.
-    - every free string gets a length cap (``STRING_CAP``): greedy decoding otherwise repeats a phrase
-      (``1.1.1.1...``) until the token cap cuts the JSON off unclosed.
-    - an empty schema (``{}``: any value) is spelled out as a union of types: llama.cpp's converter
-      would otherwise allow only an object there.
-    """
-    if isinstance(schema, list):
-        return [grammar_schema(s, string_cap) for s in schema]
-    if not isinstance(schema, dict):
-        return schema
-    if not schema:
-        return dict(_ANY_VALUE)
-    out = {k: _grammar_child(k, v, string_cap) for k, v in schema.items()}
-    items = out.get("items")
-    if isinstance(items, dict) and "maxItems" not in out:
-        cap = len(items["enum"]) if isinstance(items.get("enum"), list) else ARRAY_CAP
-        out["maxItems"] = max(cap, int(out.get("minItems", 0)))
-    free = not any(k in out for k in ("enum", "const", "pattern", "format", "maxLength"))
-    if out.get("type") == "string" and free:
-        out["maxLength"] = max(string_cap, int(out.get("minLength", 0)))
-    return out
-
-
-def _grammar_child(key: str, value: Any, string_cap: int) -> Any:
-    if key in ("properties", "$defs", "definitions") and isinstance(value, dict):
-        return {name: grammar_schema(sub, string_cap) for name, sub in value.items()}
-    if key in ("items", "additionalProperties", "anyOf", "oneOf", "allOf", "prefixItems", "not"):
-        return grammar_schema(value, string_cap)
-    return value
-
-
 def generation_kwargs(
     request: PromptRequest, options: CallOptions, config: ProviderConfig
 ) -> tuple[dict[str, Any], list[str]]:
@@ -218,9 +174,11 @@ def generation_kwargs(
     ignored = sorted(k for k in options.extra if k not in SAMPLING_PARAMS)
     kwargs.update({k: v for k, v in options.extra.items() if k in SAMPLING_PARAMS})
     if config.structured_output and request.response_schema is not None:
-        cap = STRING_CAPS.get(request.phase, STRING_CAP)
-        schema = grammar_schema(dict(request.response_schema), cap)
+        bounds = bounds_for(request.phase, kwargs["max_tokens"])
+        schema = grammar_schema(dict(request.response_schema), bounds)
         kwargs["response_format"] = {"type": "json_object", "schema": schema}
+    else:
+        kwargs.setdefault("repeat_penalty", FREE_TEXT_REPEAT_PENALTY)
     return kwargs, ignored
 
 
@@ -230,10 +188,15 @@ def reply_from_completion(completion: Any, model: str) -> LLMReply:
         choice = completion["choices"][0]
         text = choice["message"].get("content") or ""
     except (KeyError, IndexError, TypeError, AttributeError):
-        raise ProviderError(f"llama.cpp returned a completion without a message: {str(completion)[:200]}") from None
+        raise ProviderError(
+            f"llama.cpp returned a completion without a message: {str(completion)[:200]}"
+        ) from None
     raw_usage = completion.get("usage") or {}
     usage = (
-        Usage(prompt_tokens=int(raw_usage["prompt_tokens"]), completion_tokens=int(raw_usage["completion_tokens"]))
+        Usage(
+            prompt_tokens=int(raw_usage["prompt_tokens"]),
+            completion_tokens=int(raw_usage["completion_tokens"]),
+        )
         if "prompt_tokens" in raw_usage and "completion_tokens" in raw_usage
         else Usage(prompt_tokens=0, completion_tokens=0, source="estimate")
     )

@@ -8,8 +8,9 @@ safe response headers, never the API key.
 
 The body of a successful reply is read raw and parsed here, so a compatible server's quirks
 (``reasoning_content``, missing ``usage``, odd content types) are handled in one place. The request is
-built by a pure function (``build_chat_body``); a streaming path would reuse it and the same retry
-wrapper, aggregating chunks into the same ``_Completion``.
+built by a pure function (``build_chat_body``). A call given ``on_token`` streams (server-sent events)
+and aggregates the chunks into the same ``Completion`` a whole body gives, so what the run receives
+does not depend on how the reply travelled.
 """
 
 from __future__ import annotations
@@ -18,8 +19,8 @@ import asyncio
 import json
 import logging
 import os
-from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass
+from collections.abc import Awaitable, Callable
+from functools import partial
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Self, cast
 from urllib.parse import urlsplit
@@ -35,8 +36,9 @@ from pes_agent.llm.retry import (
     server_message,
     wait_seconds,
 )
+from pes_agent.llm.streaming import ChunkReader, Completion, first_str, replay_reply, text_of, usage_of
 from pes_agent.llm.tokens import count_messages, count_tokens
-from pes_agent.llm.types import CallOptions, LLMReply, PromptRequest, Usage
+from pes_agent.llm.types import CallOptions, LLMReply, PromptRequest, TokenSink, Usage
 
 if TYPE_CHECKING:
     from openai import AsyncOpenAI
@@ -52,12 +54,13 @@ _DEFAULT_BASE_URL = "https://api.openai.com/v1"
 
 
 def build_chat_body(
-    request: PromptRequest, options: CallOptions, config: ProviderConfig
+    request: PromptRequest, options: CallOptions, config: ProviderConfig, *, stream: bool = False
 ) -> tuple[dict[str, Any], list[str]]:
     """The JSON body of one chat-completions call, and the ``extra`` keys that were refused.
 
     Settings resolve call options → provider config; ``options.extra`` (``llm_params``) wins over
     both for ordinary keys, but never replaces what the framework owns (``RESERVED_PARAMS``).
+    A streamed call asks for usage in the last chunk, so token counts stay the server's own.
     """
     body: dict[str, Any] = {}
     temperature = options.temperature if options.temperature is not None else config.temperature
@@ -75,18 +78,10 @@ def build_chat_body(
             "type": "json_schema",
             "json_schema": {"name": "reply", "schema": dict(request.response_schema), "strict": False},
         }
+    if stream:
+        body["stream"] = True
+        body["stream_options"] = {"include_usage": True}
     return body, refused
-
-
-@dataclass(frozen=True, kw_only=True)
-class _Completion:
-    """What we keep of one successful response, however it arrived (whole body or stream)."""
-
-    text: str
-    thinking: str | None
-    finish_reason: str
-    model: str | None
-    usage: Usage | None
 
 
 class OpenAIProvider:
@@ -123,8 +118,16 @@ class OpenAIProvider:
     ) -> None:
         await self.aclose()
 
-    async def complete(self, request: PromptRequest, options: CallOptions) -> LLMReply:
-        body, refused = build_chat_body(request, options, self.config)
+    async def complete(
+        self, request: PromptRequest, options: CallOptions, *, on_token: TokenSink | None = None
+    ) -> LLMReply:
+        """One chat completion; with ``on_token``, streamed and reported piece by piece.
+
+        A streamed call is retried like any other until its first token arrives. After that a
+        failure is a ``ProviderError`` at once, never a retry: the listener has already been given
+        part of a reply, and a second attempt would give it a different one.
+        """
+        body, refused = build_chat_body(request, options, self.config, stream=on_token is not None)
         self._warn_refused(refused)
         model = body["model"]
         if not model:
@@ -134,7 +137,12 @@ class OpenAIProvider:
                 provider=self.name,
             )
         timeout = options.timeout_s if options.timeout_s is not None else self.config.timeout_s
-        completion = await self._with_retries(lambda: self._send(body, timeout), model=model, timeout=timeout)
+        send: Callable[[], Awaitable[Completion]] = (
+            partial(self._send, body, timeout)
+            if on_token is None
+            else partial(self._send_streamed, body, timeout, on_token)
+        )
+        completion = await self._with_retries(send, model=model, timeout=timeout)
         return self._reply(completion, request, model)
 
     async def aclose(self) -> None:
@@ -185,7 +193,7 @@ class OpenAIProvider:
             provider=self.name,
         )
 
-    async def _send(self, body: dict[str, Any], timeout: float) -> _Completion:
+    async def _send(self, body: dict[str, Any], timeout: float) -> Completion:
         client = self._client_for_loop()
         params = {k: v for k, v in body.items() if k not in ("model", "messages")}
         raw = await client.chat.completions.with_raw_response.create(
@@ -196,7 +204,53 @@ class OpenAIProvider:
         )
         return self._parse(raw.content, status=raw.status_code, model=body["model"])
 
-    def _parse(self, content: bytes, *, status: int, model: str) -> _Completion:
+    async def _send_streamed(self, body: dict[str, Any], timeout: float, on_token: TokenSink) -> Completion:
+        import openai
+
+        client = self._client_for_loop()
+        model = body["model"]
+        params = {k: v for k, v in body.items() if k not in ("model", "messages", "stream")}
+        raw = await client.chat.completions.with_raw_response.create(
+            model=model,
+            messages=cast(Any, body["messages"]),
+            stream=True,
+            extra_body=params,
+            timeout=timeout,
+        )
+        if "text/event-stream" not in raw.headers.get("content-type", "").lower():
+            # A server that ignores `stream` answers with a whole body: take it as one piece.
+            completion = self._parse(await raw.http_response.aread(), status=raw.status_code, model=model)
+            replay_reply(LLMReply(text=completion.text, thinking=completion.thinking), on_token)
+            return completion
+        reader = ChunkReader(on_token)
+        stream = raw.parse(to=openai.AsyncStream[object])
+        cut: openai.APIError | None = None
+        not_json = False
+        try:
+            async for chunk in stream:
+                reader.take(chunk)
+        except openai.APIError as exc:
+            if not reader.received:
+                raise  # nothing delivered yet: the retry layer may try again
+            cut = exc
+        except ValueError:  # an event whose data is not JSON
+            not_json = True
+        finally:
+            await stream.close()
+        if cut is not None:  # raised here, not chained: see `_with_retries`
+            raise self._error(cut, model=model, timeout=timeout, attempts=1, streamed=reader.received)
+        if not_json or not reader.replied:
+            what = "an event that is not JSON" if not_json else "no reply chunk (`choices[0]`)"
+            raise ProviderError(
+                f"{self._where(model)} streamed {what}; check that `base_url` points at an "
+                "OpenAI-compatible `/v1` endpoint",
+                provider=self.name,
+                status=raw.status_code,
+                retryable=False,
+            )
+        return reader.finish()
+
+    def _parse(self, content: bytes, *, status: int, model: str) -> Completion:
         """Read a chat-completion body; anything unusable is a ProviderError naming what was wrong."""
         try:
             data: Any = json.loads(content)
@@ -221,15 +275,15 @@ class OpenAIProvider:
                 status=status,
                 retryable=False,
             )
-        return _Completion(
-            text=_text_of(message.get("content")),
-            thinking=_first_str(message, "reasoning_content", "reasoning"),
+        return Completion(
+            text=text_of(message.get("content")),
+            thinking=first_str(message, "reasoning_content", "reasoning"),
             finish_reason=str(first.get("finish_reason") or "unknown"),
             model=data.get("model") if isinstance(data.get("model"), str) else None,
-            usage=_usage_of(data.get("usage")),
+            usage=usage_of(data.get("usage")),
         )
 
-    def _reply(self, completion: _Completion, request: PromptRequest, model: str) -> LLMReply:
+    def _reply(self, completion: Completion, request: PromptRequest, model: str) -> LLMReply:
         usage = completion.usage
         if usage is None:
             prompt = count_messages(request.messages)
@@ -252,13 +306,13 @@ class OpenAIProvider:
     # -- retries and errors ----------------------------------------------------------------------
 
     async def _with_retries(
-        self, send: Callable[[], Awaitable[_Completion]], *, model: str, timeout: float
-    ) -> _Completion:
+        self, send: Callable[[], Awaitable[Completion]], *, model: str, timeout: float
+    ) -> Completion:
         import openai
 
         attempts = 0
 
-        async def attempt() -> _Completion:
+        async def attempt() -> Completion:
             nonlocal attempts
             attempts += 1
             return await send()
@@ -292,9 +346,16 @@ class OpenAIProvider:
             state.upcoming_sleep,
         )
 
-    def _error(self, exc: Exception, *, model: str, timeout: float, attempts: int) -> ProviderError:
+    def _error(
+        self, exc: Exception, *, model: str, timeout: float, attempts: int, streamed: int = 0
+    ) -> ProviderError:
         report = failure_report(exc, provider=self.name, timeout=timeout)
         tries = f" after {attempts} attempts" if attempts > 1 else ""
+        if streamed:
+            tries = (
+                f" after {streamed} characters of the reply had streamed (not retried: part of it was "
+                "already delivered)"
+            )
         return ProviderError(
             self._scrub(f"{self._where(model)} failed{tries}: {report.what}; {report.hint}"),
             provider=self.name,
@@ -334,31 +395,3 @@ class OpenAIProvider:
                 self.name,
                 ", ".join(f"`{k}`" for k in new),
             )
-
-
-def _text_of(content: Any) -> str:
-    """``content`` is a string, null (tool calls only) or, on some servers, a list of text parts."""
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return "".join(
-            p.get("text", "") for p in content if isinstance(p, dict) and isinstance(p.get("text"), str)
-        )
-    return ""
-
-
-def _first_str(message: Mapping[str, Any], *keys: str) -> str | None:
-    for key in keys:
-        value = message.get(key)
-        if isinstance(value, str) and value:
-            return value
-    return None
-
-
-def _usage_of(raw: Any) -> Usage | None:
-    if not isinstance(raw, dict):
-        return None
-    prompt, completion = raw.get("prompt_tokens"), raw.get("completion_tokens")
-    if not isinstance(prompt, int) or not isinstance(completion, int):
-        return None
-    return Usage(prompt_tokens=prompt, completion_tokens=completion, source="provider")

@@ -2,13 +2,19 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, runtime_checkable
 
 Role = Literal["system", "user", "assistant"]
 Phase = Literal["planning", "refinement", "execution", "enforcement", "arg_fill", "synthesis"]
 UsageSource = Literal["provider", "tiktoken", "estimate"]
+TokenKind = Literal["answer", "thinking"]
+TokenSink = Callable[[TokenKind, str], None]
+"""Receives a reply while it arrives: ``("answer", text)`` or ``("thinking", text)`` pieces in order.
+
+Synchronous on purpose: it is called once per streamed chunk, and awaiting a coroutine there would
+let a slow listener hold back the model's stream."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -82,3 +88,19 @@ class Provider(Protocol):
         ...
 
     async def aclose(self) -> None: ...
+
+
+class StreamingProvider(Provider, Protocol):
+    """A provider that can report its reply token by token while it is generated.
+
+    Kept apart from ``Provider`` so adapters written against the plain protocol keep working: the
+    run asks for tokens only from providers whose ``complete`` takes ``on_token``
+    (``pes_agent.llm.streaming.accepts_token_sink``) and replays a finished reply for the others.
+    Whether streamed or not, the returned ``LLMReply`` is the whole reply, as without ``on_token``.
+    """
+
+    async def complete(
+        self, request: PromptRequest, options: CallOptions, *, on_token: TokenSink | None = None
+    ) -> LLMReply:
+        """Like ``Provider.complete``; when ``on_token`` is given, report pieces as they arrive."""
+        ...

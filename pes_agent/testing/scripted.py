@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import inspect
 import math
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Union
+from typing import Any
 
 from pes_agent.errors import ProviderError, ScriptExhaustedError
-from pes_agent.llm.types import CallOptions, LLMReply, PromptRequest, Usage
+from pes_agent.llm.streaming import ThinkSplitter
+from pes_agent.llm.types import CallOptions, LLMReply, PromptRequest, TokenSink, Usage
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -37,12 +39,26 @@ class ScriptedCall:
         return "\n".join(m["content"] for m in self.messages)
 
 
-ReplyLike = Union[str, ScriptedReply, BaseException]
-ScriptEntry = Union[ReplyLike, Callable[[ScriptedCall], Any]]
+ReplyLike = str | ScriptedReply | BaseException
+ScriptEntry = ReplyLike | Callable[[ScriptedCall], Any]
+
+
+_WORDS = re.compile(r"\s*\S+\s*|\s+")
 
 
 def _estimate(text: str) -> int:
     return math.ceil(len(text) / 4) if text else 0
+
+
+def _stream(reply: LLMReply, on_token: TokenSink) -> None:
+    """Report a reply the way a streaming server would: thinking first, then the text word by word
+    (each word with the whitespace around it), through the same ``<think>`` splitting."""
+    for word in _WORDS.findall(reply.thinking or ""):
+        on_token("thinking", word)
+    splitter = ThinkSplitter(on_token)
+    for word in _WORDS.findall(reply.text):
+        splitter.feed(word)
+    splitter.close()
 
 
 @dataclass(eq=False)
@@ -51,7 +67,8 @@ class ScriptedProvider:
 
     Entries are strings, ``ScriptedReply`` objects, exceptions (raised as provider errors) or callables
     of the recorded call returning one of those (sync or async). Usage is the reply's own, else a
-    labelled character estimate, so scripted runs never load a tokenizer.
+    labelled character estimate, so scripted runs never load a tokenizer. Given ``on_token``, the
+    reply is also reported in word-sized pieces, deterministically, before ``complete`` returns it.
     """
 
     replies: Sequence[ScriptEntry]
@@ -66,7 +83,9 @@ class ScriptedProvider:
     def remaining(self) -> int:
         return len(self._queue) - self._served
 
-    async def complete(self, request: PromptRequest, options: CallOptions) -> LLMReply:
+    async def complete(
+        self, request: PromptRequest, options: CallOptions, *, on_token: TokenSink | None = None
+    ) -> LLMReply:
         call = ScriptedCall(
             messages=[m.to_dict() for m in request.messages],
             phase=request.phase,
@@ -87,7 +106,10 @@ class ScriptedProvider:
             entry = entry(call)
             if inspect.isawaitable(entry):
                 entry = await entry
-        return self._reply(entry, request)
+        reply = self._reply(entry, request)
+        if on_token is not None:
+            _stream(reply, on_token)
+        return reply
 
     def _reply(self, entry: Any, request: PromptRequest) -> LLMReply:
         if isinstance(entry, BaseException):
