@@ -36,7 +36,9 @@ def _outputs(scenario: Mapping[str, Any]) -> list[Mapping[str, Any]]:
 def scenario_tools(scenario: Mapping[str, Any], log: ToolLog) -> list[ToolSpec]:
     """Fake tools that answer exactly as the original's recorded tools did, by (tool, arguments)."""
     def make(name: str) -> Any:
-        def run(**arguments: Any) -> Any:
+        # Async: the fakes never block, so they run on the event loop (a sync tool would be run in
+        # a worker thread, which is right for real blocking tools but not what the replays measure).
+        async def run(**arguments: Any) -> Any:
             log.calls.append((name, arguments))
             for entry in _outputs(scenario):  # read at call time: tests may add outputs mid-run
                 if entry["tool"] == name and entry["arguments"] == arguments:

@@ -165,7 +165,8 @@ def respond(ctx: RunContext, text: str, status: RunStatus, **extra: object) -> A
         status=status,
         thread_id=ctx.thread_id,
         trace_id=ctx.trace_id,
-        todo_list=[item.model_copy(deep=True) for item in ctx.state.todo_list],
+        # The run is over and its state object is never touched again: handed over, not copied.
+        todo_list=list(ctx.state.todo_list),
         usage=ctx.usage,
         **extra,  # type: ignore[arg-type]
     )

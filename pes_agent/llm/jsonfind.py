@@ -184,6 +184,17 @@ def decode(snippet: str, *, repair: bool) -> Found | None:
     return Found(value=value, start=0, end=len(snippet), repaired=True)
 
 
+_DECODER = json.JSONDecoder(strict=False)
+
+
+def _raw_decode(text: str, start: int) -> Found | None:
+    try:
+        value, end = _DECODER.raw_decode(text, start)
+    except (ValueError, RecursionError):
+        return None
+    return Found(value=value, start=start, end=end)
+
+
 def looks_like_root(text: str, start: int) -> bool:
     """Whether the bracket at ``start`` opens JSON (``{"``, ``{'``, ``{}``, ``[{``) rather than prose."""
     return bool(_ROOT_OBJECT.match(text, start) or _ROOT_ARRAY.match(text, start))
@@ -211,6 +222,11 @@ def scan(text: str, *, repair: bool) -> Scan:
     known: dict[int, tuple[ScanStatus, int]] = {}
     i = _next_open(text, 0)
     while i >= 0:
+        fast = _raw_decode(text, i)
+        if fast is not None:  # well-formed JSON (the usual case): C speed, no character walk
+            found.append(fast)
+            i = _next_open(text, fast.end)
+            continue
         status, end = known.get(i) or _remember(_walk(text, i), known)
         rooty = looks_like_root(text, i)
         if status == "unclosed" and rooty:

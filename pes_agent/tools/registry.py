@@ -32,6 +32,7 @@ class ToolRegistry:
     def __init__(self, specs: Iterable[ToolSpec] = ()) -> None:
         self._specs: dict[str, ToolSpec] = {}
         self._validators: dict[str, SchemaValidator] = {}
+        self._lines: dict[str, str] = {}
         for spec in specs:
             self.register(spec)
 
@@ -77,13 +78,17 @@ class ToolRegistry:
 
     def manifesto_lines(self, names: Sequence[str]) -> list[str]:
         """One minimal line per tool, no schema. Names the registry does not hold are skipped."""
-        lines = []
-        for spec in self._known(names):
+        return [self._manifesto_line(spec) for spec in self._known(names)]
+
+    def _manifesto_line(self, spec: ToolSpec) -> str:
+        """Rendered once per tool: a 200-tool manifesto is built for every planning call."""
+        line = self._lines.get(spec.name)
+        if line is None:
             line = f"- {spec.name}: {spec.summary}" if spec.summary else f"- {spec.name}"
             if spec.capabilities:
                 line += f" [capabilities: {', '.join(spec.capabilities)}]"
-            lines.append(line)
-        return lines
+            self._lines[spec.name] = line
+        return line
 
     def schema_block(self, names: Sequence[str]) -> str:
         """Full contracts of the given tools, one compact JSON object per line."""
