@@ -147,18 +147,22 @@ async def build(n_tools: int) -> Bench:
     return Bench(art=art, script=script, log=log, marks=marks, store=store, query=scenario["userQuery"])
 
 
-async def timed_run(bench: Bench, thread_id: str) -> tuple[float, float, float, float] | str:
-    """(planning, execution, synthesis, total) in seconds, or what went wrong."""
+Sample = tuple[float, float, float, float, float]
+"""Seconds: planning, execution, synthesis, total wall time, and the process's CPU time."""
+
+
+async def timed_run(bench: Bench, thread_id: str) -> Sample | str:
+    """One run's timings, or what went wrong."""
     bench.script.next_run()
     bench.log.calls.clear()
     bench.marks.planned = bench.marks.executed = 0.0
-    start = time.perf_counter()
+    cpu, start = time.process_time(), time.perf_counter()
     response = await bench.art.process(bench.query, thread_id=thread_id)
-    end = time.perf_counter()
+    end, cpu = time.perf_counter(), time.process_time() - cpu
     if response.status != "success" or len(bench.log.calls) != 2 or not bench.marks.executed:
         return f"status {response.status!r}, {len(bench.log.calls)} tool calls, error {response.error}"
     planned, executed = bench.marks.planned, bench.marks.executed
-    return planned - start, executed - planned, end - executed, end - start
+    return planned - start, executed - planned, end - executed, end - start, cpu
 
 
 # --- the child process ------------------------------------------------------------------------------
@@ -183,7 +187,7 @@ def current_rss_mb() -> float:
 
 async def _runs(
     bench: Bench, prefix: str, n: int, *, forget: bool = True
-) -> list[tuple[float, float, float, float] | str]:
+) -> list[Sample | str]:
     outcomes = []
     for i in range(n):
         if forget and i % FORGET_EVERY == 0:
@@ -207,7 +211,7 @@ async def measure(n_tools: int, runs: int, warmup: int, profile_runs: int) -> di
     bench = await build(n_tools)
     registered = len(bench.art.registry.names())
     await _runs(bench, "warmup", warmup)
-    samples: list[tuple[float, float, float, float]] = []
+    samples: list[Sample] = []
     errors: list[str] = []
     for outcome in await _runs(bench, "run", runs):
         if isinstance(outcome, str):
@@ -222,7 +226,7 @@ async def measure(n_tools: int, runs: int, warmup: int, profile_runs: int) -> di
         "runs": len(samples),
         "errors": errors[:3],
         "error_count": len(errors),
-        **{name: _stats([s[i] for s in samples]) for i, name in enumerate((*PHASES, "total"))},
+        **{name: _stats([s[i] for s in samples]) for i, name in enumerate((*PHASES, "total", "cpu"))},
         "peak_rss_mb": peak,
         "rss_after_imports_mb": rss_start,
         "store_kb_per_thread": retained,
@@ -290,20 +294,21 @@ def run_child(n_tools: int, runs: int, warmup: int, profile_runs: int) -> dict[s
     return result
 
 
-HEADERS = ("configuration", "runs", "median ms", "p90 ms", "planning", "execution", "synthesis",
+HEADERS = ("configuration", "runs", "median ms", "p90 ms", "CPU ms", "planning", "execution", "synthesis",
            "peak RSS MB", "store KB/thread", "target median", "note")
 
 
 def _row(r: dict[str, Any]) -> list[str]:
     name, target = f"S1 + {r['tools']} tools", TARGET_MEDIAN_MS.get(r["tools"], float("nan"))
     if "failed" in r:
-        return [name, "-", "ERROR", "-", "-", "-", "-", "-", "-", f"<= {target:.1f}", r["failed"]]
+        return [name, "-", "ERROR", "-", "-", "-", "-", "-", "-", "-", f"<= {target:.1f}", r["failed"]]
     note = [f"{r['error_count']} runs failed: {r['errors'][0]}"] if r["error_count"] else []
     if r["loaded"]:
         note.append(f"loaded {', '.join(r['loaded'])}")
     phases = [f"{r[p]['median_ms']:.3f} / {r[p]['p90_ms']:.3f}" for p in PHASES]
     total = r["total"]
-    return [name, str(r["runs"]), f"{total['median_ms']:.3f}", f"{total['p90_ms']:.3f}", *phases,
+    cpu = f"{r['cpu']['median_ms']:.3f}"
+    return [name, str(r["runs"]), f"{total['median_ms']:.3f}", f"{total['p90_ms']:.3f}", cpu, *phases,
             f"{r['peak_rss_mb']:.1f}", f"{r['store_kb_per_thread']:.1f}", f"<= {target:.1f}", "; ".join(note)]
 
 
@@ -333,7 +338,9 @@ def summary_line(results: Sequence[dict[str, Any]]) -> str:
             continue
         median = r["total"]["median_ms"]
         ok = median <= target and not r["error_count"]
-        parts.append(f"{r['tools']} tools: median {median:.3f} ms (target <= {target}): {_verdict(ok)}")
+        cpu = r["cpu"]["median_ms"]
+        shown = f"median {median:.3f} ms, CPU {cpu:.3f} ms"
+        parts.append(f"{r['tools']} tools: {shown} (target <= {target}): {_verdict(ok)}")
     peaks = [r["peak_rss_mb"] for r in results if "failed" not in r]
     rss_ok = len(peaks) == len(results) and max(peaks) < TARGET_RSS_MB
     shown = " / ".join(f"{p:.1f}" for p in peaks) or "-"
@@ -358,9 +365,11 @@ def _verdict(ok: bool) -> str:
 def format_report(results: Sequence[dict[str, Any]], runs: int, warmup: int) -> str:
     title = (
         f"Framework time per S1 run (scripted provider, memory store): {runs} timed runs after {warmup} "
-        "warm-up runs, each configuration in a fresh process. Phases: median / p90 ms. " + machine_line()
+        "warm-up runs, each configuration in a fresh process. Phases: median / p90 ms of wall time; CPU ms: "
+        "median of the process's CPU time per run (what neighbours on a busy machine cannot inflate). "
+        + machine_line()
     )
-    table = format_table(HEADERS, [_row(r) for r in results], align="lrrrrrrrrrl")
+    table = format_table(HEADERS, [_row(r) for r in results], align="lrrrrrrrrrrl")
     profiles = [text for text in map(_profile_text, results) if text]
     return "\n\n".join([title, table, *profiles, summary_line(results)])
 

@@ -72,7 +72,7 @@ def web_extract(urls: list[str]) -> dict[str, object]:
 
 
 @tool
-def calculator(expression: Annotated[str, Field(description="The arithmetic to evaluate, from numbers and + - * / ** ( ).")]) -> float:
+def calculator(expression: Annotated[str, Field(description="Arithmetic such as `(2 + 3) * 4`.")]) -> float:
     """Evaluate an arithmetic expression with + - * / ** and parentheses."""
     from pes_agent.demo.arith import evaluate
 

@@ -32,8 +32,9 @@ DEFAULT_BOUNDS = Bounds(max_items=8, max_length=400)
 PLAN_PHASES = frozenset({"planning", "refinement"})
 PLAN_STRING_CAP = 80
 """Plan fields are labels and one-line descriptions."""
-PLAN_STEP_TOKENS = 160
-"""Worst-case tokens of one bounded plan step (two capped strings, three tool names, three ids)."""
+PLAN_STEP_TOKENS = 200
+"""Tokens a bounded plan step may take (capped description and outcome, tool names, ids): 2 steps fit
+in 512 reply tokens, 5 in 1024; raise `max_tokens` for longer plans."""
 
 
 _ANY_VALUE = {"type": ["string", "number", "boolean", "array", "object", "null"]}
