@@ -15,7 +15,6 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from string import Template
 from typing import Any, Literal, NoReturn
@@ -34,7 +33,6 @@ from pydantic import (
 from pydantic.alias_generators import to_camel
 from pydantic_core import PydanticCustomError
 
-from pes_agent.errors import ConfigError
 from pes_agent.secrets import SecretValue, dump_secret, redact_mapping
 
 CONFIG_ERROR_TYPE = "pes_config"
@@ -359,38 +357,6 @@ class ArtInstanceConfig(ConfigModel):
         return self
 
 
-def require_provider(config: ArtInstanceConfig, name: str | None = None) -> tuple[str, ProviderConfig]:
-    """The provider a run should use: ``name`` if given, else the default (or the only one).
-
-    The default is ``default_provider``, else the thread defaults' ``providerConfig`` (the original's
-    way of choosing), else the only provider configured.
-    """
-    configured = sorted(config.providers)
-    if not configured:
-        raise ConfigError(
-            "no provider configured; add one under `providers`", key_path="providers", value=name, allowed=[]
-        )
-    selection = config.thread_defaults.provider_config if config.thread_defaults else None
-    chosen = name or config.default_provider or (selection.provider_name if selection else None)
-    if chosen is None:
-        if len(configured) == 1:
-            return configured[0], config.providers[configured[0]]
-        raise ConfigError(
-            f"several providers are configured ({', '.join(configured)}) and none is the "
-            "default; set `defaultProvider` to one of them",
-            key_path="defaultProvider",
-            allowed=configured,
-        )
-    if chosen not in config.providers:
-        raise ConfigError(
-            f"no provider named {chosen!r} is configured; configured: {', '.join(configured)}",
-            key_path="providers",
-            value=chosen,
-            allowed=configured,
-        )
-    return chosen, config.providers[chosen]
-
-
 def load_config(path: str | os.PathLike[str]) -> ArtInstanceConfig:
     """Read a ``.json``, ``.yaml``/``.yml`` or ``.toml`` config file (see ``config_loader``)."""
     from pes_agent.config_loader import load_file
@@ -410,25 +376,6 @@ def config_from_dict(
     return load_mapping(data, source=source, base_dir=base_dir)
 
 
-@dataclass(frozen=True, kw_only=True)
-class ResolvedExecution:
-    max_iterations: int = 5
-    taef_max_retries: int = 2
-    tool_result_max_length: int = 60_000
-    tool_schema_mode: Literal["strict", "flexible"] = "strict"
-    enable_a2a_delegation: bool = False
-    max_items_per_run: int = 20
-    validation_mode: Literal["strict", "advisory"] = "strict"
-    close_step_on_tool_success: bool = False
-
-
-def resolve_execution(*levels: ExecutionConfig | None) -> ResolvedExecution:
-    """Pick each field from the first level (call, thread, instance, ...) that sets it."""
-    defaults = ResolvedExecution()
-    chosen: dict[str, Any] = {}
-    for name in ResolvedExecution.__dataclass_fields__:
-        value = next(
-            (getattr(lv, name) for lv in levels if lv is not None and getattr(lv, name) is not None), None
-        )
-        chosen[name] = getattr(defaults, name) if value is None else value
-    return ResolvedExecution(**chosen)
+from pes_agent.limits import ResolvedExecution as ResolvedExecution  # noqa: E402  (re-export)
+from pes_agent.limits import resolve_execution as resolve_execution  # noqa: E402
+from pes_agent.provider_choice import require_provider as require_provider  # noqa: E402  (re-export)

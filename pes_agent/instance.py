@@ -9,17 +9,19 @@ import os
 import time
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Collection, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from pes_agent.agent.context import RunContext
 from pes_agent.agent.lease import abandon, claim, release
-from pes_agent.agent.pes import recover_run, remember, run_pes
+from pes_agent.agent.pes import recover_run, remember, run_pes, suspension_info
 from pes_agent.streaming import stream_run
+from pes_agent.agent.props import AgentProps as AgentProps
 from pes_agent.agent.response import AgentFinalResponse
 from pes_agent.agent.settings import (
     check_suspension,
+    toggle_tools,
     enabled_tools,
     first_persona,
     prompt_settings,
@@ -31,7 +33,6 @@ from pes_agent.errors import (
     ThreadBusyError,
     ThreadSuspendedError,
     UnknownThreadError,
-    UnknownToolError,
 )
 from pes_agent.events import Event, EventBus, EventType, Listener, Subscription
 from pes_agent.llm.types import PromptRequest, Provider
@@ -48,17 +49,6 @@ from pes_agent.tools.gate import ArgumentGate
 from pes_agent.tools.loading import load_tools
 from pes_agent.tools.registry import ToolRegistry
 from pes_agent.tools.spec import ToolSpec
-
-
-@dataclass(frozen=True, kw_only=True)
-class AgentProps:
-    """A query with everything that can accompany it (the original's ``AgentProps``)."""
-
-    query: str
-    thread_id: str | None = None
-    trace_id: str | None = None
-    user_id: str | None = None
-    options: ThreadConfig | None = None
 
 
 async def create_art_instance(
@@ -302,17 +292,8 @@ class ArtInstance:
         state, _ = await self.store.load(thread_id)
         if state is None or state.suspension is None:
             return None
-        s = state.suspension
-        return {
-            "suspension_id": s.id,
-            "kind": s.kind,
-            "tool": s.tool_name,
-            "call_id": s.call_id,
-            "step_id": s.item_id,
-            "arguments": dict(s.arguments),
-            "message": s.message,
-            "fields": list(s.fields),
-        }
+        info = suspension_info(state.suspension)
+        return {"suspension_id": info.pop("id"), **info, "arguments": dict(state.suspension.arguments)}
 
     # -- events -------------------------------------------------------------------------------
 
@@ -361,21 +342,7 @@ class ArtInstance:
             await self.store.save(thread_id, state, version)
 
     async def _set_tools(self, thread_id: str, names: Collection[str], *, enable: bool) -> None:
-        unknown = sorted(set(names) - set(self.registry.names()))
-        if unknown:
-            raise UnknownToolError(
-                f"unknown tool(s) {', '.join(map(repr, unknown))}; registered: {', '.join(self.registry.names())}"
-            )
-
-        def change(state: ThreadState) -> None:
-            cfg = state.config or self.config.thread_defaults or ThreadConfig()
-            current = list(cfg.enabled_tools if cfg.enabled_tools is not None else self.registry.names())
-            if enable:
-                current += [n for n in names if n not in current]
-            else:
-                current = [n for n in current if n not in names]
-            state.config = cfg.model_copy(update={"enabled_tools": current})
-
+        change = toggle_tools(self.registry.names(), names, enable=enable, defaults=self.config.thread_defaults)
         await self._update_thread(thread_id, change)
 
     def _provider(self, name: str) -> Provider:

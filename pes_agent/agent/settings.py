@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from string import Template
 from typing import Any
 
 from pydantic import ValidationError
 
 from pes_agent.config import ArtInstanceConfig, PersonaConfig, ThreadConfig
-from pes_agent.errors import ConfigError, UnknownSuspensionError
+from pes_agent.errors import ConfigError, UnknownSuspensionError, UnknownToolError
 from pes_agent.prompts.views import PromptSettings
 from pes_agent.state.models import ThreadState
 
@@ -67,3 +67,25 @@ def check_suspension(thread_id: str, state: ThreadState, suspension_id: str) -> 
         raise UnknownSuspensionError(
             f"thread {thread_id!r} is waiting on suspension {state.suspension.id!r}, not {suspension_id!r}"
         )
+
+
+def toggle_tools(
+    registered: Sequence[str], names: Collection[str], *, enable: bool, defaults: ThreadConfig | None
+) -> Callable[[ThreadState], None]:
+    """The change that enables or disables ``names`` in a thread's config (unknown names refused)."""
+    unknown = sorted(set(names) - set(registered))
+    if unknown:
+        raise UnknownToolError(
+            f"unknown tool(s) {', '.join(map(repr, unknown))}; registered: {', '.join(registered)}"
+        )
+
+    def change(state: ThreadState) -> None:
+        cfg = state.config or defaults or ThreadConfig()
+        current = list(cfg.enabled_tools if cfg.enabled_tools is not None else registered)
+        if enable:
+            current += [n for n in names if n not in current]
+        else:
+            current = [n for n in current if n not in names]
+        state.config = cfg.model_copy(update={"enabled_tools": current})
+
+    return change
