@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import os
 from collections.abc import Awaitable, Callable, Collection
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -34,6 +35,11 @@ class EventType(StrEnum):
     SYNTHESIS = "SYNTHESIS"
     FINAL_RESPONSE = "FINAL_RESPONSE"
     ERROR = "ERROR"
+
+
+def new_event_id() -> str:
+    """128 random bits as 32 hex digits: a uuid4's uniqueness without building a UUID per event."""
+    return os.urandom(16).hex()
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -3,18 +3,19 @@ concurrent runs; it owns the providers, the store, the tool registry and the eve
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import os
 import time
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Collection, Mapping, Sequence
+from contextlib import AbstractAsyncContextManager
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from pes_agent.agent.context import RunContext
 from pes_agent.agent.lease import abandon, claim, release
+from pes_agent.agent.thread_locks import ThreadLocks
 from pes_agent.agent.pes import recover_run, remember, run_pes, suspension_info
 from pes_agent.streaming import stream_run
 from pes_agent.agent.props import AgentProps as AgentProps
@@ -122,7 +123,7 @@ class ArtInstance:
         self._clock = clock
         self._executor = ToolExecutor(registry)
         self._gate = ArgumentGate(registry, config.gate)
-        self._locks: dict[str, asyncio.Lock] = {}
+        self._locks = ThreadLocks()
 
     # -- runs ---------------------------------------------------------------------------------
 
@@ -327,12 +328,9 @@ class ArtInstance:
 
     # -- internals ----------------------------------------------------------------------------
 
-    def _thread_lock(self, thread_id: str) -> asyncio.Lock:
+    def _thread_lock(self, thread_id: str) -> AbstractAsyncContextManager[None]:
         """In-process guard; the lease (`_claim`) guards across processes."""
-        lock = self._locks.setdefault(thread_id, asyncio.Lock())
-        if lock.locked() and self.config.concurrency.on_busy_thread == "refuse":
-            raise ThreadBusyError(thread_id)
-        return lock
+        return self._locks.hold(thread_id, refuse_when_busy=self.config.concurrency.on_busy_thread == "refuse")
 
     async def _update_thread(self, thread_id: str, change: Callable[[ThreadState], None]) -> None:
         async with self._thread_lock(thread_id):

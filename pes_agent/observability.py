@@ -22,7 +22,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Iterator, Mapping
-from contextlib import AbstractContextManager, contextmanager
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
@@ -60,14 +60,15 @@ class _NoopSpan:
 
 
 _NOOP_SPAN = _NoopSpan()
+_NOOP_CONTEXT: AbstractContextManager[Span] = nullcontext(_NOOP_SPAN)
+"""Reusable: the default tracer hands out this one object instead of a new generator per span."""
 
 
 class NoopTracer:
     capture_content = False
 
-    @contextmanager
-    def span(self, kind: str, name: str, attributes: Mapping[str, Any]) -> Iterator[Span]:
-        yield _NOOP_SPAN
+    def span(self, kind: str, name: str, attributes: Mapping[str, Any]) -> AbstractContextManager[Span]:
+        return _NOOP_CONTEXT
 
 
 NOOP_TRACER = NoopTracer()

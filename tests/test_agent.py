@@ -256,11 +256,12 @@ async def test_state_is_saved_after_every_step() -> None:
         {"storage": {"type": "memory"}}, tools=[lookup], providers={"scripted": provider}, store=RecordingStore()
     )
     await art.process("Population of Lima?", thread_id="s")
-    assert ("pending", 0) in saved[:2]  # the plan, before any item runs
-    assert ("in_progress", 0) in saved
-    assert saved.index(("in_progress", 1)) < saved.index(("completed", 1))  # tool result saved first
+    # The lease claim, the plan (before any item runs), the tool result, the step's end, and the run's
+    # end with the lease given back. A step's start rides on its first durable change.
+    assert saved == [("no-plan", 0), ("pending", 0), ("in_progress", 1), ("completed", 1), ("completed", 1)]
     state = await art.get_thread_state("s")
     assert state is not None and state.todo_list[0].tool_results[0].output["population"] == 9_750_000
+    assert state.lease is None
 
 
 async def test_concurrent_runs_on_one_thread_are_refused() -> None:

@@ -782,3 +782,22 @@ def test_benchmark_compiles_each_schema_once_and_reports_the_target() -> None:
     ]
     assert (report.compiles_at_registration, report.compiles_in_gate) == (report.tools, 0)
     assert "SUMMARY valid call median" in render(report) and "compiled once per tool: yes" in render(report)
+
+
+@pytest.mark.parametrize(
+    ("text", "value", "grounded"),
+    [
+        ("Mail bob@example.com today", "bob@example.com", True),
+        ("Mail bob@example.comx today", "bob@example.com", False),  # inside a longer word
+        ("see example.com.", "EXAMPLE.COM", True),  # case and trailing punctuation
+        ("xexample.com", "example.com", False),
+        ("costs $5 now", "$5", True),  # a value starting with a non-word character
+        ("a5 and then 5", "5", True),  # the second occurrence is whole
+        ("über_straße", "straße", False),  # `_` joins words
+        ("Zürich", "zürich", True),
+        ("", "x", False),
+        ("anything", "   ", False),
+    ],
+)
+def test_a_value_is_grounded_only_where_it_occurs_whole(text: str, value: str, grounded: bool) -> None:
+    assert Grounding(query=text).mentions(value) is grounded

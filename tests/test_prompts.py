@@ -7,12 +7,14 @@ changed snapshot is a product change: say why in the commit.
 from __future__ import annotations
 
 import json
+from string import Template
 
 import pytest
 from syrupy.assertion import SnapshotAssertion
 
 from pes_agent.instance import create_art_instance
 from pes_agent.prompts.planning import build_planning
+from pes_agent.prompts.templates import DEFAULTS, PromptTemplate
 from pes_agent.state.memory import MemoryStore
 from pes_agent.tools.decorators import tool_from_schema
 from tests.replay import FIXTURES, start_replay
@@ -118,3 +120,27 @@ async def test_structured_output_requests_carry_the_reply_schema(prompt_snapshot
     assert calls[0]["properties"]["arguments"]["required"] == ["query"]
     assert replay.provider.calls[-1].response_schema is None  # synthesis is free text
     assert _request(step_1) == prompt_snapshot
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        *[t.template for t in DEFAULTS.values()],
+        "costs $$5 for ${persona}s and $persona.",
+        "$persona",
+        "no names at all",
+        "",
+    ],
+)
+def test_prompt_templates_fill_exactly_as_string_template_does(text: str) -> None:
+    names = Template(text).get_identifiers()
+    values = {name: f"<{name} value $x>" for name in names}
+    assert PromptTemplate(text).substitute(values) == Template(text).substitute(values)
+    if names:
+        with pytest.raises(KeyError):
+            PromptTemplate(text).substitute({})
+
+
+def test_a_bad_dollar_in_a_prompt_template_raises_as_string_template_does() -> None:
+    with pytest.raises(ValueError, match="Invalid placeholder"):
+        PromptTemplate("price: $ 5").substitute({})

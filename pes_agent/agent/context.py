@@ -5,14 +5,13 @@ Phases (planning, execution, synthesis) receive a ``RunContext`` explicitly; not
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from pes_agent.agent.response import RunUsage
 from pes_agent.config import ArgFillConfig, GateConfig, ResolvedExecution
-from pes_agent.events import Event, EventBus, EventType
+from pes_agent.events import Event, EventBus, EventType, new_event_id
 from pes_agent.llm.streaming import accepts_token_sink, replay_reply
 from pes_agent.llm.types import CallOptions, LLMReply, Phase, PromptRequest, Provider, TokenKind, TokenSink
 from pes_agent.observability import NOOP_TRACER, Tracer
@@ -64,7 +63,7 @@ class RunContext:
 
     async def emit(self, type_: EventType, data: Mapping[str, Any], *, step_id: str | None = None) -> Event:
         event = Event(
-            id=uuid.uuid4().hex,
+            id=new_event_id(),
             type=type_,
             thread_id=self.thread_id,
             trace_id=self.trace_id,
@@ -144,7 +143,7 @@ class RunContext:
         def publish(kind: TokenKind, text: str) -> None:
             self.bus.publish(
                 Event(
-                    id=uuid.uuid4().hex,
+                    id=new_event_id(),
                     type=EventType.TOKEN,
                     thread_id=self.thread_id,
                     trace_id=self.trace_id,
@@ -156,7 +155,8 @@ class RunContext:
 
         return publish
 
-    async def set_status(self, item: TodoItem, status: ItemStatus) -> None:
+    async def set_status(self, item: TodoItem, status: ItemStatus, *, save: bool = True) -> None:
+        """``save=False`` leaves the change for the next save to carry (see `run_item`)."""
         previous = item.status
         item.status = status
         now = self.clock()
@@ -164,7 +164,8 @@ class RunContext:
             item.started_at = now
         if status in (ItemStatus.COMPLETED, ItemStatus.FAILED, ItemStatus.CANCELLED):
             item.completed_at = now
-        await self.save()
+        if save:
+            await self.save()
         await self.emit(
             EventType.ITEM_STATUS,
             {"item_id": item.id, "status": status.value, "previous": previous.value},

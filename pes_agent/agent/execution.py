@@ -131,7 +131,9 @@ def new_loop(ctx: RunContext, item: TodoItem) -> ItemLoop:
 
 async def run_item(ctx: RunContext, item: TodoItem) -> ItemOutcome:
     ctx.state.current_step_id = item.id
-    await ctx.set_status(item, ItemStatus.IN_PROGRESS)
+    # Not saved on its own: a step that dies before its first tool call or its end is run again
+    # from the start whether the store says pending or in_progress, so that write would buy nothing.
+    await ctx.set_status(item, ItemStatus.IN_PROGRESS, save=False)
     loop = new_loop(ctx, item)
     unavailable = [n for n in item.required_tools if n not in ctx.enabled_tools]
     if item.required_tools and len(unavailable) == len(item.required_tools):
@@ -145,7 +147,7 @@ async def run_item(ctx: RunContext, item: TodoItem) -> ItemOutcome:
 def recovery_messages(ctx: RunContext, loop: ItemLoop) -> list[Message]:
     """The item's opening messages; after an interruption, plus what already ran in it."""
     request = first_request(ctx, loop)
-    loop.response_schema = request.response_schema
+    loop.response_schema = request.response_schema if ctx.structured_output else None
     messages = list(request.messages)
     done_before = [r for r in loop.item.tool_results if r.status == "success"]
     if done_before:

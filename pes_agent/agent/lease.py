@@ -87,12 +87,20 @@ async def claim(
 
 
 async def release(ctx: RunContext) -> None:
-    """Give the lease back; a lost race means another run owns the thread now, which is fine."""
+    """Give the lease back if the run still holds it (it ended without `save_and_release`, e.g. by
+    raising); a lost race means another run owns the thread now, which is fine."""
+    if ctx.state.lease is None:
+        return
+    with contextlib.suppress(VersionConflictError):
+        await save_and_release(ctx)
+
+
+async def save_and_release(ctx: RunContext) -> None:
+    """The run's last save also gives the lease back: one write where there would be two."""
     if ctx.state.lease is not None:
         _HELD.discard(ctx.state.lease.trace_id)
     ctx.state.lease = None
-    with contextlib.suppress(VersionConflictError):
-        await ctx.save()
+    await ctx.save()
 
 
 async def abandon(store: StateStore, thread_id: str, trace_id: str) -> None:

@@ -11,6 +11,7 @@ from typing import Any
 
 from pes_agent.agent.context import PhaseFailure, RunContext
 from pes_agent.agent.execution import ItemOutcome, run_item
+from pes_agent.agent.lease import save_and_release
 from pes_agent.agent.pauses import pause_unknown_outcome
 from pes_agent.agent.planning import run_planning, run_refinement
 from pes_agent.agent.resume import resume_item
@@ -110,7 +111,7 @@ async def _run_phases(
         if outcome is ItemOutcome.DONE:
             outcome = await execute_items(ctx)
         if outcome is not ItemOutcome.DONE:
-            await ctx.save()
+            await save_and_release(ctx)
             return paused_response(ctx)
         status = run_status(ctx.state.todo_list)
         with phase_span(ctx, "synthesis"):
@@ -121,8 +122,8 @@ async def _run_phases(
         return await error_response(ctx, "state_conflict", ctx.phase, str(exc))
     except RunError as exc:
         return await error_response(ctx, exc.code, ctx.phase, str(exc))
-    await ctx.save()
-    await remember(ctx, "assistant", answer.response)
+    await remember(ctx, "assistant", answer.response)  # before the lease goes: history stays in order
+    await save_and_release(ctx)
     await ctx.emit(
         EventType.FINAL_RESPONSE,
         {"response": answer.response, "status": status, "ui_metadata": answer.ui_metadata},
@@ -204,7 +205,7 @@ async def error_response(ctx: RunContext, code: str, phase: str, message: str) -
             item.status = ItemStatus.FAILED
             item.error = message
     try:
-        await ctx.save()
+        await save_and_release(ctx)
     except VersionConflictError:
         pass  # another writer owns the thread now; its state stands, ours is reported below.
     await ctx.emit(EventType.ERROR, {"code": code, "phase": phase, "message": message})

@@ -40,7 +40,10 @@ class RunUsage:
     token_source: str = "provider"
 
     def record(self, phase: Phase, usage: Usage) -> None:
-        self.phases.setdefault(phase, PhaseUsage()).add(usage)
+        counts = self.phases.get(phase)
+        if counts is None:
+            counts = self.phases[phase] = PhaseUsage()
+        counts.add(usage)
         if usage.source != "provider":
             self.token_source = usage.source
 

@@ -75,9 +75,22 @@ class Grounding:
         needle = value.strip().lower()
         if not needle:
             return False
-        head = r"(?<!\w)" if re.match(r"\w", needle) else ""
-        tail = r"(?!\w)" if re.search(r"\w$", needle) else ""
-        return re.search(head + re.escape(needle) + tail, self._lower) is not None
+        haystack = self._lower
+        word_start, word_end = _is_word(needle[0]), _is_word(needle[-1])
+        at = haystack.find(needle)
+        while at >= 0:
+            end = at + len(needle)
+            before_ok = not word_start or at == 0 or not _is_word(haystack[at - 1])
+            after_ok = not word_end or end == len(haystack) or not _is_word(haystack[end])
+            if before_ok and after_ok:
+                return True
+            at = haystack.find(needle, at + 1)
+        return False
+
+
+def _is_word(char: str) -> bool:
+    """A regex ``\\w`` character: letters and digits of any script, and the underscore."""
+    return char.isalnum() or char == "_"
 
 
 class PlaceholderRules:

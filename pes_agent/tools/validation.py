@@ -18,6 +18,7 @@ from jsonschema import Draft202012Validator
 from jsonschema.exceptions import SchemaError, ValidationError
 
 from pes_agent.errors import ToolDefinitionError
+from pes_agent.tools.fastcheck import compile_check
 
 _MAX_VALUE_CHARS = 80
 
@@ -65,8 +66,11 @@ class SchemaValidator:
         self.schema = schema
         # No format_checker: `format` stays an annotation, as JSON Schema 2020-12 intends by default.
         self._validator = Draft202012Validator(schema)
+        self._certainly_valid = compile_check(schema) or _unsure
 
     def validate(self, arguments: Mapping[str, Any]) -> tuple[ArgumentProblem, ...]:
+        if self._certainly_valid(arguments):
+            return ()
         problems: list[ArgumentProblem] = []
         for error in self._validator.iter_errors(arguments):
             found = _forbidden_properties(error, arguments, self.schema) if error.validator is None else []
@@ -76,7 +80,12 @@ class SchemaValidator:
         return tuple(problems)
 
     def is_valid(self, arguments: Mapping[str, Any]) -> bool:
-        return bool(self._validator.is_valid(arguments))
+        return self._certainly_valid(arguments) or bool(self._validator.is_valid(arguments))
+
+
+def _unsure(arguments: Any) -> bool:
+    """The check of a schema outside the compiled subset: jsonschema decides every call."""
+    return False
 
 
 def _forbidden_properties(
