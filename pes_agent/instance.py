@@ -21,6 +21,7 @@ from pes_agent.streaming import stream_run
 from pes_agent.agent.props import AgentProps as AgentProps
 from pes_agent.agent.response import AgentFinalResponse
 from pes_agent.agent.settings import (
+    RunSetup,
     check_suspension,
     toggle_tools,
     enabled_tools,
@@ -124,6 +125,7 @@ class ArtInstance:
         self._executor = ToolExecutor(registry)
         self._gate = ArgumentGate(registry, config.gate)
         self._locks = ThreadLocks()
+        self._default_setup: RunSetup | None = None
 
     # -- runs ---------------------------------------------------------------------------------
 
@@ -317,6 +319,7 @@ class ArtInstance:
         for provider in self._built.values():
             await provider.aclose()
         self._built.clear()
+        self._default_setup = None
         if self._owns_store:
             await self.store.aclose()
 
@@ -351,12 +354,7 @@ class ArtInstance:
         return self._built[name]
 
     def _context(self, props: AgentProps, thread_id: str, state: ThreadState, version: int) -> RunContext:
-        call = props.options
-        thread = state.config or self.config.thread_defaults
-        selection = pick_selection(call, thread, self.config.thread_defaults)
-        name = provider_name(self.config, selection, self._overrides)
-        pcfg = self.config.providers.get(name)
-        persona = first_persona(call.persona if call else None, thread.persona if thread else None) or self.config.persona
+        setup = self._setup(props.options, state.config)
         return RunContext(
             thread_id=thread_id,
             trace_id=props.trace_id or uuid.uuid4().hex,
@@ -369,6 +367,35 @@ class ArtInstance:
             registry=self.registry,
             executor=self._executor,
             gate_engine=self._gate,
+            provider=setup.provider,
+            options=setup.options,
+            limits=setup.limits,
+            settings=setup.settings,
+            enabled_tools=setup.enabled_tools,
+            gate=self.config.gate,
+            arg_fill=self.config.arg_fill,
+            clock=self._clock,
+            structured_output=setup.structured_output,
+            tracer=self._tracer,
+        )
+
+    def _setup(self, call: ThreadConfig | None, stored: ThreadConfig | None) -> RunSetup:
+        """What a run derives from config; with no call or thread config (the usual case) it is the
+        same every time, so it is derived once."""
+        if call is None and stored is None:
+            setup = self._default_setup
+            if setup is None or setup.tool_count != len(self.registry):
+                setup = self._default_setup = self._derive_setup(None, None)
+            return setup
+        return self._derive_setup(call, stored)
+
+    def _derive_setup(self, call: ThreadConfig | None, stored: ThreadConfig | None) -> RunSetup:
+        thread = stored or self.config.thread_defaults
+        selection = pick_selection(call, thread, self.config.thread_defaults)
+        name = provider_name(self.config, selection, self._overrides)
+        pcfg = self.config.providers.get(name)
+        persona = first_persona(call.persona if call else None, thread.persona if thread else None) or self.config.persona
+        return RunSetup(
             provider=self._provider(name),
             options=call_options(pcfg, selection, call, thread),
             limits=resolve_execution(
@@ -376,11 +403,8 @@ class ArtInstance:
             ),
             settings=self._settings(persona, call, thread),
             enabled_tools=self._enabled_tools(call, thread),
-            gate=self.config.gate,
-            arg_fill=self.config.arg_fill,
-            clock=self._clock,
             structured_output=bool(pcfg and pcfg.structured_output),
-            tracer=self._tracer,
+            tool_count=len(self.registry),
         )
 
     def _settings(self, persona: PersonaConfig, *levels: ThreadConfig | None) -> PromptSettings:

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from pes_agent.agent.context import RunContext
-from pes_agent.agent.views import results_before
+from pes_agent.agent.views import output_text, results_before
 from pes_agent.errors import ParseError, ProviderError
 from pes_agent.events import EventType
 from pes_agent.llm.parser import parse_fill
@@ -38,15 +38,17 @@ class CallOutcome:
 
 def grounding(ctx: RunContext) -> Grounding:
     outputs: dict[str, tuple[Any, ...]] = {}
+    texts: list[str] = []
     results: dict[str, str] = {}
     for item in ctx.state.todo_list:
-        ok = tuple(r.output for r in item.tool_results if r.status == "success")
+        ok = [r for r in item.tool_results if r.status == "success"]
         if ok:
-            outputs[item.id] = ok
+            outputs[item.id] = tuple(r.output for r in ok)
+            texts.extend(output_text(r) for r in ok)
         if item.status is ItemStatus.COMPLETED and isinstance(item.result, str):
             results[item.id] = item.result
     query = "\n".join([ctx.query, *ctx.user_answers])
-    return Grounding(query=query, step_outputs=outputs, step_results=results)
+    return Grounding(query=query, step_outputs=outputs, step_results=results, output_texts=tuple(texts))
 
 
 async def handle_call(

@@ -13,7 +13,7 @@ from pes_agent.agent.context import RunContext
 from pes_agent.agent.pauses import pause_for_approval, pause_for_clarification
 from pes_agent.agent.plan_update import apply_plan_update
 from pes_agent.agent.planning import emit_warnings
-from pes_agent.agent.views import results_before, step_view, tool_result_view
+from pes_agent.agent.views import output_text, results_before, step_view, tool_result_view
 from pes_agent.events import EventType
 from pes_agent.llm.parser import parse_step
 from pes_agent.llm.replies import ParsedStep
@@ -117,7 +117,7 @@ async def complete_item(ctx: RunContext, loop: ItemLoop, content: str | None) ->
     item = loop.item
     if content is None:
         last_ok = next((r for r in reversed(item.tool_results) if r.status == "success"), None)
-        content = render_output(last_ok.output) if last_ok is not None else ""
+        content = output_text(last_ok) if last_ok is not None else ""
     item.result = content
     if item.validation_status == "pending":
         item.validation_status = "passed" if item.is_tool_step else "skipped"
@@ -223,7 +223,7 @@ async def _handle_calls(ctx: RunContext, loop: ItemLoop, parsed: ParsedStep) -> 
         outcome = await handle_call(ctx, loop, call)
         pausing = bool(outcome.clarify) or outcome.result.status == "suspended"
         if pausing and results:  # what already ran in this reply stays in the saved conversation
-            ran = [tool_result_view(_record(r)) for r in results if r.status != "refused"]
+            ran = [tool_result_view(_record(loop, r)) for r in results if r.status != "refused"]
             if ran:
                 text = tool_results_text(ran, ctx.limits.tool_result_max_length)
                 loop.messages.append(Message(role="user", content=text))
@@ -237,7 +237,7 @@ async def _handle_calls(ctx: RunContext, loop: ItemLoop, parsed: ParsedStep) -> 
         if outcome.corrective:
             corrections.append(outcome.corrective)
     if _can_close_early(ctx, loop, parsed, results):
-        outputs = [render_output(r.output) for r in results if r.status == "success"]
+        outputs = [output_text(_record(loop, r)) for r in results if r.status == "success"]
         return await complete_item(ctx, loop, "\n".join(outputs))
     stuck = [t for t, n in loop.failures.items() if n >= ctx.gate.max_consecutive_failures_per_tool]
     if stuck:
@@ -262,7 +262,7 @@ def _can_close_early(ctx: RunContext, loop: ItemLoop, parsed: ParsedStep, result
 
 def after_calls_text(ctx: RunContext, loop: ItemLoop, results: list[ToolResult], corrections: list[str]) -> str:
     """One message back to the model: results that ran, then at most one corrective part."""
-    ran = [tool_result_view(_record(r)) for r in results if r.status in ("success", "suspended") or _ran_and_failed(r)]
+    ran = [tool_result_view(_record(loop, r)) for r in results if r.status in ("success", "suspended") or _ran_and_failed(r)]
     parts = [tool_results_text(ran, ctx.limits.tool_result_max_length)] if ran else []
     refused = [r.tool_name for r in results if r.status == "refused"]
     attempted = {r.tool_name for r in results if r.status != "refused"}
@@ -282,7 +282,12 @@ def _ran_and_failed(result: ToolResult) -> bool:
     return result.status == "error" and result.metadata.get("ran", True) is True
 
 
-def _record(result: ToolResult) -> ToolCallRecord:
+def _record(loop: ItemLoop, result: ToolResult) -> ToolCallRecord:
+    """The item's stored record of ``result`` (whose rendered output later prompts reuse), or a
+    fresh one for a result that was not stored."""
+    for record in reversed(loop.item.tool_results):
+        if record.call_id == result.call_id and record.output is result.output and record.status == result.status:
+            return record
     return ToolCallRecord(
         call_id=result.call_id,
         tool_name=result.tool_name,

@@ -2,8 +2,17 @@
 
 from __future__ import annotations
 
-from pes_agent.prompts.views import StepResultView, StepView, ToolResultView
+from pes_agent.prompts.views import StepResultView, StepView, ToolResultView, render_output
 from pes_agent.state.models import ThreadState, TodoItem, ToolCallRecord
+
+
+def output_text(record: ToolCallRecord) -> str:
+    """The output as prompt text, rendered once per record: one result appears in the next turn,
+    in every later step's prompt and in the synthesis, and large outputs cost most to render."""
+    cached = record._output_text
+    if cached is None or cached[0] is not record.output:
+        cached = record._output_text = (record.output, render_output(record.output))
+    return cached[1]
 
 
 def tool_result_view(record: ToolCallRecord) -> ToolResultView:
@@ -13,6 +22,7 @@ def tool_result_view(record: ToolCallRecord) -> ToolResultView:
         status=record.status,
         output=record.output,
         error=record.error,
+        text=output_text(record) if record.status in ("success", "suspended") else None,
     )
 
 

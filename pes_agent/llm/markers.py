@@ -43,17 +43,22 @@ _ALL_MARKERS = (
 )
 
 
+_ANY_MARKER = re.compile("|".join(f"(?:{p.pattern})" for p in _ALL_MARKERS), _I)
+
+
 def strip_markers(text: str) -> str:
     """Remove every marker spelling the parser would recognise, until none is left.
 
     Repeated because removing one marker can join its neighbours into another
-    (``<main<think>Content>`` becomes ``<mainContent>``).
+    (``<main<think>Content>`` becomes ``<mainContent>``). Every marker has a ``<`` or a ``---`` in
+    it, so text with neither (most queries) is returned as it is without running the patterns.
     """
+    if "<" not in text and "---" not in text:
+        return text
     previous = None
     while previous != text:
         previous = text
-        for pattern in _ALL_MARKERS:
-            text = pattern.sub("", text)
+        text = _ANY_MARKER.sub("", text)
     return text
 
 

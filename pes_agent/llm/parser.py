@@ -109,9 +109,10 @@ def parse_step(text: str, *, finish_reason: str | None = "stop") -> ParsedStep:
     if chosen.repaired:
         _warn(warnings, "json_repaired", "fixed quotes, trailing commas or Python literals in the JSON")
     step = _step_from(chosen.value, warnings)
-    if not step.tool_calls and step.content is None and not in_thinking:
-        step = replace(step, content=prose_outside(answer, result) or None)
-    return replace(step, thinking=thinking, warnings=tuple(warnings))
+    content = step.content
+    if not step.tool_calls and content is None and not in_thinking:
+        content = prose_outside(answer, result) or None
+    return replace(step, content=content, thinking=thinking, warnings=tuple(warnings))
 
 
 def _truncation(reason: str, answer: str, result: Scan) -> str | None:

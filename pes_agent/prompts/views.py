@@ -34,6 +34,8 @@ class ToolResultView:
     status: str
     output: Any = None
     error: str | None = None
+    text: str | None = None
+    """``output`` already rendered (`render_output`), when the caller has it; saves rendering again."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -67,10 +69,10 @@ def render_output(output: Any) -> str:
 
 def render_tool_result(result: ToolResultView, limit: int) -> str:
     head = f"- {result.tool_name} ({result.call_id})"
-    if result.status == "success":
-        return f"{head} succeeded: {clip(render_output(result.output), limit)}"
-    if result.status == "suspended":
-        return f"{head} is waiting for the user: {clip(render_output(result.output), limit)}"
+    if result.status in ("success", "suspended"):
+        text = result.text if result.text is not None else render_output(result.output)
+        verb = "succeeded" if result.status == "success" else "is waiting for the user"
+        return f"{head} {verb}: {clip(text, limit)}"
     return f"{head} failed ({result.status}): {result.error or 'no detail given'}"
 
 

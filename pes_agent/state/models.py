@@ -5,7 +5,7 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
 from pes_agent.config import ThreadConfig
 
@@ -34,6 +34,9 @@ class ToolCallRecord(_Model):
     error: str | None = None
     decision: dict[str, Any] | None = None
     """A human's decision on this call (approval tools): approved, reason, modified_args."""
+    _output_text: tuple[Any, str] | None = PrivateAttr(default=None)
+    """``(output, its prompt text)``: the text is rendered once and reused by every later prompt
+    (see `pes_agent.agent.views.output_text`); never stored."""
 
 
 class TodoItem(_Model):

@@ -53,12 +53,17 @@ class Grounding:
     """Step id → the step's final text."""
     pending_steps: frozenset[str] = frozenset()
     """Plan steps with no results yet: a reference to one is unresolved instead of plain text."""
+    output_texts: tuple[str, ...] | None = None
+    """The outputs of ``step_outputs`` already rendered as text, when the caller has them."""
 
     @cached_property
     def text(self) -> str:
         """Query and every result as one text (JSON for structured outputs), for "is it grounded"."""
         parts = [self.query]
-        parts.extend(as_text(out) for outs in self.step_outputs.values() for out in outs)
+        if self.output_texts is not None:
+            parts.extend(self.output_texts)
+        else:
+            parts.extend(as_text(out) or "" for outs in self.step_outputs.values() for out in outs)
         parts.extend(self.step_results.values())
         return "\n".join(parts)
 

@@ -33,6 +33,7 @@ class ToolRegistry:
         self._specs: dict[str, ToolSpec] = {}
         self._validators: dict[str, SchemaValidator] = {}
         self._lines: dict[str, str] = {}
+        self._contracts: dict[str, str] = {}
         for spec in specs:
             self.register(spec)
 
@@ -92,7 +93,14 @@ class ToolRegistry:
 
     def schema_block(self, names: Sequence[str]) -> str:
         """Full contracts of the given tools, one compact JSON object per line."""
-        return "\n".join(_compact_json(_contract(spec)) for spec in self._known(names))
+        return "\n".join(self._contract_line(spec) for spec in self._known(names))
+
+    def _contract_line(self, spec: ToolSpec) -> str:
+        """Rendered once per tool, like the manifesto line: every tool step's prompt carries it."""
+        line = self._contracts.get(spec.name)
+        if line is None:
+            line = self._contracts[spec.name] = _compact_json(_contract(spec))
+        return line
 
     def _known(self, names: Sequence[str]) -> Iterator[ToolSpec]:
         seen: set[str] = set()
