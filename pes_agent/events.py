@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import itertools
 import os
 from collections.abc import Awaitable, Callable, Collection
 from dataclasses import dataclass, field
@@ -37,9 +38,27 @@ class EventType(StrEnum):
     ERROR = "ERROR"
 
 
-def new_event_id() -> str:
-    """128 random bits as 32 hex digits: a uuid4's uniqueness without building a UUID per event."""
-    return os.urandom(16).hex()
+class _EventIds:
+    """Event ids: 64 random bits drawn once per process (again in a forked child) and a counter.
+
+    Unique across the processes sharing a store, like a uuid4, at a fraction of its cost: one id
+    per event, and a run publishes a dozen or more.
+    """
+
+    def __init__(self) -> None:
+        self.reseed()
+        os.register_at_fork(after_in_child=self.reseed)
+
+    def reseed(self) -> None:
+        self._prefix = os.urandom(8).hex()
+        self._counter = itertools.count()
+
+    def __call__(self) -> str:
+        return f"{self._prefix}{next(self._counter):016x}"
+
+
+new_event_id = _EventIds()
+"""``new_event_id()`` → 32 hex digits, never the same twice."""
 
 
 @dataclass(frozen=True, kw_only=True)

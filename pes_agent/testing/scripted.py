@@ -26,17 +26,34 @@ class ScriptedReply:
 class ScriptedCall:
     """One request the provider received, as a test wants to inspect it."""
 
-    messages: list[dict[str, str]]
-    phase: str
-    step_id: str | None
-    tools: tuple[str, ...]
-    response_schema: Mapping[str, Any] | None
+    request: PromptRequest
     options: CallOptions
+
+    @property
+    def messages(self) -> list[dict[str, str]]:
+        """The request's messages as ``{"role", "content"}`` dicts (made on access, not per call)."""
+        return [m.to_dict() for m in self.request.messages]
+
+    @property
+    def phase(self) -> str:
+        return self.request.phase
+
+    @property
+    def step_id(self) -> str | None:
+        return self.request.step_id
+
+    @property
+    def tools(self) -> tuple[str, ...]:
+        return self.request.tools
+
+    @property
+    def response_schema(self) -> Mapping[str, Any] | None:
+        return self.request.response_schema
 
     @property
     def text(self) -> str:
         """All message contents joined: handy for `"webSearch" in call.text`."""
-        return "\n".join(m["content"] for m in self.messages)
+        return "\n".join(m.content for m in self.request.messages)
 
 
 ReplyLike = str | ScriptedReply | BaseException
@@ -86,14 +103,7 @@ class ScriptedProvider:
     async def complete(
         self, request: PromptRequest, options: CallOptions, *, on_token: TokenSink | None = None
     ) -> LLMReply:
-        call = ScriptedCall(
-            messages=[m.to_dict() for m in request.messages],
-            phase=request.phase,
-            step_id=request.step_id,
-            tools=request.tools,
-            response_schema=request.response_schema,
-            options=options,
-        )
+        call = ScriptedCall(request=request, options=options)
         self.calls.append(call)
         if self._served >= len(self._queue):
             raise ScriptExhaustedError(
