@@ -213,7 +213,7 @@ async def measure(server: FakeServerProcess, runs: int, batches: int, warmup: in
             done.append(replace(batch, server_cpu_s=server.reset()["cpu_s"]))
         await bare.aclose()
         locks = getattr(h.art, "_locks", None)  # diagnostic: per-thread locks the instance keeps
-        return Measured(floors, done, peak_rss_mb(), len(locks) if isinstance(locks, dict) else None)
+        return Measured(floors, done, peak_rss_mb(), len(locks) if locks is not None else None)
 
 
 

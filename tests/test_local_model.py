@@ -43,6 +43,14 @@ def _completion(text: str, *, finish: str = "stop", prompt: int = 11, completion
     }
 
 
+def _chunks(text: str) -> list[dict[str, Any]]:
+    """What llama-cpp-python yields with ``stream=True``: a role chunk, one per piece, a finish chunk."""
+    pieces = [text[i : i + 3] for i in range(0, len(text), 3)]
+    head = [{"choices": [{"index": 0, "delta": {"role": "assistant"}, "finish_reason": None}]}]
+    body = [{"choices": [{"index": 0, "delta": {"content": p}, "finish_reason": None}]} for p in pieces]
+    return [*head, *body, {"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}]
+
+
 class FakeModel:
     """Records every call; replies from a list (or a callable) and tracks overlapping generations."""
 
@@ -67,6 +75,8 @@ class FakeModel:
                 time.sleep(0.005)  # widen the window in which an unguarded second call would overlap
             self.calls.append(kwargs)
             text = self.replies.pop(0) if len(self.replies) > 1 else self.replies[0]
+            if kwargs.get("stream"):
+                return iter(_chunks(text))
             return _completion(text)
         finally:
             with self._count_lock:
@@ -292,6 +302,41 @@ async def test_a_structured_run_goes_through_the_stack_with_the_stand_in(tmp_pat
         "enum"
     ] == ["calculator", "word_count", "transform_text"]
     assert "response_format" not in model.calls[-1]  # the answer is free text
+
+
+async def test_streamed_pieces_reach_the_event_loop_in_order_before_the_reply(tmp_path: Path) -> None:
+    text = '{"answer": "forty-two"}'
+    provider = _provider(tmp_path, FakeModel([text]))
+    pieces: list[tuple[str, str, int]] = []
+    reply = await provider.complete(
+        REQUEST, CallOptions(), on_token=lambda kind, piece: pieces.append((kind, piece, threading.get_ident()))
+    )
+    assert "".join(p for _, p, _ in pieces) == text == reply.text
+    assert len(pieces) > 3 and {k for k, _, _ in pieces} == {"answer"}
+    assert {t for _, _, t in pieces} == {threading.get_ident()}  # delivered on the loop, not the worker
+    assert reply.finish_reason == "stop" and reply.usage.source == "estimate"
+
+
+async def test_a_run_streams_tokens_from_the_local_model_with_phase_and_step(tmp_path: Path) -> None:
+    plan = {"title": "t", "intent": "i", "plan": "p", "todoList": [
+        {"id": "step_1", "description": "think it over", "stepType": "reasoning"}]}
+    model = FakeModel([json.dumps(plan), "<think>hmm</think>It is 42.", "<mainContent>42</mainContent>"])
+    config = {"providers": {"local": {"adapter": "llamacpp", "model_path": str(_gguf(tmp_path))}},
+              "storage": {"type": "memory"}}
+    tokens: list[Event] = []
+    async with await create_art_instance(config, providers={"local": _provider(tmp_path, model)}) as art:
+        art.subscribe(tokens.append, types=[EventType.TOKEN])
+        response = await art.process("What is 6 times 7?", thread_id="t")
+    assert response.status == "success"
+    assert all(call.get("stream") for call in model.calls)
+    by_phase: dict[tuple[str, str | None, str], str] = {}
+    for event in tokens:
+        key = (event.data["phase"], event.step_id, event.data["kind"])
+        by_phase[key] = by_phase.get(key, "") + event.data["text"]
+    assert by_phase[("execution", "step_1", "thinking")] == "hmm"
+    assert by_phase[("execution", "step_1", "answer")].strip() == "It is 42."
+    assert "42" in by_phase[("synthesis", None, "answer")]
+    assert "todoList" in by_phase[("planning", None, "answer")]
 
 
 # --- the real local model -------------------------------------------------------------------------

@@ -16,6 +16,9 @@ Choices, and why:
   write a well-formed plan or tool call on its own, but every token it may pick under the grammar keeps
   the reply valid. Lists and strings are bounded too (``llamacpp_schema``) so the reply also *ends*
   within the cap on reply tokens: small models otherwise ramble until it cuts them off.
+- With someone listening for tokens, generation streams: llama-cpp-python yields OpenAI-shaped
+  chunks in the worker thread, read by the OpenAI adapter's ``ChunkReader``, and each piece is handed
+  to the event loop as it is decoded (the stream reports no usage: counted as an estimate).
 - A call that times out or is cancelled while it waits for the model never starts generating. One
   already generating runs to its end in the background (llama-cpp-python's chat API has no way to
   stop it), which the reply cap keeps short.
@@ -31,13 +34,15 @@ import logging
 import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any, Protocol
 
 from pes_agent.config import ProviderConfig
 from pes_agent.errors import ConfigError, ProviderError
 from pes_agent.llm.llamacpp_schema import bounds_for, grammar_schema
-from pes_agent.llm.types import CallOptions, LLMReply, PromptRequest, Usage
+from pes_agent.llm.streaming import ChunkReader, Completion
+from pes_agent.llm.types import CallOptions, LLMReply, PromptRequest, TokenKind, TokenSink, Usage
 
 __all__ = [
     "DEFAULT_MAX_TOKENS",
@@ -203,6 +208,34 @@ def reply_from_completion(completion: Any, model: str) -> LLMReply:
     return LLMReply(text=text, finish_reason=choice.get("finish_reason") or "stop", usage=usage, model=model)
 
 
+def _on_loop(sink: TokenSink) -> TokenSink:
+    """A sink the worker thread may call: each piece is passed to ``sink`` on the caller's loop, in
+    order, before the call's own result (which comes back through the same loop queue)."""
+    loop = asyncio.get_running_loop()
+
+    def deliver(kind: TokenKind, text: str) -> None:
+        loop.call_soon_threadsafe(sink, kind, text)
+
+    return deliver
+
+
+def _streamed_reply(completion: Completion, request: PromptRequest, model: str) -> LLMReply:
+    """llama.cpp's stream carries no usage: counted as the non-streamed reply would not need to be,
+    by characters / 4, and labelled an estimate."""
+    usage = completion.usage or Usage(
+        prompt_tokens=sum(len(m.content) for m in request.messages) // 4,
+        completion_tokens=(len(completion.text) + len(completion.thinking or "")) // 4,
+        source="estimate",
+    )
+    return LLMReply(
+        text=completion.text,
+        thinking=completion.thinking,
+        finish_reason=completion.finish_reason if completion.finish_reason != "unknown" else "stop",
+        usage=usage,
+        model=model,
+    )
+
+
 class LlamaCppProvider:
     """Provider for a local GGUF model; safe to share among concurrent runs and event loops.
 
@@ -230,14 +263,21 @@ class LlamaCppProvider:
     def __repr__(self) -> str:
         return f"LlamaCppProvider(name={self.name!r}, model_path={str(self.settings.model_path)!r})"
 
-    async def complete(self, request: PromptRequest, options: CallOptions) -> LLMReply:
+    async def complete(
+        self, request: PromptRequest, options: CallOptions, *, on_token: TokenSink | None = None
+    ) -> LLMReply:
+        """One generation; with ``on_token``, streamed: each piece is handed to the event loop as the
+        worker thread decodes it, and all of them have arrived by the time this returns."""
         kwargs, ignored = generation_kwargs(request, options, self.config)
         self._warn_ignored(ignored)
         timeout = options.timeout_s if options.timeout_s is not None else self.config.timeout_s
         stop = threading.Event()
+        generate: Callable[[], Any] = partial(self._generate, kwargs, stop)
+        if on_token is not None:
+            generate = partial(self._generate_streamed, kwargs, stop, _on_loop(on_token))
         try:
             async with asyncio.timeout(timeout):
-                completion = await asyncio.to_thread(self._generate, kwargs, stop)
+                completion = await asyncio.to_thread(generate)
         except TimeoutError:
             raise ProviderError(
                 f"provider {self.name!r}: no reply from the local model within {timeout:g} s; raise "
@@ -247,6 +287,8 @@ class LlamaCppProvider:
             ) from None
         finally:
             stop.set()  # a call still waiting for the model when its caller gave up never starts
+        if isinstance(completion, Completion):
+            return _streamed_reply(completion, request, self.model_name)
         return reply_from_completion(completion, self.model_name)
 
     async def aclose(self) -> None:
@@ -264,6 +306,20 @@ class LlamaCppProvider:
                 return model.create_chat_completion(**kwargs)
             except Exception as exc:  # llama.cpp raises ValueError/RuntimeError with useful text
                 raise ProviderError(self._describe(exc), provider=self.name) from exc
+
+    def _generate_streamed(self, kwargs: Mapping[str, Any], stop: threading.Event, on_token: TokenSink) -> Any:
+        """llama-cpp-python streams OpenAI-shaped chunks, read by the OpenAI adapter's own reader."""
+        with self._lock:
+            if stop.is_set():
+                return {"choices": [{"message": {"content": ""}, "finish_reason": "cancelled"}]}
+            model = self._loaded()
+            reader = ChunkReader(on_token)
+            try:
+                for chunk in model.create_chat_completion(**kwargs, stream=True):
+                    reader.take(chunk)
+            except Exception as exc:
+                raise ProviderError(self._describe(exc), provider=self.name) from exc
+            return reader.finish()
 
     def _loaded(self) -> ChatModel:
         if self._model is None:
