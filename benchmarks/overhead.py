@@ -1,11 +1,14 @@
 """Framework time per S1 run, with nothing else in it: scripted model, in-memory store, no I/O.
 
-Usage, from the repo root: ``python benchmarks/overhead.py [--runs 2000] [--warmup 200] [--json]``
+Usage, from the repo root: ``python benchmarks/overhead.py [--runs 2000] [--warmup 200] [--rounds 4] [--json]``
 
 Two configurations: S1's own two tools, and S1 with all 200 tools of ``catalog_N200.json`` registered
 and enabled (the first two are S1's ``webSearch``/``webExtract``, so S1's replies still fit). Each runs
-in a fresh child process, so imports, caches and the peak RSS of one cannot flatter or burden the
-other. In the child: ``--warmup`` untimed runs, then ``--runs`` timed ones, one after another on one
+in fresh child processes, so imports, caches and the peak RSS of one cannot flatter or burden the
+other: ``--rounds`` children per configuration, taking turns, each timing its share of ``--runs``, and
+the figures are over all their runs. A virtual machine's speed drifts by tens of percent over minutes
+(neighbours, host scheduling); taking turns exposes both configurations to the same drift, and the
+round medians printed beside the pooled median show how large it was. In the child: ``--warmup`` untimed runs, then ``--runs`` timed ones, one after another on one
 event loop, each on a new agent thread (a new ``thread_id``, so no history accumulates). Each run gets
 a fresh ``ScriptedProvider`` holding S1's six replies; it answers instantly, so all the time measured
 is pes-agent's (and the scripted provider's bookkeeping). Phases are split at the events the run
@@ -226,7 +229,7 @@ async def measure(n_tools: int, runs: int, warmup: int, profile_runs: int) -> di
         "runs": len(samples),
         "errors": errors[:3],
         "error_count": len(errors),
-        **{name: _stats([s[i] for s in samples]) for i, name in enumerate((*PHASES, "total", "cpu"))},
+        "samples": {name: [s[i] * 1000.0 for s in samples] for i, name in enumerate((*PHASES, "total", "cpu"))},
         "peak_rss_mb": peak,
         "rss_after_imports_mb": rss_start,
         "store_kb_per_thread": retained,
@@ -237,11 +240,12 @@ async def measure(n_tools: int, runs: int, warmup: int, profile_runs: int) -> di
 
 
 def _stats(values: Sequence[float]) -> dict[str, float]:
+    """Median and p90 of milliseconds."""
     if not values:
         return {"median_ms": float("nan"), "p90_ms": float("nan")}
     ordered = sorted(values)
     p90 = ordered[min(len(ordered) - 1, int(0.9 * len(ordered)))]
-    return {"median_ms": statistics.median(ordered) * 1000.0, "p90_ms": p90 * 1000.0}
+    return {"median_ms": statistics.median(ordered), "p90_ms": p90}
 
 
 _PLUMBING = ("/asyncio/", "benchmarks/overhead.py", "cProfile", "of '_contextvars", "builtins.exec")
@@ -294,14 +298,51 @@ def run_child(n_tools: int, runs: int, warmup: int, profile_runs: int) -> dict[s
     return result
 
 
+def run_rounds(runs: int, warmup: int, profile_runs: int, rounds: int) -> list[dict[str, Any]]:
+    """``rounds`` children per configuration, the configurations taking turns (2, 200, 200, 2, ...),
+    each child timing ``runs / rounds`` runs: on a shared machine whose speed drifts over minutes,
+    both configurations then see the same drift, and the spread of the round medians shows it."""
+    share = max(1, runs // rounds)
+    children: dict[int, list[dict[str, Any]]] = {n: [] for n in CONFIGS}
+    for i in range(rounds):
+        order = CONFIGS if i % 2 == 0 else tuple(reversed(CONFIGS))
+        for n in order:
+            last = i == rounds - 1
+            children[n].append(run_child(n, share, warmup, profile_runs if last else 0))
+    return [pooled(n, children[n]) for n in CONFIGS]
+
+
+def pooled(n_tools: int, parts: list[dict[str, Any]]) -> dict[str, Any]:
+    """One configuration's children as one measurement: statistics over all their samples."""
+    failed = next((p for p in parts if "failed" in p), None)
+    if failed is not None:
+        return failed
+    names = (*PHASES, "total", "cpu")
+    merged: dict[str, Any] = {name: _stats([x for p in parts for x in p["samples"][name]]) for name in names}
+    errors = [e for p in parts for e in p["errors"]]
+    return {
+        **merged,
+        "tools": parts[0]["tools"],
+        "runs": sum(p["runs"] for p in parts),
+        "errors": errors[:3],
+        "error_count": sum(p["error_count"] for p in parts),
+        "round_medians": [statistics.median(p["samples"]["total"]) for p in parts if p["samples"]["total"]],
+        "peak_rss_mb": max(p["peak_rss_mb"] for p in parts),
+        "store_kb_per_thread": statistics.median(p["store_kb_per_thread"] for p in parts),
+        "loaded": sorted({m for p in parts for m in p["loaded"]}),
+        "profile": parts[-1]["profile"],
+        "profile_runs": parts[-1]["profile_runs"],
+    }
+
+
 HEADERS = ("configuration", "runs", "median ms", "p90 ms", "CPU ms", "planning", "execution", "synthesis",
-           "peak RSS MB", "store KB/thread", "target median", "note")
+           "peak RSS MB", "store KB/thread", "target median", "round medians ms", "note")
 
 
 def _row(r: dict[str, Any]) -> list[str]:
     name, target = f"S1 + {r['tools']} tools", TARGET_MEDIAN_MS.get(r["tools"], float("nan"))
     if "failed" in r:
-        return [name, "-", "ERROR", "-", "-", "-", "-", "-", "-", "-", f"<= {target:.1f}", r["failed"]]
+        return [name, "-", "ERROR", "-", "-", "-", "-", "-", "-", "-", f"<= {target:.1f}", "-", r["failed"]]
     note = [f"{r['error_count']} runs failed: {r['errors'][0]}"] if r["error_count"] else []
     if r["loaded"]:
         note.append(f"loaded {', '.join(r['loaded'])}")
@@ -309,7 +350,8 @@ def _row(r: dict[str, Any]) -> list[str]:
     total = r["total"]
     cpu = f"{r['cpu']['median_ms']:.3f}"
     return [name, str(r["runs"]), f"{total['median_ms']:.3f}", f"{total['p90_ms']:.3f}", cpu, *phases,
-            f"{r['peak_rss_mb']:.1f}", f"{r['store_kb_per_thread']:.1f}", f"<= {target:.1f}", "; ".join(note)]
+            f"{r['peak_rss_mb']:.1f}", f"{r['store_kb_per_thread']:.1f}", f"<= {target:.1f}",
+            " ".join(f"{m:.2f}" for m in r["round_medians"]), "; ".join(note)]
 
 
 def _profile_text(r: dict[str, Any]) -> str:
@@ -362,14 +404,15 @@ def _verdict(ok: bool) -> str:
     return "PASS" if ok else "FAIL"
 
 
-def format_report(results: Sequence[dict[str, Any]], runs: int, warmup: int) -> str:
+def format_report(results: Sequence[dict[str, Any]], runs: int, warmup: int, rounds: int) -> str:
     title = (
-        f"Framework time per S1 run (scripted provider, memory store): {runs} timed runs after {warmup} "
-        "warm-up runs, each configuration in a fresh process. Phases: median / p90 ms of wall time; CPU ms: "
+        f"Framework time per S1 run (scripted provider, memory store): {runs} timed runs per configuration "
+        f"in {rounds} rounds (a fresh process each, {warmup} warm-up runs first; the configurations take "
+        "turns). Phases: median / p90 ms of wall time; CPU ms: "
         "median of the process's CPU time per run (what neighbours on a busy machine cannot inflate). "
         + machine_line()
     )
-    table = format_table(HEADERS, [_row(r) for r in results], align="lrrrrrrrrrrl")
+    table = format_table(HEADERS, [_row(r) for r in results], align="lrrrrrrrrrrll")
     profiles = [text for text in map(_profile_text, results) if text]
     return "\n\n".join([title, table, *profiles, summary_line(results)])
 
@@ -379,16 +422,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=2000)
     parser.add_argument("--warmup", type=int, default=200)
     parser.add_argument("--profile-runs", type=int, default=300, help="runs under cProfile (0: none)")
+    parser.add_argument("--rounds", type=int, default=4, help="children per configuration, taking turns")
     parser.add_argument("--json", action="store_true", help="print the measurements as JSON")
     parser.add_argument("--worker", type=int, metavar="TOOLS", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.worker is not None:
         return _worker(args.worker, args.runs, args.warmup, args.profile_runs)
-    results = [run_child(n, args.runs, args.warmup, args.profile_runs) for n in CONFIGS]
+    results = run_rounds(args.runs, args.warmup, args.profile_runs, max(1, args.rounds))
     if args.json:
         print(json.dumps({"results": results, "summary": summary_line(results)}, indent=2))
     else:
-        print(format_report(results, args.runs, args.warmup))
+        print(format_report(results, args.runs, args.warmup, max(1, args.rounds)))
     return 0
 
 

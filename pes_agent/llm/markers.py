@@ -78,6 +78,8 @@ def split_thinking(text: str) -> tuple[str, str | None]:
     - Stray closing tags left after that are dropped from the answer.
     The answer is stripped of surrounding whitespace.
     """
+    if "<" not in text:  # no tag at all (most replies): nothing to split
+        return text.strip(), None
     thoughts: list[str] = []
     answer: list[str] = []
     rest = text

@@ -34,7 +34,10 @@ class ToolExecutor:
                 error="; ".join(p.message for p in problems),
                 metadata={"problems": [p.to_dict() for p in problems]},
             ).bound(call.call_id, spec.name)
-        return (await _run(spec, call, context)).bound(call.call_id, spec.name)
+        result = await _run(spec, call, context)
+        if result.call_id == call.call_id and result.tool_name == spec.name:
+            return result
+        return result.bound(call.call_id, spec.name)
 
     async def execute_batch(
         self,
@@ -88,7 +91,7 @@ async def _run(spec: ToolSpec, call: ToolCall, context: ToolContext) -> ToolResu
         return _crashed(exc)
     if isinstance(output, ToolResult):
         return output
-    return ToolResult(status="success", output=output)
+    return ToolResult(call_id=call.call_id, tool_name=spec.name, status="success", output=output)
 
 
 async def _invoke(spec: ToolSpec, kwargs: dict[str, Any]) -> Any:

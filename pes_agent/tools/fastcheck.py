@@ -75,11 +75,24 @@ def _all(checks: list[Check]) -> Check:
         return lambda v: True
     if len(checks) == 1:
         return checks[0]
-    return lambda v: all(check(v) for check in checks)
+
+    def every(v: Any) -> bool:
+        for check in checks:
+            if not check(v):
+                return False
+        return True
+
+    return every
 
 
 def _any(checks: list[Check]) -> Check:
-    return lambda v: any(check(v) for check in checks)
+    def some(v: Any) -> bool:
+        for check in checks:
+            if check(v):
+                return True
+        return False
+
+    return some
 
 
 def _type(value: Any) -> Check:
@@ -91,37 +104,56 @@ def _type(value: Any) -> Check:
 
 
 def _object(schema: Mapping[str, Any]) -> list[Check]:
-    out: list[Check] = []
+    """``properties``, ``required`` and ``additionalProperties`` as one pass over the keys."""
     properties = schema.get("properties")
-    if properties is not None:
-        if not isinstance(properties, Mapping):
-            raise _Unsupported
-        compiled = {name: _compile(sub) for name, sub in properties.items()}
-        out.append(lambda v: type(v) is not dict or all(c(v[k]) for k, c in compiled.items() if k in v))
     required = schema.get("required")
-    if required is not None:
-        if not isinstance(required, list) or not all(isinstance(n, str) for n in required):
-            raise _Unsupported
-        out.append(lambda v: type(v) is not dict or all(n in v for n in required))
-    if "additionalProperties" in schema:
-        declared = frozenset(properties or ())
-        extra = _compile(schema["additionalProperties"]) if schema["additionalProperties"] is not False else None
-        if extra is None:
-            out.append(lambda v: type(v) is not dict or all(k in declared for k in v))
-        else:
-            out.append(lambda v: type(v) is not dict or all(extra(x) for k, x in v.items() if k not in declared))
-    return out
+    if properties is None and required is None and "additionalProperties" not in schema:
+        return []
+    if properties is not None and not isinstance(properties, Mapping):
+        raise _Unsupported
+    if required is not None and (not isinstance(required, list) or not all(isinstance(n, str) for n in required)):
+        raise _Unsupported
+    compiled = {name: _compile(sub) for name, sub in (properties or {}).items()}
+    needed = tuple(required or ())
+    closed = schema.get("additionalProperties") is False
+    extra = None if closed or "additionalProperties" not in schema else _compile(schema["additionalProperties"])
+
+    def check(v: Any) -> bool:
+        if type(v) is not dict:
+            return True  # these keywords apply to objects only
+        for name in needed:
+            if name not in v:
+                return False
+        for key, value in v.items():
+            sub = compiled.get(key)
+            if sub is not None:
+                if not sub(value):
+                    return False
+            elif closed or (extra is not None and not extra(value)):
+                return False
+        return True
+
+    return [check]
 
 
 def _array(schema: Mapping[str, Any]) -> list[Check]:
-    out: list[Check] = []
-    if "items" in schema:
-        item = _compile(schema["items"])
-        out.append(lambda v: type(v) is not list or all(item(x) for x in v))
+    item = _compile(schema["items"]) if "items" in schema else None
     low, high = _count(schema, "minItems"), _count(schema, "maxItems")
-    if low is not None or high is not None:
-        out.append(lambda v: type(v) is not list or _within(len(v), low, high))
-    return out
+    if item is None and low is None and high is None:
+        return []
+
+    def check(v: Any) -> bool:
+        if type(v) is not list:
+            return True
+        if not _within(len(v), low, high):
+            return False
+        if item is not None:
+            for x in v:
+                if not item(x):
+                    return False
+        return True
+
+    return [check]
 
 
 def _string(schema: Mapping[str, Any]) -> list[Check]:
