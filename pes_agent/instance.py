@@ -15,21 +15,20 @@ from typing import Any
 
 from pes_agent.agent.context import RunContext
 from pes_agent.agent.lease import abandon, claim, release
+from pes_agent.agent.setup import RunSetup, derive_setup
 from pes_agent.agent.thread_locks import ThreadLocks
 from pes_agent.agent.pes import recover_run, remember, run_pes, suspension_info
 from pes_agent.streaming import stream_run
 from pes_agent.agent.props import AgentProps as AgentProps
 from pes_agent.agent.response import AgentFinalResponse
 from pes_agent.agent.settings import (
-    RunSetup,
     check_suspension,
     toggle_tools,
     enabled_tools,
-    first_persona,
     prompt_settings,
     thread_config,
 )
-from pes_agent.config import ArtInstanceConfig, PersonaConfig, ThreadConfig, resolve_execution
+from pes_agent.config import ArtInstanceConfig, PersonaConfig, ThreadConfig
 from pes_agent.errors import (
     InvalidInputError,
     ThreadBusyError,
@@ -42,7 +41,7 @@ from pes_agent.observability import NOOP_TRACER, LoggingTracer, Tracer, tracer_f
 from pes_agent.prompts.planning import build_planning
 from pes_agent.prompts import templates as prompt_templates
 from pes_agent.prompts.views import HistoryTurn, PromptSettings
-from pes_agent.providers import build_provider, call_options, pick_selection, provider_name
+from pes_agent.providers import build_provider
 from pes_agent.state.factory import open_store
 from pes_agent.state.models import ItemStatus, Suspension, ThreadState
 from pes_agent.state.store import StateStore
@@ -390,22 +389,8 @@ class ArtInstance:
         return self._derive_setup(call, stored)
 
     def _derive_setup(self, call: ThreadConfig | None, stored: ThreadConfig | None) -> RunSetup:
-        thread = stored or self.config.thread_defaults
-        selection = pick_selection(call, thread, self.config.thread_defaults)
-        name = provider_name(self.config, selection, self._overrides)
-        pcfg = self.config.providers.get(name)
-        persona = first_persona(call.persona if call else None, thread.persona if thread else None) or self.config.persona
-        return RunSetup(
-            provider=self._provider(name),
-            options=call_options(pcfg, selection, call, thread),
-            limits=resolve_execution(
-                call.execution if call else None, thread.execution if thread else None, self.config.execution
-            ),
-            settings=self._settings(persona, call, thread),
-            enabled_tools=self._enabled_tools(call, thread),
-            structured_output=bool(pcfg and pcfg.structured_output),
-            tool_count=len(self.registry),
-        )
+        names = self.registry.names()
+        return derive_setup(self.config, self._templates, names, self._overrides, self._provider, call, stored)
 
     def _settings(self, persona: PersonaConfig, *levels: ThreadConfig | None) -> PromptSettings:
         return prompt_settings(self.config, self._templates, persona, *levels)

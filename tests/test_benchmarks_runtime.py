@@ -12,7 +12,7 @@ import re
 
 import pytest
 
-from benchmarks import concurrency, faults, overhead
+from benchmarks import concurrency, faults, instructions, overhead
 
 
 def _summary(out: str) -> str:
@@ -51,6 +51,12 @@ def test_overhead_measures_both_catalogues_without_loading_openai_or_tiktoken(
     assert re.search(r"200 tools: median [\d.]+ ms, CPU [\d.]+ ms \(target <= 2.7\): (PASS|FAIL)", summary), summary
     assert re.search(r"peak RSS [\d.]+ / [\d.]+ MB \(target < 86\): (PASS|FAIL)", summary), summary
     assert "openai/tiktoken not loaded: PASS" in summary
+
+
+def test_the_instruction_count_worker_runs_s1_to_success() -> None:
+    """The part callgrind measures; the counting itself needs valgrind and minutes, so it is not run here."""
+    assert instructions.main(["--worker", "2", "3"]) == 0
+    assert instructions.main(["--worker", "200", "2"]) == 0
 
 
 def test_concurrency_runs_every_s1_run_to_success_through_the_openai_provider(

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Mapping, Sequence
-from dataclasses import dataclass
 from string import Template
 from typing import Any
 
@@ -11,24 +10,8 @@ from pydantic import ValidationError
 
 from pes_agent.config import ArtInstanceConfig, PersonaConfig, ThreadConfig
 from pes_agent.errors import ConfigError, UnknownSuspensionError, UnknownToolError
-from pes_agent.limits import ResolvedExecution
-from pes_agent.llm.types import CallOptions, Provider
 from pes_agent.prompts.views import PromptSettings
 from pes_agent.state.models import ThreadState
-
-
-@dataclass(frozen=True, kw_only=True)
-class RunSetup:
-    """What one run takes from the instance, thread and call configuration."""
-
-    provider: Provider
-    options: CallOptions
-    limits: ResolvedExecution
-    settings: PromptSettings
-    enabled_tools: tuple[str, ...]
-    structured_output: bool
-    tool_count: int
-    """Tools registered when this was derived: a tool registered later makes it stale."""
 
 
 def prompt_settings(
