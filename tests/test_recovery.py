@@ -11,8 +11,7 @@ import pytest
 
 from pes_agent import AgentFinalResponse, EventType, create_art_instance, tool
 from pes_agent.testing import ScriptedProvider, ScriptedReply
-
-RAN: list[tuple[str, dict[str, Any]]] = []
+from tests.recovery_tools import RAN, send_email, web_extract, web_search
 
 
 @pytest.fixture(autouse=True)
@@ -61,58 +60,6 @@ def create_task(**args: Any) -> dict[str, Any]:
 def run_code(**args: Any) -> dict[str, Any]:
     RAN.append(("run_code", args))
     return {"stdout": "1"}
-
-
-@tool(
-    name="send_email",
-    description="Send an email.",
-    input_schema={
-        "type": "object",
-        "properties": {
-            "to": {"type": "string", "description": "Email address of the recipient.", "x-target": True},
-            "subject": {"type": "string", "description": "Subject line."},
-            "body": {"type": "string", "description": "Message text."},
-        },
-        "required": ["to", "subject", "body"],
-        "additionalProperties": False,
-    },
-    side_effects=True,
-)
-def send_email(**args: Any) -> dict[str, Any]:
-    RAN.append(("send_email", args))
-    return {"sent": True}
-
-
-@tool(
-    name="webSearch",
-    description="Search the web for a query.",
-    input_schema={
-        "type": "object",
-        "properties": {"query": {"type": "string", "description": "The search query."}},
-        "required": ["query"],
-        "additionalProperties": False,
-    },
-)
-def web_search(**args: Any) -> dict[str, Any]:
-    RAN.append(("webSearch", args))
-    return {"results": [{"url": "https://news.example.com/a"}, {"url": "https://blog.example.org/b"}]}
-
-
-@tool(
-    name="webExtract",
-    description="Extract pages by URL.",
-    input_schema={
-        "type": "object",
-        "properties": {
-            "urls": {"type": "array", "items": {"type": "string"}, "minItems": 1, "description": "URLs to extract."}
-        },
-        "required": ["urls"],
-        "additionalProperties": False,
-    },
-)
-def web_extract(**args: Any) -> dict[str, Any]:
-    RAN.append(("webExtract", args))
-    return {"pages": len(args["urls"])}
 
 
 @tool(

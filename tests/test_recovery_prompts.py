@@ -28,10 +28,8 @@ from pes_agent.errors import ProviderError
 from pes_agent.llm.types import Message, Phase, PromptRequest
 from pes_agent.testing import ScriptedProvider, ScriptedReply
 from pes_agent.testing.scripted import ScriptedCall
+from tests.recovery_tools import RAN, send_email, web_extract, web_search
 from tests.replay import start_replay
-
-RAN: list[tuple[str, dict[str, Any]]] = []
-"""Every call that reached a tool function, in order: what really ran, with which arguments."""
 
 DUMP_MARKERS = ("type=", "input_value", "ValidationError", "Traceback", "{'loc'", '{"loc"')
 """What a validation or exception dump looks like; a clarification must contain none of it."""
@@ -66,58 +64,6 @@ def _clear() -> None:
 def create_task(**args: Any) -> dict[str, Any]:
     RAN.append(("create_task", args))
     return {"id": "T-1", **args}
-
-
-@tool(
-    name="send_email",
-    description="Send an email.",
-    input_schema={
-        "type": "object",
-        "properties": {
-            "to": {"type": "string", "description": "Email address of the recipient.", "x-target": True},
-            "subject": {"type": "string", "description": "Subject line."},
-            "body": {"type": "string", "description": "Message text."},
-        },
-        "required": ["to", "subject", "body"],
-        "additionalProperties": False,
-    },
-    side_effects=True,
-)
-def send_email(**args: Any) -> dict[str, Any]:
-    RAN.append(("send_email", args))
-    return {"sent": True}
-
-
-@tool(
-    name="webSearch",
-    description="Search the web for a query.",
-    input_schema={
-        "type": "object",
-        "properties": {"query": {"type": "string", "description": "The search query."}},
-        "required": ["query"],
-        "additionalProperties": False,
-    },
-)
-def web_search(**args: Any) -> dict[str, Any]:
-    RAN.append(("webSearch", args))
-    return {"results": [{"url": "https://news.example.com/a"}, {"url": "https://blog.example.org/b"}]}
-
-
-@tool(
-    name="webExtract",
-    description="Extract pages by URL.",
-    input_schema={
-        "type": "object",
-        "properties": {
-            "urls": {"type": "array", "items": {"type": "string"}, "minItems": 1, "description": "URLs to extract."}
-        },
-        "required": ["urls"],
-        "additionalProperties": False,
-    },
-)
-def web_extract(**args: Any) -> dict[str, Any]:
-    RAN.append(("webExtract", args))
-    return {"pages": len(args["urls"])}
 
 
 TOOLS = [create_task, send_email, web_search, web_extract]
