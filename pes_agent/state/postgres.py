@@ -31,10 +31,13 @@ from pes_agent.events import Event, EventType
 from pes_agent.state.journal import (
     CallFinish,
     JournalEntry,
-    dumps,
+    call_row,
     event_from_row,
+    event_row,
+    finish_rows,
     make_entry,
     message_from_row,
+    message_row,
     not_started_error,
 )
 from pes_agent.state.memory import check_limit
@@ -126,13 +129,13 @@ class PostgresStore:
             "INSERT INTO tool_calls (thread_id, item_id, call_id, tool_name, arguments, started_at) "
             "VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING"
         )
-        args = (thread_id, item_id, call_id, tool_name, dumps(arguments), time.time())
+        args = call_row(thread_id, item_id, call_id, tool_name, arguments, time.time())
         await self._run(lambda conn: conn.execute(sql, *args))
 
     async def call_finished(
         self, thread_id: str, item_id: str, call_id: str, result: Mapping[str, Any]
     ) -> None:
-        rows = [(dumps(result), time.time(), thread_id, item_id, call_id)]
+        rows = finish_rows(thread_id, [CallFinish(item_id, call_id, result)], time.time())
         await self._run(lambda conn: _finish_calls(conn, rows))
 
     async def finish_calls_and_save(
@@ -145,7 +148,7 @@ class PostgresStore:
         """The calls, then the state, in one transaction: a conflict rolls back both."""
         raw = state.model_dump_json()
         now = time.time()
-        rows = [(dumps(f.result), now, thread_id, f.item_id, f.call_id) for f in finished]
+        rows = finish_rows(thread_id, finished, now)
 
         async def step(conn: Any) -> int:
             async with conn.transaction():
@@ -173,10 +176,7 @@ class PostgresStore:
             "INSERT INTO events (id, thread_id, type, step_id, trace_id, ts, data) "
             "VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (id) DO NOTHING"
         )
-        rows = [
-            (ev.id, ev.thread_id, ev.type.value, ev.step_id, ev.trace_id, ev.timestamp, dumps(ev.data))
-            for ev in events
-        ]
+        rows = [event_row(ev) for ev in events]
 
         async def insert(conn: Any) -> None:
             async with conn.transaction():
@@ -209,14 +209,7 @@ class PostgresStore:
             "INSERT INTO messages (thread_id, role, content, trace_id, ts, metadata) "
             "VALUES ($1, $2, $3, $4, $5, $6)"
         )
-        args = (
-            thread_id,
-            message.role,
-            message.content,
-            message.trace_id,
-            message.timestamp,
-            dumps(message.metadata),
-        )
+        args = message_row(thread_id, message)
         await self._run(lambda conn: conn.execute(sql, *args))
 
     async def messages(self, thread_id: str, limit: int | None = None) -> list[HistoryMessage]:

@@ -22,12 +22,15 @@ from pes_agent.events import Event, EventType
 from pes_agent.state.journal import (
     CallFinish,
     JournalEntry,
+    call_row,
     event_from_row,
+    event_row,
+    finish_rows,
     make_entry,
     message_from_row,
+    message_row,
     not_started_error,
 )
-from pes_agent.state.journal import dumps as _dumps
 from pes_agent.state.memory import check_limit
 from pes_agent.state.models import HistoryMessage, ThreadState
 from pes_agent.state.sqlite_schema import SCHEMA_V1, SCHEMA_VERSION, migrate, write_transaction
@@ -85,13 +88,13 @@ class SQLiteStore:
         arguments: Mapping[str, Any],
     ) -> None:
         """A call already journaled is left exactly as it is (see ``StateStore``)."""
-        row = (thread_id, item_id, call_id, tool_name, _dumps(arguments), time.time())
+        row = call_row(thread_id, item_id, call_id, tool_name, arguments, time.time())
         await self._run(lambda conn: _insert_call(conn, row))
 
     async def call_finished(
         self, thread_id: str, item_id: str, call_id: str, result: Mapping[str, Any]
     ) -> None:
-        rows = [(_dumps(result), time.time(), thread_id, item_id, call_id)]
+        rows = finish_rows(thread_id, [CallFinish(item_id, call_id, result)], time.time())
         await self._run(lambda conn: _in_write(conn, _finish_calls, rows))
 
     async def finish_calls_and_save(
@@ -104,7 +107,7 @@ class SQLiteStore:
         """The calls first, then the state, in one transaction: a conflict rolls back both."""
         raw = state.model_dump_json()
         now = time.time()
-        rows = [(_dumps(f.result), now, thread_id, f.item_id, f.call_id) for f in finished]
+        rows = finish_rows(thread_id, finished, now)
 
         def step(conn: sqlite3.Connection) -> int:
             _finish_calls(conn, rows)
@@ -119,10 +122,7 @@ class SQLiteStore:
         """Appends in one transaction; an event id already stored is skipped, so a retry is safe."""
         if not events:
             return
-        rows = [
-            (ev.id, ev.thread_id, ev.type.value, ev.step_id, ev.trace_id, ev.timestamp, _dumps(ev.data))
-            for ev in events
-        ]
+        rows = [event_row(ev) for ev in events]
         await self._run(lambda conn: _insert_events(conn, rows))
 
     async def events(
@@ -137,14 +137,7 @@ class SQLiteStore:
         return await self._run(lambda conn: _select_events(conn, thread_id, wanted, since))
 
     async def append_message(self, thread_id: str, message: HistoryMessage) -> None:
-        row = (
-            thread_id,
-            message.role,
-            message.content,
-            message.trace_id,
-            message.timestamp,
-            _dumps(message.metadata),
-        )
+        row = message_row(thread_id, message)
         await self._run(lambda conn: _insert_message(conn, row))
 
     async def messages(self, thread_id: str, limit: int | None = None) -> list[HistoryMessage]:
