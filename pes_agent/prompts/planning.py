@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from pes_agent.llm.markers import PLAN_END, PLAN_START, sanitize_user_text
-from pes_agent.llm.types import Message, PromptRequest
+from pes_agent.llm.types import Message, Phase, PromptRequest
 from pes_agent.prompts.schemas import plan_reply_schema
 from pes_agent.prompts.templates import PLANNING_SYSTEM
 from pes_agent.prompts.views import HistoryTurn, PromptSettings, guidance_suffix, render_history
@@ -19,9 +19,6 @@ def build_planning(
     history: Sequence[HistoryTurn] = (),
     tool_names: Sequence[str] = (),
 ) -> PromptRequest:
-    system = PLANNING_SYSTEM.substitute(
-        persona=settings.persona, guidance=guidance_suffix(settings.planning_guidance)
-    )
     user = settings.templates["planning"].substitute(
         tools=manifesto or "(no tools available)",
         history=render_history(history),
@@ -29,8 +26,17 @@ def build_planning(
         start=PLAN_START,
         end=PLAN_END,
     )
+    return plan_request("planning", settings, user, tool_names)
+
+
+def plan_request(phase: Phase, settings: PromptSettings, user: str, tool_names: Sequence[str]) -> PromptRequest:
+    """A call that writes a plan (planning, refinement): the planner's system message, the user
+    message, and the plan's reply schema with the allowed tool names."""
+    system = PLANNING_SYSTEM.substitute(
+        persona=settings.persona, guidance=guidance_suffix(settings.planning_guidance)
+    )
     return PromptRequest(
-        phase="planning",
+        phase=phase,
         step_id=None,
         messages=(Message(role="system", content=system), Message(role="user", content=user)),
         response_schema=plan_reply_schema(tool_names),

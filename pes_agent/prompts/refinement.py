@@ -5,17 +5,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from pes_agent.llm.markers import PLAN_END, PLAN_START, sanitize_user_text
-from pes_agent.llm.types import Message, PromptRequest
-from pes_agent.prompts.schemas import plan_reply_schema
-from pes_agent.prompts.templates import PLANNING_SYSTEM
-from pes_agent.prompts.views import (
-    HistoryTurn,
-    PromptSettings,
-    StepResultView,
-    clip,
-    guidance_suffix,
-    render_history,
-)
+from pes_agent.llm.types import PromptRequest
+from pes_agent.prompts.planning import plan_request
+from pes_agent.prompts.views import HistoryTurn, PromptSettings, StepResultView, clip, render_history
 
 STEP_RESULT_CHARS = 300
 """Each step's result is cut to this many characters: enough to know what it found."""
@@ -38,9 +30,6 @@ def build_refinement(
     history: Sequence[HistoryTurn] = (),
     tool_names: Sequence[str] = (),
 ) -> PromptRequest:
-    system = PLANNING_SYSTEM.substitute(
-        persona=settings.persona, guidance=guidance_suffix(settings.planning_guidance)
-    )
     user = settings.templates["refinement"].substitute(
         intent=intent or "(not stated)",
         steps="\n".join(_step_line(s) for s in steps) or "(none)",
@@ -50,9 +39,4 @@ def build_refinement(
         start=PLAN_START,
         end=PLAN_END,
     )
-    return PromptRequest(
-        phase="refinement",
-        step_id=None,
-        messages=(Message(role="system", content=system), Message(role="user", content=user)),
-        response_schema=plan_reply_schema(tool_names),
-    )
+    return plan_request("refinement", settings, user, tool_names)
