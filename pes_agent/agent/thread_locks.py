@@ -47,11 +47,10 @@ class ThreadLocks:
 
 
 class _Held:
-    __slots__ = ("_owner", "_thread_id", "_entry", "_acquired")
+    __slots__ = ("_owner", "_thread_id", "_entry")
 
     def __init__(self, owner: ThreadLocks, thread_id: str, entry: _Entry) -> None:
         self._owner, self._thread_id, self._entry = owner, thread_id, entry
-        self._acquired = False
         entry.users += 1
 
     async def __aenter__(self) -> None:
@@ -60,7 +59,6 @@ class _Held:
         except BaseException:  # cancelled while waiting: this waiter leaves
             self._owner._leave(self._thread_id, self._entry)
             raise
-        self._acquired = True
 
     async def __aexit__(
         self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
