@@ -41,7 +41,7 @@ from pes_agent.config import load_config
 from pes_agent.demo.arith import evaluate
 from pes_agent.errors import PesAgentError
 from pes_agent.events import Event, EventType
-from pes_agent.instance import create_art_instance
+from pes_agent.factory import create_art_instance
 from pes_agent.llm.llamacpp import LlamaCppProvider
 from pes_agent.llm.types import CallOptions, LLMReply, PromptRequest, Provider
 

@@ -27,7 +27,8 @@ from pes_agent.errors import (
     VersionConflictError,
 )
 from pes_agent.events import Event, EventType
-from pes_agent.instance import AgentProps, ArtInstance, create_art_instance
+from pes_agent.factory import create_art_instance
+from pes_agent.instance import AgentProps, ArtInstance
 from pes_agent.tools.decorators import tool
 from pes_agent.tools.spec import ToolCall, ToolContext, ToolResult, ToolSpec
 

@@ -56,7 +56,7 @@ def progress_line(event: Event) -> str | None:
 
 
 async def _run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from pes_agent.instance import create_art_instance
+    from pes_agent.factory import create_art_instance
 
     art = await create_art_instance(args.config)
     async with art:
@@ -83,7 +83,7 @@ async def _validate(args: argparse.Namespace, out: TextIO) -> int:
 
     Loading alone would pass a file whose storage backend or adapter this version lacks.
     """
-    from pes_agent.instance import create_art_instance
+    from pes_agent.factory import create_art_instance
     from pes_agent.providers import build_provider
 
     art = await create_art_instance(args.file)
@@ -100,7 +100,7 @@ async def _validate(args: argparse.Namespace, out: TextIO) -> int:
 
 
 async def _prompts(args: argparse.Namespace, out: TextIO) -> int:
-    from pes_agent.instance import create_art_instance
+    from pes_agent.factory import create_art_instance
     from pes_agent.llm.tokens import count_messages
     from pes_agent.state.memory import MemoryStore
 

@@ -1,16 +1,13 @@
-"""``create_art_instance`` and ``ArtInstance``: one object built at service start, shared by many
+"""``ArtInstance`` (built by `pes_agent.factory.create_art_instance`): one object made at service start, shared by many
 concurrent runs; it owns the providers, the store, the tool registry and the event bus."""
 
 from __future__ import annotations
 
 import contextlib
-import os
-import time
 import uuid
-from collections.abc import AsyncIterator, Awaitable, Callable, Collection, Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Collection, Mapping
 from contextlib import AbstractAsyncContextManager
 from dataclasses import replace
-from pathlib import Path
 from typing import Any
 
 from pes_agent.agent.context import RunContext
@@ -37,63 +34,15 @@ from pes_agent.errors import (
 )
 from pes_agent.events import Event, EventBus, EventType, Listener, Subscription
 from pes_agent.llm.types import PromptRequest, Provider
-from pes_agent.observability import NOOP_TRACER, LoggingTracer, Tracer, tracer_from_config
+from pes_agent.observability import NOOP_TRACER, LoggingTracer, Tracer
 from pes_agent.prompts.planning import build_planning
-from pes_agent.prompts import templates as prompt_templates
 from pes_agent.prompts.views import HistoryTurn, PromptSettings
 from pes_agent.providers import build_provider
-from pes_agent.state.factory import open_store
 from pes_agent.state.models import ItemStatus, Suspension, ThreadState
 from pes_agent.state.store import StateStore
 from pes_agent.tools.executor import ToolExecutor
 from pes_agent.tools.gate import ArgumentGate
-from pes_agent.tools.loading import load_tools
 from pes_agent.tools.registry import ToolRegistry
-from pes_agent.tools.spec import ToolSpec
-
-
-async def create_art_instance(
-    config: ArtInstanceConfig | Mapping[str, Any] | str | os.PathLike[str],
-    *,
-    tools: Sequence[ToolSpec] | None = None,
-    providers: Mapping[str, Provider] | None = None,
-    store: StateStore | None = None,
-    clock: Callable[[], float] = time.time,
-    tracer: Tracer | None = None,
-) -> ArtInstance:
-    """Build an instance from a config object, a dict, or a config file path.
-
-    ``tracer`` receives the run, phase, model-call and tool-call spans; without one,
-    ``observability.otel: true`` builds an OpenTelemetry tracer (see `pes_agent.otel`).
-    """
-    from pes_agent.config import config_from_dict, load_config
-
-    source: str | None = None
-    base_dir: str | None = None
-    if isinstance(config, ArtInstanceConfig):
-        cfg = config
-    elif isinstance(config, Mapping):
-        cfg = config_from_dict(config)
-    else:
-        source = str(config)
-        base_dir = str(Path(config).resolve().parent)
-        cfg = load_config(config)
-    templates = prompt_templates.resolve(cfg.prompts.model_dump(), source=source)
-    registry = ToolRegistry()
-    for spec in [*load_tools(cfg.tools, source=source), *(tools or [])]:
-        registry.register(spec)
-    owned_store = store is None
-    the_store = store if store is not None else open_store(cfg.storage, base_dir=base_dir)
-    return ArtInstance(
-        cfg,
-        registry=registry,
-        provider_overrides=dict(providers or {}),
-        store=the_store,
-        owns_store=owned_store,
-        templates=templates,
-        clock=clock,
-        tracer=tracer if tracer is not None else tracer_from_config(cfg.observability),
-    )
 
 
 class ArtInstance:
@@ -189,16 +138,10 @@ class ArtInstance:
                 raise InvalidInputError("decision must be a mapping such as {'approved': True, 'reason': '...'}")
             suspension = state.suspension
             assert suspension is not None
-            trace = uuid.uuid4().hex
-            state, version = await self._claim(thread_id, trace, state, version)
-            async with self._abandon_on_error(thread_id, trace):
-                props = AgentProps(
-                    query=state.query or "", thread_id=thread_id, trace_id=trace, options=thread_config(options)
-                )
-                ctx = self._context(props, thread_id, state, version)
-                history = await self._history(ctx)
-                run = run_pes(ctx, history, plan=False, resume=(suspension, dict(decision)))
-                return await self._finish(ctx, run)
+            answer = (suspension, dict(decision))
+            return await self._continue(
+                thread_id, state, version, options, lambda ctx, history: run_pes(ctx, history, plan=False, resume=answer)
+            )
 
     async def _recover(
         self, thread_id: str, state: ThreadState, version: int, options: ThreadConfig | Mapping[str, Any] | None
@@ -209,6 +152,17 @@ class ArtInstance:
             raise InvalidInputError(
                 f"thread {thread_id!r} has no unfinished run to resume; send a new query with `process`"
             )
+        return await self._continue(thread_id, state, version, options, recover_run)
+
+    async def _continue(
+        self,
+        thread_id: str,
+        state: ThreadState,
+        version: int,
+        options: ThreadConfig | Mapping[str, Any] | None,
+        start: Callable[[RunContext, list[HistoryTurn]], Awaitable[AgentFinalResponse]],
+    ) -> AgentFinalResponse:
+        """Claim a stored thread under a new trace and run ``start`` on its stored query."""
         trace = uuid.uuid4().hex
         state, version = await self._claim(thread_id, trace, state, version)
         async with self._abandon_on_error(thread_id, trace):
@@ -216,8 +170,7 @@ class ArtInstance:
                 query=state.query or "", thread_id=thread_id, trace_id=trace, options=thread_config(options)
             )
             ctx = self._context(props, thread_id, state, version)
-            history = await self._history(ctx)
-            return await self._finish(ctx, recover_run(ctx, history))
+            return await self._finish(ctx, start(ctx, await self._history(ctx)))
 
     async def _claim(
         self, thread_id: str, trace_id: str, state: ThreadState | None, version: int

@@ -12,7 +12,7 @@ from string import Template
 import pytest
 from syrupy.assertion import SnapshotAssertion
 
-from pes_agent.instance import create_art_instance
+from pes_agent.factory import create_art_instance
 from pes_agent.prompts.planning import build_planning
 from pes_agent.prompts.templates import DEFAULTS, PromptTemplate
 from pes_agent.state.memory import MemoryStore

@@ -1,0 +1,64 @@
+"""Building an `ArtInstance` from configuration: config file or dict, tools, providers, store, tracer."""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from pes_agent.config import ArtInstanceConfig
+from pes_agent.instance import ArtInstance
+from pes_agent.llm.types import Provider
+from pes_agent.observability import Tracer, tracer_from_config
+from pes_agent.prompts import templates as prompt_templates
+from pes_agent.state.factory import open_store
+from pes_agent.state.store import StateStore
+from pes_agent.tools.loading import load_tools
+from pes_agent.tools.registry import ToolRegistry
+from pes_agent.tools.spec import ToolSpec
+
+
+async def create_art_instance(
+    config: ArtInstanceConfig | Mapping[str, Any] | str | os.PathLike[str],
+    *,
+    tools: Sequence[ToolSpec] | None = None,
+    providers: Mapping[str, Provider] | None = None,
+    store: StateStore | None = None,
+    clock: Callable[[], float] = time.time,
+    tracer: Tracer | None = None,
+) -> ArtInstance:
+    """Build an instance from a config object, a dict, or a config file path.
+
+    ``tracer`` receives the run, phase, model-call and tool-call spans; without one,
+    ``observability.otel: true`` builds an OpenTelemetry tracer (see `pes_agent.otel`).
+    """
+    from pes_agent.config import config_from_dict, load_config
+
+    source: str | None = None
+    base_dir: str | None = None
+    if isinstance(config, ArtInstanceConfig):
+        cfg = config
+    elif isinstance(config, Mapping):
+        cfg = config_from_dict(config)
+    else:
+        source = str(config)
+        base_dir = str(Path(config).resolve().parent)
+        cfg = load_config(config)
+    templates = prompt_templates.resolve(cfg.prompts.model_dump(), source=source)
+    registry = ToolRegistry()
+    for spec in [*load_tools(cfg.tools, source=source), *(tools or [])]:
+        registry.register(spec)
+    owned_store = store is None
+    the_store = store if store is not None else open_store(cfg.storage, base_dir=base_dir)
+    return ArtInstance(
+        cfg,
+        registry=registry,
+        provider_overrides=dict(providers or {}),
+        store=the_store,
+        owns_store=owned_store,
+        templates=templates,
+        clock=clock,
+        tracer=tracer if tracer is not None else tracer_from_config(cfg.observability),
+    )
