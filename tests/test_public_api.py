@@ -100,11 +100,20 @@ def test_tool_error_is_deliberately_outside_the_tree() -> None:
     assert not issubclass(ToolError, PesAgentError)
 
 
+OPTIONAL_EXTRA_PACKAGES = {"opentelemetry", "asyncpg", "fastapi", "uvicorn", "llama_cpp"}
+"""Imported only by the modules of pyproject's extras (otel, postgres, service, local)."""
+
+
 def test_exceptions_are_defined_only_in_the_errors_module() -> None:
     """A new error class elsewhere would escape `except PesAgentError` and the documented tree."""
     found: set[str] = set()
     for info in pkgutil.walk_packages(pes_agent.__path__, prefix="pes_agent."):
-        module = importlib.import_module(info.name)
+        try:
+            module = importlib.import_module(info.name)
+        except ModuleNotFoundError as exc:  # a module of an extra that is not installed here;
+            if (exc.name or "").split(".")[0] in OPTIONAL_EXTRA_PACKAGES:  # .ci/run installs them all
+                continue
+            raise
         for obj in vars(module).values():
             if (
                 inspect.isclass(obj)
