@@ -96,8 +96,21 @@ class ProviderConfig(ConfigModel):
     """Never echoed: write ``${OPENAI_API_KEY}`` rather than the key itself."""
     temperature: float | None = None
     max_tokens: int | None = Field(default=None, gt=0)
-    structured_output: bool = False
-    """Send the reply's JSON Schema (``response_format``) on planning and tool-step calls."""
+    structured_output: bool | None = None
+    """Constrain planning, tool-step and arg-fill replies to their JSON Schema (``response_format``,
+    or a grammar in-process). Unset means on for ``llamacpp`` (in-process constraint costs nothing and
+    a small model needs it) and off for the others; ``false`` means free text."""
+    guided: bool | None = None
+    """Guided decoding for small models: every decision is a choice among grounded options (the plan
+    a tool per part of the query, each argument a value found in the query or an earlier result).
+    Needs structured output; unset means on exactly when ``adapter: llamacpp`` constrains replies."""
+    structured_output_dialect: Literal["auto", "json_schema", "json_object", "ollama"] = "auto"
+    """``openai``: how the reply schema is sent, since compatible servers disagree. ``json_schema``
+    (OpenAI, vLLM, llama.cpp's ``llama-server``, Ollama's ``/v1``): ``response_format`` of type
+    ``json_schema``; ``json_object`` (llama-cpp-python's server): ``response_format: {type:
+    json_object, schema}``; ``ollama``: Ollama's native ``format`` field. ``auto`` probes the server
+    once, on the first structured call, tries them in that order and warns when it had to fall back;
+    naming the dialect skips the probe."""
     model_path: str | None = None
     """GGUF file for the ``llamacpp`` adapter."""
     model_package: str | None = None
@@ -138,6 +151,21 @@ class ProviderConfig(ConfigModel):
                 )
             )
         return self
+
+    @property
+    def constrains_replies(self) -> bool:
+        """Whether replies are decoded under their schema: ``structured_output``, which defaults to
+        on for ``llamacpp`` only."""
+        if self.structured_output is None:
+            return self.adapter == "llamacpp"
+        return self.structured_output
+
+    @property
+    def guides_choices(self) -> bool:
+        """Whether the agent asks for grounded choices (``guided``) rather than free-form replies."""
+        if not self.constrains_replies:
+            return False
+        return self.adapter == "llamacpp" if self.guided is None else self.guided
 
 
 class StorageConfig(ConfigModel):

@@ -29,6 +29,8 @@ class EventType(StrEnum):
     ARG_FILL_SUCCESS = "ARG_FILL_SUCCESS"
     ARG_FILL_FAILURE = "ARG_FILL_FAILURE"
     TOOL_EXECUTION = "TOOL_EXECUTION"
+    TOOL_REPEAT = "TOOL_REPEAT"
+    """An identical call the step already made: its result reused, the tool not run again."""
     PARSE_WARNING = "PARSE_WARNING"
     CLARIFICATION = "CLARIFICATION"
     SUSPENDED = "SUSPENDED"

@@ -328,6 +328,7 @@ class ArtInstance:
             arg_fill=self.config.arg_fill,
             clock=self._clock,
             structured_output=setup.structured_output,
+            guided=setup.guided,
             tracer=self._tracer,
         )
 

@@ -23,7 +23,7 @@ from pes_agent import create_art_instance
 from pes_agent.config import ProviderConfig
 from pes_agent.errors import ConfigError, ProviderError
 from pes_agent.events import Event, EventType
-from pes_agent.llm.llamacpp import INSTALL_HINT, LlamaCppProvider, LoadSettings, locate_model
+from pes_agent.llm.llamacpp import INSTALL_HINT, LlamaCppProvider, LoadSettings, grammar_for, locate_model
 from pes_agent.llm.llamacpp_schema import bounds_for, grammar_schema
 from pes_agent.llm.types import CallOptions, Message, PromptRequest
 from pes_agent.providers import build_provider
@@ -108,10 +108,8 @@ async def test_structured_output_constrains_decoding_to_the_reply_schema(tmp_pat
     provider = _provider(tmp_path, model, structured_output=True, max_tokens=99, top_p=0.9, seed=7)
     reply = await provider.complete(REQUEST, CallOptions())
     sent = model.calls[0]
-    assert sent["response_format"] == {
-        "type": "json_object",
-        "schema": grammar_schema(SCHEMA, bounds_for("planning", 99)),
-    }
+    assert sent["grammar"] == grammar_for(SCHEMA, "planning", 99)
+    assert '"\\"answer\\""' in sent["grammar"] and "response_format" not in sent
     assert sent["messages"] == [{"role": "user", "content": "hi"}]
     assert (sent["max_tokens"], sent["temperature"], sent["top_p"], sent["seed"]) == (99, 0.0, 0.9, 7)
     assert "repeat_penalty" not in sent, "constrained replies copy values from the prompt: no penalty"
@@ -168,10 +166,10 @@ async def test_without_structured_output_the_schema_is_not_sent_and_replies_are_
     tmp_path: Path,
 ) -> None:
     model = FakeModel()
-    provider = _provider(tmp_path, model)
+    provider = _provider(tmp_path, model, structured_output=False)
     await provider.complete(REQUEST, CallOptions(temperature=0.3, extra={"top_k": 5, "n": 3}))
     sent = model.calls[0]
-    assert "response_format" not in sent
+    assert "response_format" not in sent and "grammar" not in sent
     assert sent["max_tokens"] == 256, "an uncapped tiny model rambles to the context limit"
     assert (sent["temperature"], sent["top_k"]) == (0.3, 5)
     assert "n" not in sent  # not a llama.cpp sampling setting: ignored (it would raise)
@@ -286,10 +284,12 @@ async def test_a_structured_run_goes_through_the_stack_with_the_stand_in(tmp_pat
     model = FakeModel(
         [json.dumps(plan), json.dumps(call), '{"content": "42"}', "<mainContent>42</mainContent>"]
     )
-    provider = _provider(tmp_path, model, structured_output=True)
+    provider = _provider(tmp_path, model, structured_output=True, guided=False)
     config = {
         "providers": {
-            "local": {"adapter": "llamacpp", "model_path": str(_gguf(tmp_path)), "structured_output": True}
+            "local": {
+                "adapter": "llamacpp", "model_path": str(_gguf(tmp_path)), "structured_output": True, "guided": False
+            }
         },
         "storage": {"type": "memory"},
         "tools": ["pes_agent.demo.text_tools:LOCAL_TOOLS"],
@@ -297,11 +297,9 @@ async def test_a_structured_run_goes_through_the_stack_with_the_stand_in(tmp_pat
     async with await create_art_instance(config, providers={"local": provider}) as art:
         response = await art.process("What is 6 times 7?", thread_id="t")
     assert response.status == "success" and "42" in response.response
-    planning_schema = model.calls[0]["response_format"]["schema"]
-    assert planning_schema["properties"]["todoList"]["items"]["properties"]["requiredTools"]["items"][
-        "enum"
-    ] == ["calculator", "word_count", "transform_text"]
-    assert "response_format" not in model.calls[-1]  # the answer is free text
+    planning_grammar = model.calls[0]["grammar"]
+    assert '"\\"calculator\\"" | "\\"word_count\\"" | "\\"transform_text\\""' in planning_grammar
+    assert "grammar" not in model.calls[-1]  # the answer is free text
 
 
 async def test_streamed_pieces_reach_the_event_loop_in_order_before_the_reply(tmp_path: Path) -> None:
@@ -321,10 +319,12 @@ async def test_a_run_streams_tokens_from_the_local_model_with_phase_and_step(tmp
     plan = {"title": "t", "intent": "i", "plan": "p", "todoList": [
         {"id": "step_1", "description": "think it over", "stepType": "reasoning"}]}
     model = FakeModel([json.dumps(plan), "<think>hmm</think>It is 42.", "<mainContent>42</mainContent>"])
-    config = {"providers": {"local": {"adapter": "llamacpp", "model_path": str(_gguf(tmp_path))}},
+    config = {"providers": {"local": {"adapter": "llamacpp", "model_path": str(_gguf(tmp_path)),
+                                      "structured_output": False}},
               "storage": {"type": "memory"}}
     tokens: list[Event] = []
-    async with await create_art_instance(config, providers={"local": _provider(tmp_path, model)}) as art:
+    provider = _provider(tmp_path, model, structured_output=False)
+    async with await create_art_instance(config, providers={"local": provider}) as art:
         art.subscribe(tokens.append, types=[EventType.TOKEN])
         response = await art.process("What is 6 times 7?", thread_id="t")
     assert response.status == "success"

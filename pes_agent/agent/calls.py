@@ -80,6 +80,9 @@ async def handle_call(
         checked = await fill_or_explain(ctx, loop, checked)
     if checked.outcome == "execute":
         loop.failures.pop(checked.call.tool_name, None)
+        earlier = None if approved else repeated_call(ctx, loop, checked.call)
+        if earlier is not None:
+            return CallOutcome(result=await _repeat_result(ctx, loop, checked.call, earlier), call=checked.call)
         return CallOutcome(result=await run_or_ask(ctx, loop, checked.call, approved=approved), call=checked.call)
     loop.failures[checked.call.tool_name] = loop.failures.get(checked.call.tool_name, 0) + 1
     if checked.outcome == "clarify":
@@ -219,6 +222,45 @@ def _decided_before(loop: ItemLoop, tool_name: str) -> ToolCallRecord | None:
     return next(
         (r for r in loop.item.tool_results if r.tool_name == tool_name and r.decision is not None), None
     )
+
+
+def repeated_call(ctx: RunContext, loop: ItemLoop, call: ToolCall) -> ToolCallRecord | None:
+    """The earlier successful call of this step with the same tool and arguments, for a
+    deterministic tool: small models re-send the call they just made, and running it again buys
+    nothing (a tool declared ``deterministic=False`` runs every time)."""
+    spec = ctx.registry.get(call.tool_name)
+    if spec is None or not spec.deterministic:
+        return None
+    return next(
+        (
+            r for r in loop.item.tool_results
+            if r.status == "success" and r.tool_name == call.tool_name and r.arguments == dict(call.arguments)
+        ),
+        None,
+    )
+
+
+async def _repeat_result(ctx: RunContext, loop: ItemLoop, call: ToolCall, earlier: ToolCallRecord) -> ToolResult:
+    """The earlier call's result, not run again; the event says which call it repeats."""
+    result = ToolResult(
+        call_id=call.call_id,
+        tool_name=call.tool_name,
+        status="success",
+        output=earlier.output,
+        metadata={"ran": False, "repeat_of": earlier.call_id},
+    )
+    await ctx.emit(
+        EventType.TOOL_REPEAT,
+        {
+            "call_id": call.call_id,
+            "tool_name": call.tool_name,
+            "repeat_of": earlier.call_id,
+            "note": f"{call.tool_name} was already called with these arguments in this step "
+            f"(call {earlier.call_id}); its result is reused and the tool was not run again",
+        },
+        step_id=loop.item.id,
+    )
+    return result
 
 
 async def _already_done(ctx: RunContext, loop: ItemLoop, call: ToolCall, decided: ToolCallRecord) -> ToolResult:

@@ -56,6 +56,8 @@ class RunContext:
     clock: Callable[[], float]
     usage: RunUsage = field(default_factory=RunUsage)
     structured_output: bool = False
+    guided: bool = False
+    """Guided decoding: every decision a grounded choice (``pes_agent.prompts.guided``)."""
     tracer: Tracer = NOOP_TRACER
     phase: str = "planning"
     user_answers: list[str] = field(default_factory=list)

@@ -10,11 +10,13 @@ from enum import Enum
 
 from pes_agent.agent.calls import handle_call
 from pes_agent.agent.context import RunContext
+from pes_agent.agent.guided_step import guided_request, remember_turn, target_tool
 from pes_agent.agent.pauses import pause_for_approval, pause_for_clarification
 from pes_agent.agent.plan_update import apply_plan_update
 from pes_agent.agent.planning import emit_warnings
 from pes_agent.agent.views import output_text, results_before, step_view, tool_result_view
 from pes_agent.events import EventType
+from pes_agent.llm.guided import parse_guided_call
 from pes_agent.llm.parser import parse_step
 from pes_agent.llm.replies import ParsedStep
 from pes_agent.llm.types import Message, Phase, PromptRequest
@@ -58,6 +60,9 @@ class ItemLoop:
     """The reply schema of the item's first request, kept for every turn (structured output)."""
     recovered: bool = False
     """The item restarts after an interruption: calls that already succeeded are not run again."""
+    retry_tool: str | None = None
+    """Guided mode: the tool whose last call did not work, retried with ``retry_tail``."""
+    retry_tail: list[Message] = field(default_factory=list)
 
     @property
     def required(self) -> tuple[str, ...]:
@@ -160,28 +165,51 @@ def recovery_messages(ctx: RunContext, loop: ItemLoop) -> list[Message]:
 async def turns(ctx: RunContext, loop: ItemLoop) -> ItemOutcome:
     """Model turns until the item ends, pauses, or runs out of its `maxIterations` budget."""
     item = loop.item
+    guided = ctx.guided and item.is_tool_step and bool(loop.allowed)
     while item.iterations < ctx.limits.max_iterations:
         item.iterations += 1
-        turn = PromptRequest(
-            phase=loop.next_phase, step_id=item.id, messages=tuple(loop.messages), tools=loop.tools,
-            response_schema=loop.response_schema,
-        )
-        reply = await ctx.call_model(turn)
-        parsed = parse_step(reply.text, finish_reason=reply.finish_reason)
-        await emit_warnings(ctx, parsed.warnings, step_id=item.id)
-        if parsed.thinking:
-            await ctx.emit(EventType.THOUGHTS, {"phase": "execution", "text": parsed.thinking}, step_id=item.id)
-        loop.messages.append(Message(role="assistant", content=reply.text))
-        loop.next_phase = "execution"
-        if parsed.truncated:
-            loop.messages.append(Message(role="user", content=TRUNCATED_NOTE))
-            continue
-        if parsed.updated_plan is not None:
-            await apply_plan_update(ctx, parsed.updated_plan, current_id=item.id)
-        outcome = await (_handle_calls if parsed.tool_calls else _handle_content)(ctx, loop, parsed)
+        outcome = await (_guided_turn if guided else _turn)(ctx, loop)
         if outcome is not None:
             return outcome
     return await _out_of_turns(ctx, loop)
+
+
+async def _turn(ctx: RunContext, loop: ItemLoop) -> ItemOutcome | None:
+    """One free-form turn: the conversation so far, a reply of tool calls or content."""
+    item = loop.item
+    turn = PromptRequest(
+        phase=loop.next_phase, step_id=item.id, messages=tuple(loop.messages), tools=loop.tools,
+        response_schema=loop.response_schema,
+    )
+    reply = await ctx.call_model(turn)
+    parsed = parse_step(reply.text, finish_reason=reply.finish_reason)
+    await emit_warnings(ctx, parsed.warnings, step_id=item.id)
+    if parsed.thinking:
+        await ctx.emit(EventType.THOUGHTS, {"phase": "execution", "text": parsed.thinking}, step_id=item.id)
+    loop.messages.append(Message(role="assistant", content=reply.text))
+    loop.next_phase = "execution"
+    if parsed.truncated:
+        loop.messages.append(Message(role="user", content=TRUNCATED_NOTE))
+        return None
+    if parsed.updated_plan is not None:
+        await apply_plan_update(ctx, parsed.updated_plan, current_id=item.id)
+    return await (_handle_calls if parsed.tool_calls else _handle_content)(ctx, loop, parsed)
+
+
+async def _guided_turn(ctx: RunContext, loop: ItemLoop) -> ItemOutcome | None:
+    """One guided turn: the arguments of the tool the step still needs, chosen under a grammar."""
+    tool = target_tool(loop)
+    request = guided_request(ctx, loop, tool)
+    loop.messages = list(request.messages)
+    reply = await ctx.call_model(request)
+    parsed = parse_guided_call(reply.text, tool, finish_reason=reply.finish_reason)
+    await emit_warnings(ctx, parsed.warnings, step_id=loop.item.id)
+    loop.messages.append(Message(role="assistant", content=reply.text))
+    if parsed.truncated:
+        loop.retry_tool = tool
+        loop.retry_tail = [loop.messages[-1], Message(role="user", content=TRUNCATED_NOTE)]
+        return None
+    return await _handle_calls(ctx, loop, parsed)
 
 
 async def _handle_content(ctx: RunContext, loop: ItemLoop, parsed: ParsedStep) -> ItemOutcome | None:
@@ -245,6 +273,9 @@ async def _handle_calls(ctx: RunContext, loop: ItemLoop, parsed: ParsedStep) -> 
             ctx, loop.item,
             f"stopped: {stuck[0]} was called with unusable arguments {loop.failures[stuck[0]]} times in a row",
         )
+    if ctx.guided:
+        remember_turn(loop, loop.messages[-1].content, results)
+        return None
     loop.messages.append(Message(role="user", content=after_calls_text(ctx, loop, results, corrections)))
     return None
 
@@ -252,7 +283,7 @@ async def _handle_calls(ctx: RunContext, loop: ItemLoop, parsed: ParsedStep) -> 
 def _can_close_early(ctx: RunContext, loop: ItemLoop, parsed: ParsedStep, results: list[ToolResult]) -> bool:
     """`closeStepOnToolSuccess`: a reply of tool calls only, all succeeded, all required tools run."""
     return (
-        ctx.limits.close_step_on_tool_success
+        (ctx.limits.close_step_on_tool_success or ctx.guided)
         and parsed.content is None
         and bool(results)
         and all(r.status == "success" for r in results)

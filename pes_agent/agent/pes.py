@@ -36,7 +36,11 @@ def next_ready(items: Sequence[TodoItem]) -> TodoItem | None:
 
 
 def run_status(items: Sequence[TodoItem]) -> RunStatus:
-    return "success" if all(it.status is ItemStatus.COMPLETED for it in items) else "partial"
+    """``success`` only when every item completed and every tool step ran its required tools: a
+    step closed without them (advisory validation) is work not done, and says so."""
+    done = all(it.status is ItemStatus.COMPLETED for it in items)
+    skipped = any(it.is_tool_step and it.validation_status == "failed" for it in items)
+    return "success" if done and not skipped else "partial"
 
 
 async def execute_items(ctx: RunContext) -> ItemOutcome:

@@ -7,8 +7,11 @@ from collections.abc import Sequence
 from pes_agent.agent.context import PhaseFailure, RunContext
 from pes_agent.errors import ParseError
 from pes_agent.events import EventType
+from pes_agent.llm.guided import parse_guided_plan
 from pes_agent.llm.parser import parse_plan
 from pes_agent.llm.replies import ParsedPlan, ParseWarning, PlannedItem
+from pes_agent.prompts.grounding import query_parts
+from pes_agent.prompts.guided import build_guided_planning
 from pes_agent.prompts.planning import build_planning
 from pes_agent.prompts.views import HistoryTurn
 from pes_agent.state.models import TodoItem
@@ -45,12 +48,20 @@ def plan_event_data(ctx: RunContext) -> dict[str, object]:
 
 async def run_planning(ctx: RunContext, history: Sequence[HistoryTurn]) -> ParsedPlan:
     manifesto = ctx.registry.manifesto_lines(ctx.enabled_tools)
-    request = build_planning(
-        ctx.query, "\n".join(manifesto), ctx.settings, history=history, tool_names=ctx.enabled_tools
-    )
+    if ctx.guided:
+        parts = query_parts(ctx.query)
+        summaries = {s.name: s.summary for n in ctx.enabled_tools if (s := ctx.registry.get(n)) is not None}
+        request = build_guided_planning(ctx.query, parts, manifesto, summaries, ctx.settings)
+    else:
+        request = build_planning(
+            ctx.query, "\n".join(manifesto), ctx.settings, history=history, tool_names=ctx.enabled_tools
+        )
     reply = await ctx.call_model(request)
     try:
-        parsed = parse_plan(reply.text)
+        if ctx.guided:
+            parsed = parse_guided_plan(reply.text, parts, ctx.enabled_tools)
+        else:
+            parsed = parse_plan(reply.text)
     except ParseError as exc:
         raise PhaseFailure("unparseable_plan", "planning", f"the planning reply held no usable plan: {exc}") from exc
     await emit_warnings(ctx, parsed.warnings)

@@ -22,6 +22,7 @@ class RunSetup:
     settings: PromptSettings
     enabled_tools: tuple[str, ...]
     structured_output: bool
+    guided: bool
     tool_count: int
     """Tools registered when this was derived: a tool registered later makes it stale."""
 
@@ -47,6 +48,7 @@ def derive_setup(
         limits=resolve_execution(call.execution if call else None, thread.execution if thread else None, config.execution),
         settings=prompt_settings(config, templates, persona, call, thread),
         enabled_tools=enabled_tools(tool_names, call, thread),
-        structured_output=bool(pcfg and pcfg.structured_output),
+        structured_output=bool(pcfg and pcfg.constrains_replies),
+        guided=bool(pcfg and pcfg.guides_choices),
         tool_count=len(tool_names),
     )

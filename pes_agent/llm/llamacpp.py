@@ -31,6 +31,7 @@ import importlib
 import importlib.metadata
 import importlib.util
 import logging
+import os
 import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -40,6 +41,7 @@ from typing import Any, Protocol
 
 from pes_agent.config import ProviderConfig
 from pes_agent.errors import ConfigError, ProviderError
+from pes_agent.llm.gbnf import GrammarBounds, schema_to_gbnf
 from pes_agent.llm.llamacpp_schema import bounds_for, grammar_schema
 from pes_agent.llm.streaming import ChunkReader, Completion
 from pes_agent.llm.types import CallOptions, LLMReply, PromptRequest, TokenKind, TokenSink, Usage
@@ -51,6 +53,7 @@ __all__ = [
     "LlamaCppProvider",
     "LoadSettings",
     "generation_kwargs",
+    "grammar_for",
     "locate_model",
     "reply_from_completion",
 ]
@@ -147,14 +150,45 @@ def _require_llama_cpp(name: str) -> None:
 def load_llama(settings: LoadSettings) -> ChatModel:
     """Load a GGUF file with llama-cpp-python; its chat template comes from the file."""
     llama_cpp = importlib.import_module("llama_cpp")
-    model: ChatModel = llama_cpp.Llama(
+    threads = settings.n_threads or default_threads()
+    model = llama_cpp.Llama(
         model_path=str(settings.model_path),
         n_ctx=settings.n_ctx,
-        n_threads=settings.n_threads,
+        n_threads=threads,
+        n_threads_batch=threads,
         seed=settings.seed if settings.seed is not None else llama_cpp.LLAMA_DEFAULT_SEED,
         verbose=False,  # progress belongs on stderr; llama.cpp's load log would drown it
     )
-    return model
+    return _GrammarText(model, llama_cpp.LlamaGrammar)
+
+
+def default_threads() -> int:
+    """Every core this process may use: llama.cpp's own default is half of them, which on a
+    2-core laptop leaves prompt evaluation at half speed."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not on Linux
+        return max(1, os.cpu_count() or 1)
+
+
+class _GrammarText:
+    """A loaded ``Llama`` taking its grammar as GBNF text (``gbnf``), parsed here, in the worker
+    thread, so everything before the model (and every stand-in in tests) handles plain strings."""
+
+    def __init__(self, model: Any, grammar_type: Any) -> None:
+        self._model = model
+        self._grammar_type = grammar_type
+
+    def create_chat_completion(self, **kwargs: Any) -> Any:
+        grammar = kwargs.get("grammar")
+        if isinstance(grammar, str):
+            kwargs["grammar"] = self._grammar_type.from_string(grammar, verbose=False)
+        return self._model.create_chat_completion(**kwargs)
+
+    def close(self) -> None:
+        close = getattr(self._model, "close", None)
+        if callable(close):
+            close()
 
 
 def generation_kwargs(
@@ -178,13 +212,32 @@ def generation_kwargs(
         kwargs["seed"] = config.seed
     ignored = sorted(k for k in options.extra if k not in SAMPLING_PARAMS)
     kwargs.update({k: v for k, v in options.extra.items() if k in SAMPLING_PARAMS})
-    if config.structured_output and request.response_schema is not None:
-        bounds = bounds_for(request.phase, kwargs["max_tokens"])
-        schema = grammar_schema(dict(request.response_schema), bounds)
-        kwargs["response_format"] = {"type": "json_object", "schema": schema}
+    if config.constrains_replies and request.response_schema is not None:
+        kwargs["grammar"] = grammar_for(request.response_schema, request.phase, kwargs["max_tokens"])
     else:
         kwargs.setdefault("repeat_penalty", FREE_TEXT_REPEAT_PENALTY)
     return kwargs, ignored
+
+
+def grammar_for(schema: Mapping[str, Any], phase: str, max_tokens: int) -> str:
+    """The GBNF grammar a reply of ``phase`` is decoded under: the schema tightened so the reply
+    ends within ``max_tokens`` (``llamacpp_schema``), then compiled flat (``gbnf``).
+
+    A schema no grammar can express (an empty enum, a remote ``$ref``) is a permanent refusal with
+    the reason, never a crash and never a silent fallback to unconstrained text.
+    """
+    bounds = bounds_for(phase, max_tokens)
+    try:
+        return schema_to_gbnf(
+            grammar_schema(dict(schema), bounds),
+            GrammarBounds(max_string=bounds.max_length, max_items=bounds.max_items),
+        )
+    except (ValueError, TypeError, RecursionError) as exc:
+        raise ProviderError(
+            f"the {phase} reply schema cannot be turned into a grammar: {exc}; fix the tool's input "
+            "schema, or set `structured_output: false` for free-text replies",
+            retryable=False,
+        ) from exc
 
 
 def reply_from_completion(completion: Any, model: str) -> LLMReply:

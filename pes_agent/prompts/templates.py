@@ -164,6 +164,41 @@ earlier results; use null for a value that appears in neither."""
 )
 
 
+# Guided decoding (small models): every prompt opens with the same system message and the query, so
+# a local model's evaluated prefix is reused from one call of a run to the next. No field hints and
+# no sample values: a small model copies them. The reply's grammar carries the format.
+GUIDED_SYSTEM = PromptTemplate("You are $persona. You answer with the JSON asked for.")
+
+GUIDED_PLANNING = PromptTemplate(
+    """Query: $query
+
+Tools:
+$tools
+
+For each part of the query, choose the tool that does it."""
+)
+
+GUIDED_STEP = PromptTemplate(
+    """Query: $query
+$previous
+Now: $part
+Tool: $tool ($description)
+Arguments: $arguments
+Give the arguments for this part."""
+)
+
+GUIDED_SYNTHESIS = PromptTemplate(
+    """Query: $query
+
+Results:
+$results
+
+Answer the query in one short sentence that states the results."""
+)
+
+GUIDED_RETRY = PromptTemplate("That call did not work: $error\nGive other arguments.")
+
+
 DEFAULTS: Mapping[str, Template] = MappingProxyType(
     {
         "arg_fill": ARG_FILL,

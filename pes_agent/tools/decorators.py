@@ -38,7 +38,7 @@ _SCHEMA_LIST = ("anyOf", "allOf", "oneOf", "prefixItems")
 
 _OPTIONS = frozenset({
     "name", "description", "input_schema", "output_schema", "capabilities", "examples",
-    "execution_mode", "requires_approval", "timeout", "side_effects", "idempotent", "aliases",
+    "execution_mode", "requires_approval", "timeout", "side_effects", "idempotent", "deterministic", "aliases",
     "value_aliases",
 })
 
@@ -63,6 +63,7 @@ def tool(
     timeout: float | None = 30.0,
     side_effects: bool = False,
     idempotent: bool = False,
+    deterministic: bool = True,
     aliases: Mapping[str, str] | None = None,
     value_aliases: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> Callable[[Fn], ToolSpec]: ...
@@ -96,6 +97,7 @@ def tool_from_schema(
     timeout: float | None = 30.0,
     side_effects: bool = False,
     idempotent: bool = False,
+    deterministic: bool = True,
     aliases: Mapping[str, str] | None = None,
     value_aliases: Mapping[str, Mapping[str, Any]] | None = None,
     context_param: str | None = None,
@@ -118,6 +120,7 @@ def tool_from_schema(
         timeout=_checked_timeout(timeout, name),
         side_effects=side_effects,
         idempotent=idempotent,
+        deterministic=deterministic,
         aliases=dict(aliases or {}),
         value_aliases={k: dict(v) for k, v in (value_aliases or {}).items()},
         context_param=context_param,

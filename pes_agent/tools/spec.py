@@ -42,6 +42,9 @@ class ToolSpec:
     timeout: float | None = 30.0
     side_effects: bool = False
     idempotent: bool = False
+    deterministic: bool = True
+    """Same arguments, same result: an identical call already made in the step is not run again.
+    Declare ``False`` for a random draw, a clock, or anything that reads changing state."""
     aliases: Mapping[str, str] = field(default_factory=dict)
     value_aliases: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     context_param: str | None = None

@@ -1,0 +1,81 @@
+"""A tool step in guided mode: one tool at a time, its arguments chosen among grounded options.
+
+The step's prompt is rebuilt for every turn (``pes_agent.prompts.guided``): the tool the step still
+needs, the earlier results, and this step's part of the query. After a call that did not work, the
+next turn carries that reply and why it failed, once; a call that worked starts the next tool fresh.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from pes_agent.agent.context import RunContext
+from pes_agent.agent.views import output_text
+from pes_agent.llm.types import Message, PromptRequest
+from pes_agent.prompts.guided import EarlierResult, build_guided_step
+from pes_agent.prompts.templates import GUIDED_RETRY
+from pes_agent.state.models import ItemStatus
+from pes_agent.tools.spec import ToolResult
+
+if TYPE_CHECKING:
+    from pes_agent.agent.execution import ItemLoop
+
+
+def target_tool(loop: ItemLoop) -> str:
+    """The tool this turn fills in: the first required tool not yet run, else the first allowed."""
+    missing = [n for n in loop.missing() if n in loop.allowed]
+    return missing[0] if missing else loop.allowed[0]
+
+
+def earlier_results(ctx: RunContext, item_id: str) -> list[EarlierResult]:
+    """Completed steps before this one, each with its last successful output."""
+    out = []
+    for item in ctx.state.todo_list:
+        if item.id == item_id:
+            break
+        ok = [r for r in item.tool_results if r.status == "success"]
+        if item.status is ItemStatus.COMPLETED and ok:
+            last = ok[-1]
+            out.append(EarlierResult(step_id=item.id, description=item.description, output=last.output, text=output_text(last)))
+    return out
+
+
+def guided_request(ctx: RunContext, loop: ItemLoop, tool: str) -> PromptRequest:
+    spec = ctx.registry.get(tool)
+    assert spec is not None, f"allowed tool {tool!r} is registered"
+    request = build_guided_step(
+        ctx.query,
+        loop.item.description,
+        step_id=loop.item.id,
+        tool=tool,
+        description=spec.summary or spec.description,
+        input_schema=spec.input_schema,
+        earlier=earlier_results(ctx, loop.item.id),
+        settings=ctx.settings,
+    )
+    tail = loop.retry_tail if loop.retry_tool == tool else []
+    if not tail:
+        return request
+    return PromptRequest(
+        phase=request.phase,
+        step_id=request.step_id,
+        messages=(*request.messages, *tail),
+        tools=request.tools,
+        response_schema=request.response_schema,
+    )
+
+
+def retry_text(results: list[ToolResult]) -> str | None:
+    """Why the calls did not work, for the next turn; None when every call worked."""
+    errors = [f"{r.tool_name}: {r.error or 'no detail given'}" for r in results if r.status != "success"]
+    return GUIDED_RETRY.substitute(error="; ".join(errors)) if errors else None
+
+
+def remember_turn(loop: ItemLoop, reply: str, results: list[ToolResult]) -> None:
+    """Keep the failed reply and its reason for the next turn of the same tool; forget it on success."""
+    text = retry_text(results)
+    if text is None or not results:
+        loop.retry_tool, loop.retry_tail = None, []
+    else:
+        loop.retry_tool = results[0].tool_name
+        loop.retry_tail = [Message(role="assistant", content=reply), Message(role="user", content=text)]

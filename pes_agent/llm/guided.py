@@ -1,0 +1,70 @@
+"""Guided replies (see ``pes_agent.prompts.guided``) turned into the plans and calls the agent runs.
+
+Under a grammar the reply is one compact JSON object; anything else means the reply was cut off
+(or the provider ignored the schema), which is reported the way free-text replies are: an
+unparseable plan, a truncated step.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from pes_agent.errors import ParseError
+from pes_agent.llm.replies import ParsedPlan, ParsedStep, ParseWarning, PlannedItem
+from pes_agent.tools.spec import ToolCall
+
+__all__ = ["parse_guided_call", "parse_guided_plan"]
+
+
+def _object(text: str) -> Mapping[str, Any] | None:
+    try:
+        value = json.loads(text.strip())
+    except ValueError:
+        return None
+    return value if isinstance(value, Mapping) else None
+
+
+def parse_guided_plan(text: str, parts: Sequence[str], tool_names: Sequence[str]) -> ParsedPlan:
+    """A tool step per part whose choice is a tool, each depending on the tool step before it."""
+    reply = _object(text)
+    if reply is None:
+        raise ParseError(f"the guided plan is not one JSON object: {text[:120]!r}")
+    items: list[PlannedItem] = []
+    warnings = []
+    for part in parts:
+        choice = reply.get(part)
+        if choice not in tool_names:
+            if choice is None:
+                warnings.append(ParseWarning(code="bad_todo_item", detail=f"no choice for part {part!r}"))
+            continue
+        step_id = f"step_{len(items) + 1}"
+        items.append(
+            PlannedItem(
+                id=step_id,
+                description=part,
+                step_type="tool",
+                required_tools=(str(choice),),
+                dependencies=(items[-1].id,) if items else (),
+            )
+        )
+    chosen = ", then ".join(i.required_tools[0] for i in items)
+    return ParsedPlan(
+        title=parts[0] if parts else None,
+        intent=" ".join(parts),
+        plan=f"use {chosen}" if items else "answer without tools",
+        items=tuple(items),
+        warnings=tuple(warnings),
+    )
+
+
+def parse_guided_call(text: str, tool: str, *, finish_reason: str = "stop") -> ParsedStep:
+    """The arguments object of one call of ``tool``; a cut-off reply runs nothing."""
+    reply = _object(text)
+    if reply is None or finish_reason == "length":
+        return ParsedStep(
+            truncated=True,
+            warnings=(ParseWarning(code="truncation_detected", detail="the guided reply is not a whole JSON object"),),
+        )
+    return ParsedStep(tool_calls=(ToolCall(call_id="", tool_name=tool, arguments=dict(reply)),))

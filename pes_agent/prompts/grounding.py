@@ -1,0 +1,248 @@
+"""Grounded options: what a small model may choose from instead of writing values itself.
+
+A 135M-parameter model under a grammar writes well-formed JSON, but what it writes is often copied
+from the prompt's hints or invented. It is good at one thing: picking among a few options it can
+see. This module finds those options, purely from text and data:
+
+- the *parts* of a query (clauses split at sentence ends and sequencing words: "then", "after
+  that", "finally", ";"), so a plan is one choice of tool per part;
+- the *spans* of a text a value can be copied from: quoted text, dates, numbers, capitalised names
+  and content words;
+- the *leaves* of earlier tool outputs (numbers, short strings), each also reachable as a
+  ``$step.path`` reference for long values;
+- a property's schema narrowed to those candidates (only candidates that are valid for it), and for
+  free strings also compositions of grounded pieces (``42 * 3`` from 42 and 3), so every number and
+  span in a value was seen in the query or a result.
+
+Nothing here knows any tool, domain or benchmark: the same rules apply to every tool set.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from jsonschema import Draft202012Validator
+
+__all__ = [
+    "Candidate",
+    "composition_pieces",
+    "grounded_property",
+    "output_candidates",
+    "query_parts",
+    "text_spans",
+]
+
+MAX_PARTS = 6
+"""A query split into more parts than this is planned as its first parts plus one remainder."""
+MAX_CANDIDATES = 24
+"""Options offered for one value: enough for any clause, few enough to choose among."""
+LONG_VALUE = 80
+"""An earlier result longer than this (in characters) is offered as its ``$step.path`` reference."""
+
+_QUOTED = re.compile(r"""'([^']{1,200})'|"([^"]{1,200})"|“([^”]{1,200})”|‘([^’]{1,200})’""")
+_DATE = re.compile(r"\b\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2})?)?\b")
+_NUMBER = re.compile(r"(?<![\w.])-?\d+(?:[.,]\d+)*(?:\.\d+)?(?![\w])")
+_WORD = re.compile(r"[^\W\d_][\w'-]*")
+_CAPITALISED = re.compile(r"\b[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*")
+_SPLIT = re.compile(
+    r"\s*(?:[;.!?](?:\s+|$)|,?\s+and\s+then\s+|,\s*then\s+|\s+then\s+|,?\s+after\s+that,?\s+|,?\s+finally,?\s+"
+    r"|,?\s+afterwards,?\s+|,?\s+next,\s+)",
+    re.IGNORECASE,
+)
+_LEADING = re.compile(r"^(?:and|then|also|finally|next|so)\b[\s,]*", re.IGNORECASE)
+_STOPWORDS = frozenset(
+    "a an the and or of in on at to for from by with into onto than then that this these those is are was "
+    "were be been it its it's as what which who whom how many much me my you your we our they their "
+    "please can could would should will do does did get give tell show find compute calculate make "
+    "result results answer value number count word words text".split()
+)
+"""Words no argument is made of (the last line: words that name a step's output, not a value)."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class Candidate:
+    """One value a model may pick: a literal, or a reference to an earlier result."""
+
+    value: Any
+    source: str
+    """Where it was seen: ``query``, ``step`` (this step's part of the query) or a step id."""
+
+
+def query_parts(query: str) -> tuple[str, ...]:
+    """The query's clauses in order ("Compute 12 * 7, then count ..." → two parts).
+
+    Quoted text is never split. A query of one clause is one part.
+    """
+    masked, quotes = _mask_quotes(query.strip())
+    parts = []
+    for raw in _SPLIT.split(masked):
+        part = _LEADING.sub("", raw.strip(" ,")).strip(" ,")
+        if part:
+            parts.append(_unmask(part, quotes))
+    if len(parts) > MAX_PARTS:
+        parts = [*parts[: MAX_PARTS - 1], " ".join(parts[MAX_PARTS - 1 :])]
+    return tuple(parts) or (query.strip(),)
+
+
+def text_spans(text: str) -> list[str]:
+    """Values a text offers, most specific first: quoted text, dates, numbers, names, words."""
+    found: list[str] = []
+    masked, quotes = _mask_quotes(text)
+    found.extend(quotes)
+    plain = re.sub(r"\x00\d+\x00", " ", masked)
+    found.extend(m.group(0) for m in _DATE.finditer(plain))
+    found.extend(m.group(0) for m in _NUMBER.finditer(_DATE.sub(" ", plain)))
+    found.extend(m.group(0) for m in _CAPITALISED.finditer(plain) if m.group(0).lower() not in _STOPWORDS)
+    found.extend(w for w in _WORD.findall(plain) if len(w) > 2 and w.lower() not in _STOPWORDS)
+    return list(dict.fromkeys(s.strip() for s in found if s.strip()))
+
+
+def output_candidates(step_id: str, output: Any) -> list[Candidate]:
+    """An earlier output's leaves: short ones as values, long ones as ``$step.path`` references."""
+    out = []
+    for path, value in _leaves(output):
+        if isinstance(value, str) and len(value) > LONG_VALUE:
+            out.append(Candidate(value=_reference(step_id, path), source=step_id))
+        elif value is not None and not isinstance(value, bool):
+            out.append(Candidate(value=value, source=step_id))
+    return out
+
+
+def composition_pieces(candidates: Iterable[Candidate]) -> list[str]:
+    """The numbers among ``candidates`` as text, for values composed of them (``42 * 3``)."""
+    pieces = []
+    for c in candidates:
+        if isinstance(c.value, int | float) and not isinstance(c.value, bool):
+            pieces.append(_number_text(c.value))
+        elif isinstance(c.value, str) and _NUMBER.fullmatch(c.value.strip()):
+            pieces.append(c.value.strip().replace(",", ""))
+    return list(dict.fromkeys(pieces))
+
+
+def grounded_property(schema: Mapping[str, Any], candidates: Sequence[Candidate]) -> dict[str, Any] | None:
+    """``schema`` narrowed to the candidates valid for it, or None when none is (or it already is
+    a choice: enum, const, boolean). Free strings may also be compositions of grounded numbers."""
+    if "enum" in schema or "const" in schema or schema.get("type") == "boolean":
+        return None
+    validator = Draft202012Validator(dict(schema))
+    options: list[Any] = []
+    for candidate in candidates:
+        for value in _typed(candidate.value, schema):
+            if value not in options and validator.is_valid(value):
+                options.append(value)
+    options = options[:MAX_CANDIDATES]
+    pieces = composition_pieces(candidates) if _free_string(schema) else []
+    if not options and len(pieces) < 2:
+        return None
+    alternatives: list[dict[str, Any]] = [{"enum": options}] if options else []
+    if len(pieces) >= 2:
+        alternatives.append({"type": "string", "x-composed-of": pieces})
+    narrowed = {k: v for k, v in schema.items() if k in ("description", "title")}
+    if len(alternatives) == 1:
+        return {**narrowed, **alternatives[0]}
+    return {**narrowed, "anyOf": alternatives}
+
+
+def _free_string(schema: Mapping[str, Any]) -> bool:
+    types = schema.get("type")
+    is_string = types == "string" or (isinstance(types, list) and "string" in types)
+    return is_string and not any(k in schema for k in ("enum", "const", "format", "pattern"))
+
+
+def _typed(value: Any, schema: Mapping[str, Any]) -> Iterator[Any]:
+    """``value`` as each JSON type the schema may want (the text "84" is also the number 84)."""
+    yield value
+    if isinstance(value, str):
+        text = value.strip().replace(",", "")
+        if _NUMBER.fullmatch(text):
+            number = float(text)
+            yield int(number) if number.is_integer() else number
+    elif isinstance(value, int | float) and not isinstance(value, bool):
+        yield _number_text(value)
+        if isinstance(value, float) and value.is_integer():
+            yield int(value)
+
+
+def _number_text(value: float) -> str:
+    return str(int(value)) if float(value).is_integer() else repr(float(value))
+
+
+def _leaves(value: Any, path: str = "") -> Iterator[tuple[str, Any]]:
+    if isinstance(value, str) and value[:1] in "[{":
+        try:
+            value = json.loads(value)
+        except ValueError:
+            pass
+    if isinstance(value, Mapping):
+        for key, child in value.items():
+            yield from _leaves(child, f"{path}.{key}" if path else str(key))
+    elif isinstance(value, list):
+        for i, child in enumerate(value[:8]):
+            yield from _leaves(child, f"{path}[{i}]")
+    else:
+        yield path, value
+
+
+def _reference(step_id: str, path: str) -> str:
+    if not path:
+        return f"${step_id}"
+    return f"${step_id}{path}" if path.startswith("[") else f"${step_id}.{path}"
+
+
+def _mask_quotes(text: str) -> tuple[str, list[str]]:
+    """Quoted spans replaced by ``\\x00n\\x00`` so no rule splits or reads inside them."""
+    quotes: list[str] = []
+
+    def keep(match: re.Match[str]) -> str:
+        quotes.append(next(g for g in match.groups() if g is not None))
+        return f"\x00{len(quotes) - 1}\x00"
+
+    return _QUOTED.sub(keep, text), quotes
+
+
+def _unmask(text: str, quotes: Sequence[str]) -> str:
+    return re.sub(r"\x00(\d+)\x00", lambda m: f"'{quotes[int(m.group(1))]}'", text)
+
+
+def holds_data(part: str) -> bool:
+    """Whether a part carries values to act on: a number, a date or quoted text."""
+    masked, quotes = _mask_quotes(part)
+    return bool(quotes) or any(c.isdigit() for c in re.sub(r"\x00\d+\x00", " ", masked))
+
+
+def tool_choices(part: str, tools: Mapping[str, str]) -> list[str]:
+    """The tools a part of the query may choose among: those whose name and description share the
+    most words with the part (its quoted text left out: that is data, not intent), or every tool
+    when none shares a word. A small model picks the first offered tool when it cannot tell; words
+    it can see in both places are the evidence it lacks."""
+    masked, _ = _mask_quotes(part)
+    wanted = _stems(re.sub(r"\x00\d+\x00", " ", masked))
+    scores = {name: len(wanted & _stems(f"{name} {about}")) for name, about in tools.items()}
+    best = max(scores.values(), default=0)
+    if best == 0:
+        return list(tools)
+    return [name for name, score in scores.items() if score == best]
+
+
+def _stems(text: str) -> set[str]:
+    words = re.findall(r"[a-z]+", text.replace("_", " ").casefold())
+    return {_stem(w) for w in words if len(w) > 2 and w not in _STOPWORDS_FOR_TOOLS}
+
+
+def _stem(word: str) -> str:
+    """A crude suffix strip: "words"/"word", "converted"/"convert", "counting"/"count" meet."""
+    for suffix in ("ations", "ation", "ings", "ing", "ers", "er", "ed", "es", "s"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            return word[: -len(suffix)]
+    return word
+
+
+_STOPWORDS_FOR_TOOLS = frozenset(
+    "the and for from with into than then that this these those what which who how many much "
+    "please can could would should will does did tell show give get make use result results".split()
+)
+"""Unlike ``_STOPWORDS``, verbs like "count" and "convert" stay: they say which tool is meant."""

@@ -1,0 +1,190 @@
+"""Guided prompts: planning, tool steps and the answer for a small model that picks, not writes.
+
+In guided mode (``providers.<name>.guided``, on by default for ``llamacpp``) each call asks for as
+little as possible and its reply schema turns every decision into a choice:
+
+- planning: the query's parts are listed by the agent; the model chooses one tool (or "none") per
+  part. The plan's length is the number of parts that need a tool, never more.
+- a tool step: the model fills the arguments of one tool, each a value found in this step's part of
+  the query, in earlier results, or (failing both) anywhere in the query (see ``grounding``).
+- the answer: one short sentence; the agent checks that it states the results.
+
+Every prompt starts with the same system message and ``Query: ...``, so a local model reuses its
+evaluated prefix across the calls of a run.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from pes_agent.llm.markers import sanitize_user_text
+from pes_agent.llm.types import Message, PromptRequest
+from pes_agent.prompts.grounding import (
+    Candidate,
+    grounded_property,
+    holds_data,
+    output_candidates,
+    text_spans,
+    tool_choices,
+)
+from pes_agent.prompts.templates import (
+    GUIDED_PLANNING,
+    GUIDED_STEP,
+    GUIDED_SYNTHESIS,
+    GUIDED_SYSTEM,
+)
+from pes_agent.prompts.views import PromptSettings, clip
+
+__all__ = [
+    "NO_TOOL",
+    "EarlierResult",
+    "build_guided_planning",
+    "build_guided_step",
+    "build_guided_synthesis",
+    "guided_arguments_schema",
+    "guided_plan_schema",
+]
+
+NO_TOOL = "none"
+"""The planning choice for a part that needs no tool."""
+MAX_FREE_ARGUMENTS = 3
+"""A tool with no required argument is asked for at most this many of its optional ones."""
+RESULT_CLIP = 200
+"""Characters of an earlier result shown in a step prompt or the answer prompt."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class EarlierResult:
+    """A completed step as a guided prompt shows it: its part of the query and its tool's output."""
+
+    step_id: str
+    description: str
+    output: Any
+    text: str
+    """The output as prompt text (rendered once by the caller)."""
+
+
+def _system(settings: PromptSettings) -> Message:
+    return Message(role="system", content=GUIDED_SYSTEM.substitute(persona=settings.persona))
+
+
+def guided_plan_schema(parts: Sequence[str], tools: Mapping[str, str]) -> dict[str, Any]:
+    """One property per part, in order, each a choice among the tools that part's words point to
+    (``grounding.tool_choices``): the plan in as few tokens as it takes to name the tools.
+
+    "none" is offered only to a part that matches no tool and holds no data (no number, quote or
+    date) to act on: offered everywhere, a small model picks it everywhere.
+    """
+    properties = {}
+    for part in parts:
+        choices = tool_choices(part, tools)
+        if not choices or (len(choices) == len(tools) and not holds_data(part)):
+            choices = [*choices, NO_TOOL]
+        properties[part] = {"enum": choices}
+    return {
+        "type": "object",
+        "properties": properties,
+        "required": list(parts),
+        "additionalProperties": False,
+    }
+
+
+def build_guided_planning(
+    query: str,
+    parts: Sequence[str],
+    manifesto: Sequence[str],
+    tools: Mapping[str, str],
+    settings: PromptSettings,
+) -> PromptRequest:
+    """``tools``: name → one-line description of each tool the plan may use."""
+    user = GUIDED_PLANNING.substitute(
+        query=sanitize_user_text(query), tools="\n".join(manifesto) or "(none)"
+    )
+    return PromptRequest(
+        phase="planning",
+        step_id=None,
+        messages=(_system(settings), Message(role="user", content=user)),
+        response_schema=guided_plan_schema(parts, tools),
+    )
+
+
+def guided_arguments_schema(
+    input_schema: Mapping[str, Any], part: str, query: str, earlier: Sequence[EarlierResult]
+) -> dict[str, Any]:
+    """The tool's arguments with each value narrowed to grounded options.
+
+    Options come from this step's part of the query and the earlier results first; only a value
+    that finds none there is looked for in the whole query; one found nowhere keeps its own schema.
+    Optional arguments are left to their defaults (a small model fills them with noise).
+    """
+    properties: Mapping[str, Any] = input_schema.get("properties") or {}
+    names = [n for n in input_schema.get("required") or () if n in properties]
+    names = names or list(properties)[:MAX_FREE_ARGUMENTS]
+    near = [Candidate(value=s, source="step") for s in text_spans(part)]
+    for result in reversed(earlier):
+        near.extend(output_candidates(result.step_id, result.output))
+    anywhere = [Candidate(value=s, source="query") for s in text_spans(query)]
+    narrowed = {}
+    for name in names:
+        schema = properties[name] if isinstance(properties[name], Mapping) else {}
+        narrowed[name] = (
+            grounded_property(schema, near) or grounded_property(schema, anywhere) or _without_examples(schema)
+        )
+    return {"type": "object", "properties": narrowed, "required": names, "additionalProperties": False}
+
+
+def build_guided_step(
+    query: str,
+    part: str,
+    *,
+    step_id: str,
+    tool: str,
+    description: str,
+    input_schema: Mapping[str, Any],
+    earlier: Sequence[EarlierResult],
+    settings: PromptSettings,
+) -> PromptRequest:
+    schema = guided_arguments_schema(input_schema, part, query, earlier)
+    previous = "".join(f"Result of \"{r.description}\": {clip(r.text, RESULT_CLIP)}\n" for r in earlier)
+    user = GUIDED_STEP.substitute(
+        query=sanitize_user_text(query),
+        previous=f"\n{previous}" if previous else "",
+        part=sanitize_user_text(part),
+        tool=tool,
+        description=description,
+        arguments=_argument_lines(schema, input_schema),
+    )
+    return PromptRequest(
+        phase="execution",
+        step_id=step_id,
+        messages=(_system(settings), Message(role="user", content=user)),
+        tools=(tool,),
+        response_schema=schema,
+    )
+
+
+def build_guided_synthesis(query: str, results: Sequence[tuple[str, str]], settings: PromptSettings) -> PromptRequest:
+    """``results``: (a step's part of the query, what it found), in order."""
+    lines = "\n".join(f"- {part}: {clip(found, RESULT_CLIP)}" for part, found in results) or "(no results)"
+    user = GUIDED_SYNTHESIS.substitute(query=sanitize_user_text(query), results=lines)
+    return PromptRequest(
+        phase="synthesis",
+        step_id=None,
+        messages=(_system(settings), Message(role="user", content=user)),
+    )
+
+
+def _argument_lines(schema: Mapping[str, Any], original: Mapping[str, Any]) -> str:
+    """Names and descriptions only: no types, no examples, nothing a model could copy as a value."""
+    props = original.get("properties") or {}
+    out = []
+    for name in schema.get("properties") or {}:
+        about = props.get(name, {}).get("description") if isinstance(props.get(name), Mapping) else None
+        out.append(f"{name} ({about.strip().rstrip('.')})" if isinstance(about, str) and about.strip() else name)
+    return "; ".join(out) or "(none)"
+
+
+def _without_examples(schema: Mapping[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in schema.items() if k not in ("examples", "example", "default")}
