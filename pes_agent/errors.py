@@ -138,11 +138,14 @@ class ProviderError(RunError):
         status: int | None = None,
         headers: Mapping[str, str] | None = None,
         retryable: bool = False,
+        server_message: str | None = None,
     ) -> None:
         self.provider = provider
         self.status = status
         self.headers = dict(headers or {})
         self.retryable = retryable
+        self.server_message = server_message
+        """What the server said was wrong, shortened and free of secrets (None when it said nothing)."""
         super().__init__(message)
 
 

@@ -244,7 +244,9 @@ async def test_response_format_is_sent_only_when_configured_and_there_is_a_schem
     request = PromptRequest(
         phase="execution", step_id="s1", messages=REQUEST.messages, response_schema=schema
     )
-    async with serving(["{}"], sleeps, structured_output=structured) as (server, provider):
+    async with serving(
+        ["{}"], sleeps, structured_output=structured, structured_output_dialect="json_schema"
+    ) as (server, provider):
         await provider.complete(request, CallOptions())
     (body,) = server.chat_requests
     if sent:

@@ -319,7 +319,7 @@ async def test_openai_process_stream_yields_tokens() -> None:
 async def test_structured_output_requests_carry_the_reply_schema(streamed: bool) -> None:
     async with (
         FakeOpenAIServer(fake_replies(16)) as server,
-        openai_art(server, structured_output=True) as art,
+        openai_art(server, structured_output=True, structured_output_dialect="json_schema") as art,
     ):
         if streamed:
             listen(art, "so", [EventType.TOKEN])

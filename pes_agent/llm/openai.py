@@ -1,10 +1,13 @@
 """The ``openai`` adapter: any OpenAI-compatible chat endpoint through ``openai.AsyncOpenAI``.
 
 One retry layer, ours: the SDK's own retries are off (``max_retries=0``) and tenacity retries
-rate limits, 5xx, timeouts and connection failures, by exception type and status code only, waiting
-as long as ``Retry-After`` asks (capped) or an exponential backoff with jitter. Other 4xx fail at
-once. Whatever fails comes out as ``ProviderError`` with the status, the endpoint, the model and
-safe response headers, never the API key.
+rate limits, 5xx, timeouts and connection failures (see ``retry``), waiting as long as ``Retry-After``
+asks (capped) or an exponential backoff with jitter. A refusal of the request (other 4xx, or a 5xx
+carrying a validation error) fails at once. Whatever fails comes out as ``ProviderError`` with the
+status, the endpoint, the model and safe response headers, never the API key.
+
+Structured output is sent in the dialect the server speaks (``dialects``): the configured one, or,
+with ``auto``, the one a probe on the first structured call found.
 
 The body of a successful reply is read raw and parsed here, so a compatible server's quirks
 (``reasoning_content``, missing ``usage``, odd content types) are handled in one place. The request is
@@ -29,9 +32,11 @@ from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_aft
 
 from pes_agent.config import ProviderConfig
 from pes_agent.errors import ProviderError
+from pes_agent.llm.dialects import Dialect, DialectChooser, constraint_fields, probe_body
 from pes_agent.llm.retry import (
     describe_failure,
     failure_report,
+    is_body_refusal,
     is_retryable,
     server_message,
     wait_seconds,
@@ -54,13 +59,20 @@ _DEFAULT_BASE_URL = "https://api.openai.com/v1"
 
 
 def build_chat_body(
-    request: PromptRequest, options: CallOptions, config: ProviderConfig, *, stream: bool = False
+    request: PromptRequest,
+    options: CallOptions,
+    config: ProviderConfig,
+    *,
+    stream: bool = False,
+    dialect: Dialect | None = None,
 ) -> tuple[dict[str, Any], list[str]]:
     """The JSON body of one chat-completions call, and the ``extra`` keys that were refused.
 
     Settings resolve call options → provider config; ``options.extra`` (``llm_params``) wins over
-    both for ordinary keys, but never replaces what the framework owns (``RESERVED_PARAMS``).
-    A streamed call asks for usage in the last chunk, so token counts stay the server's own.
+    both for ordinary keys, but never replaces what the framework owns (``RESERVED_PARAMS``, and
+    the schema's own key in ``dialect``). ``dialect`` None means the configured one, and
+    ``json_schema`` for ``auto`` (what a probe tries first). A streamed call asks for usage in the
+    last chunk, so token counts stay the server's own.
     """
     body: dict[str, Any] = {}
     temperature = options.temperature if options.temperature is not None else config.temperature
@@ -73,11 +85,10 @@ def build_chat_body(
     body.update({k: v for k, v in options.extra.items() if k not in RESERVED_PARAMS})
     body["model"] = options.model or config.model
     body["messages"] = [m.to_dict() for m in request.messages]
-    if config.structured_output and request.response_schema is not None:
-        body["response_format"] = {
-            "type": "json_schema",
-            "json_schema": {"name": "reply", "schema": dict(request.response_schema), "strict": False},
-        }
+    if config.constrains_replies and request.response_schema is not None:
+        configured = config.structured_output_dialect
+        chosen = dialect or ("json_schema" if configured == "auto" else configured)
+        body.update(constraint_fields(chosen, request.response_schema))
     if stream:
         body["stream"] = True
         body["stream_options"] = {"include_usage": True}
@@ -104,6 +115,7 @@ class OpenAIProvider:
         self._sleep = sleep
         self._clients: dict[asyncio.AbstractEventLoop, AsyncOpenAI] = {}
         self._refused_warned: set[str] = set()
+        self._dialects = DialectChooser(name, config.structured_output_dialect)
 
     def __repr__(self) -> str:
         return (
@@ -127,9 +139,7 @@ class OpenAIProvider:
         failure is a ``ProviderError`` at once, never a retry: the listener has already been given
         part of a reply, and a second attempt would give it a different one.
         """
-        body, refused = build_chat_body(request, options, self.config, stream=on_token is not None)
-        self._warn_refused(refused)
-        model = body["model"]
+        model = options.model or self.config.model
         if not model:
             raise ProviderError(
                 f"provider {self.name!r} has no model: set `providers.{self.name}.model` or a "
@@ -137,12 +147,20 @@ class OpenAIProvider:
                 provider=self.name,
             )
         timeout = options.timeout_s if options.timeout_s is not None else self.config.timeout_s
+        dialect: Dialect | None = None
+        if self.config.constrains_replies and request.response_schema is not None:
+            probe = partial(self._probe, model=model, timeout=timeout)
+            dialect = await self._dialects.dialect(probe, self._where(model))
+        body, refused = build_chat_body(
+            request, options, self.config, stream=on_token is not None, dialect=dialect
+        )
+        self._warn_refused(refused)
         send: Callable[[], Awaitable[Completion]] = (
             partial(self._send, body, timeout)
             if on_token is None
             else partial(self._send_streamed, body, timeout, on_token)
         )
-        completion = await self._with_retries(send, model=model, timeout=timeout)
+        completion = await self._with_retries(send, model=model, timeout=timeout, dialect=dialect)
         return self._reply(completion, request, model)
 
     async def aclose(self) -> None:
@@ -150,6 +168,11 @@ class OpenAIProvider:
         client = self._clients.pop(asyncio.get_running_loop(), None)
         if client is not None:
             await client.close()
+
+    async def _probe(self, dialect: Dialect, *, model: str, timeout: float) -> Completion:
+        """One tiny request in ``dialect``, through the same retries as any call (``dialects``)."""
+        send = partial(self._send, probe_body(dialect, model), timeout)
+        return await self._with_retries(send, model=model, timeout=timeout)
 
     # -- transport -------------------------------------------------------------------------------
 
@@ -306,7 +329,12 @@ class OpenAIProvider:
     # -- retries and errors ----------------------------------------------------------------------
 
     async def _with_retries(
-        self, send: Callable[[], Awaitable[Completion]], *, model: str, timeout: float
+        self,
+        send: Callable[[], Awaitable[Completion]],
+        *,
+        model: str,
+        timeout: float,
+        dialect: Dialect | None = None,
     ) -> Completion:
         import openai
 
@@ -333,7 +361,7 @@ class OpenAIProvider:
         # Raised outside the `except` block so the SDK error is neither chained nor kept as
         # `__context__`: it repeats the server's text (which may echo the key) and holds the request
         # with its Authorization header. Everything useful is copied into our error, scrubbed.
-        raise self._error(failure, model=model, timeout=timeout, attempts=attempts)
+        raise self._error(failure, model=model, timeout=timeout, attempts=attempts, dialect=dialect)
 
     def _log_retry(self, state: RetryCallState) -> None:
         exc = state.outcome.exception() if state.outcome else None
@@ -347,8 +375,16 @@ class OpenAIProvider:
         )
 
     def _error(
-        self, exc: Exception, *, model: str, timeout: float, attempts: int, streamed: int = 0
+        self,
+        exc: Exception,
+        *,
+        model: str,
+        timeout: float,
+        attempts: int,
+        streamed: int = 0,
+        dialect: Dialect | None = None,
     ) -> ProviderError:
+        """``dialect``: how the call sent its reply schema, if it did (a refusal may be about that)."""
         report = failure_report(exc, provider=self.name, timeout=timeout)
         tries = f" after {attempts} attempts" if attempts > 1 else ""
         if streamed:
@@ -356,12 +392,21 @@ class OpenAIProvider:
                 f" after {streamed} characters of the reply had streamed (not retried: part of it was "
                 "already delivered)"
             )
+        hint = report.hint
+        if dialect is not None and is_body_refusal(report.status, report.retryable):
+            hint += (
+                f". If it is the reply schema it refused (sent as `{dialect}`), set "
+                f"`providers.{self.name}.structured_output_dialect` to the form this server takes "
+                "(`auto` finds it; llama-cpp-python's server takes `json_object`), or "
+                "`structured_output: false`"
+            )
         return ProviderError(
-            self._scrub(f"{self._where(model)} failed{tries}: {report.what}; {report.hint}"),
+            self._scrub(f"{self._where(model)} failed{tries}: {report.what}; {hint}"),
             provider=self.name,
             status=report.status,
             headers={k: self._scrub(v) for k, v in report.headers.items()},
             retryable=report.retryable,
+            server_message=self._scrub(report.said) or None,
         )
 
     def _where(self, model: str) -> str:

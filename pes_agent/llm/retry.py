@@ -1,7 +1,12 @@
 """When a model call fails: whether to retry, how long to wait, and what to tell the user.
 
-Retries are decided by exception type and status code, never by message text: 429 and 5xx, timeouts
-and connection failures may succeed later; other 4xx are the request's fault and would fail again.
+Retries are decided by exception type and status code: 408, 409, 429 and 5xx, timeouts and connection
+failures may succeed later; other 4xx are the request's fault and would fail again. One exception
+reads the body: a 5xx that carries a *validation error* (llama-cpp-python's server answers a body it
+does not accept with HTTP 500 and pydantic's report; FastAPI's ``{"detail": [...]}``) is a refusal of
+the request, not a fault, and retrying it only turns a clear mistake into "try again later". That
+check can only switch retrying off, and it matches pydantic's fixed wording, not free prose.
+
 The wait is the server's ``retry-after-ms`` / ``Retry-After`` (seconds or HTTP date), capped, else an
 exponential backoff with jitter. The pure parts take headers, attempt and clock as arguments; the
 ``openai`` exception classes are imported only when a failure is being looked at.
@@ -9,10 +14,12 @@ exponential backoff with jitter. The pure parts take headers, attempt and clock 
 
 from __future__ import annotations
 
+import ast
 import math
 import random
+import re
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from email.utils import parsedate_to_datetime
 from typing import TYPE_CHECKING
@@ -26,8 +33,10 @@ __all__ = [
     "backoff_seconds",
     "describe_failure",
     "failure_report",
+    "is_body_refusal",
     "is_retryable",
     "is_retryable_status",
+    "refuses_request",
     "retry_after_seconds",
     "safe_headers",
     "server_message",
@@ -44,8 +53,39 @@ _SECRET_HEADERS = frozenset(
 )
 
 
+_TRANSIENT_4XX = frozenset({408, 409, 429})
+"""Request timeout, conflict (a lock held elsewhere) and rate limit: the same request may pass later."""
+
+_VALIDATION_PHRASES = ("validation error", "Input should be")
+"""pydantic's wording (``1 validation error for ...``, ``Input should be 'text' or 'json_object'``)."""
+
+_PYDANTIC_ITEM = re.compile(
+    r"""'loc':\s*\((?P<loc>[^)]*)\),\s*'msg':\s*(?P<msg>"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*')"""
+)
+"""One error of pydantic's ``str(ValidationError.errors())`` form, as llama-cpp-python's server sends it."""
+
+
 def is_retryable_status(status: int) -> bool:
-    return status == 429 or 500 <= status <= 599
+    return status in _TRANSIENT_4XX or 500 <= status <= 599
+
+
+def refuses_request(status: int, body: object) -> bool:
+    """Whether an HTTP error says the request itself is unacceptable, so sending it again is futile.
+
+    Every 4xx but 408/409/429, and a 5xx whose body is a validation error.
+    """
+    if not is_retryable_status(status):
+        return status >= 400
+    return status >= 500 and _is_validation_body(body)
+
+
+def is_body_refusal(status: int | None, retryable: bool) -> bool:
+    """Whether a failed call's body was refused (400, 422, or a 5xx validation error).
+
+    401, 403, 404 and the like are also final, but about the key, the model or the URL: another way
+    of writing the body would not help.
+    """
+    return status is not None and not retryable and (status in (400, 422) or status >= 500)
 
 
 def retry_after_seconds(
@@ -85,7 +125,7 @@ def is_retryable(exc: BaseException) -> bool:
     import openai
 
     if isinstance(exc, openai.APIStatusError):
-        return is_retryable_status(exc.status_code)
+        return is_retryable_status(exc.status_code) and not refuses_request(exc.status_code, exc.body)
     return isinstance(exc, (openai.APITimeoutError, openai.APIConnectionError))
 
 
@@ -121,6 +161,8 @@ class FailureReport:
     retryable: bool
     status: int | None = None
     headers: Mapping[str, str] = field(default_factory=dict)
+    said: str = ""
+    """The server's own words (``server_message``), empty when it gave none."""
 
 
 def failure_report(exc: BaseException, *, provider: str, timeout: float) -> FailureReport:
@@ -129,12 +171,14 @@ def failure_report(exc: BaseException, *, provider: str, timeout: float) -> Fail
     if isinstance(exc, openai.APIStatusError):
         status = exc.status_code
         said = server_message(exc.body)
+        refused = refuses_request(status, exc.body)
         return FailureReport(
             what=f"HTTP {status}" + (f" ({said})" if said else ""),
-            hint=_status_hint(status, provider),
-            retryable=is_retryable_status(status),
+            hint=_status_hint(status, provider, refused=refused),
+            retryable=not refused and is_retryable_status(status),
             status=status,
             headers=safe_headers(exc.response.headers),
+            said=said,
         )
     if isinstance(exc, openai.APITimeoutError):
         return FailureReport(
@@ -166,15 +210,72 @@ def safe_headers(headers: Mapping[str, str]) -> dict[str, str]:
 
 
 def server_message(body: object) -> str:
-    """The error text a server put in its body (OpenAI's ``{"error": {"message"}}`` or plain text)."""
+    """The error text a server put in its body, short: OpenAI's ``{"error": {"message"}}``, FastAPI's
+    ``{"detail": [...]}`` or plain text.
+
+    Validation errors are cut down to where and what (``response_format.type: Input should be
+    'text' or 'json_object'``): the values they echo (``input``) may be the prompt or worse, and a
+    server's traceback helps nobody reading our error.
+    """
     if isinstance(body, dict):
         error = body.get("error", body)
+        if isinstance(error, dict) and "message" not in error and "detail" in error:
+            error = error["detail"]
         message = error.get("message") if isinstance(error, dict) else error
-        return str(message)[:300] if message else ""
-    return body.strip()[:300] if isinstance(body, str) else ""
+    else:
+        message = body
+    if isinstance(message, list):
+        return _validation_items(message)[:300]
+    if not message:
+        return ""
+    text = str(message)
+    found = [
+        _where_what(m["loc"].replace("'", "").split(","), _unquote(m["msg"]))
+        for m in _PYDANTIC_ITEM.finditer(text)
+    ]
+    if found:
+        return "; ".join(found[:3])[:300]
+    text = text.split("\n\n  File ", 1)[0]  # llama-cpp-python appends the server's traceback
+    return " ".join(text.split())[:300]
 
 
-def _status_hint(status: int, provider: str) -> str:
+def _is_validation_body(body: object) -> bool:
+    if isinstance(body, dict) and isinstance(body.get("detail"), list):
+        return True  # FastAPI / pydantic request validation
+    if isinstance(body, dict):
+        error = body.get("error", body)
+        body = error.get("message") if isinstance(error, dict) else error
+    return isinstance(body, str) and any(phrase in body for phrase in _VALIDATION_PHRASES)
+
+
+def _validation_items(items: list[object]) -> str:
+    parts = []
+    for item in items[:3]:
+        if isinstance(item, dict):
+            loc = item.get("loc")
+            parts.append(_where_what(loc if isinstance(loc, list) else [], str(item.get("msg", ""))))
+    return "; ".join(parts)
+
+
+def _where_what(loc: Sequence[object], msg: str) -> str:
+    path = ".".join(str(p).strip() for p in loc if str(p).strip() not in ("", "body"))
+    return f"{path}: {msg}" if path else msg
+
+
+def _unquote(literal: str) -> str:
+    try:
+        value = ast.literal_eval(literal)
+    except (ValueError, SyntaxError):
+        return literal.strip("'\"")
+    return str(value)
+
+
+def _status_hint(status: int, provider: str, *, refused: bool = False) -> str:
+    if status >= 500 and refused:
+        return (
+            "the server rejected the request as invalid (a validation error, though sent as a server "
+            "error): retrying would not help"
+        )
     if status in (401, 403):
         return f"check `providers.{provider}.api_key`"
     if status == 404:

@@ -5,6 +5,9 @@ It speaks real HTTP/1.1 (keep-alive, Content-Length or chunked bodies) on asynci
 a real endpoint, with no dependency beyond the standard library. Each chat request takes the next
 scripted action (``FakeReply``, ``FakeError``, ``FakeHang``, ``FakeMalformed``, ``FakeDisconnect``),
 then asks ``handler``; every request is recorded. ``"stream": true`` requests get server-sent events.
+``mimic="llama-cpp-python"`` validates ``response_format`` as that server does (only ``text`` and
+``json_object``, the schema beside it; anything else is a validation error served as HTTP 500), so the
+structured-output dialects can be tested without it.
 
     async with FakeOpenAIServer(replies=["hello", FakeError(status=429)]) as server:
         provider = OpenAIProvider("fake", ProviderConfig(base_url=server.base_url, ...))
@@ -20,7 +23,7 @@ from collections.abc import Awaitable, Callable, Iterable, Mapping
 from contextlib import suppress
 from dataclasses import dataclass, field
 from types import TracebackType
-from typing import Any, Self
+from typing import Any, Literal, Self
 
 from pes_agent.errors import InvalidInputError
 from pes_agent.testing._http import (
@@ -44,6 +47,7 @@ __all__ = [
     "FakeMalformed",
     "FakeOpenAIServer",
     "FakeReply",
+    "Mimic",
     "RecordedRequest",
 ]
 
@@ -95,6 +99,7 @@ class FakeDisconnect:
 FakeAction = FakeReply | FakeError | FakeHang | FakeMalformed | FakeDisconnect
 ActionLike = FakeAction | str
 Handler = Callable[[dict[str, Any]], ActionLike | Awaitable[ActionLike]]
+Mimic = Literal["openai", "llama-cpp-python"]
 
 
 class FakeOpenAIServer:
@@ -102,6 +107,8 @@ class FakeOpenAIServer:
 
     Script entries are used in order, one per chat request; once they run out ``handler`` (if given)
     decides, else the request fails with 400 ``fake_script_exhausted``. Plain strings are replies.
+    A request the mimicked server would refuse (``mimic``) is refused before the script is consulted,
+    as the real one validates before generating: it is recorded but takes no entry.
     """
 
     def __init__(
@@ -115,8 +122,12 @@ class FakeOpenAIServer:
         models: Iterable[str] = ("fake-model",),
         backlog: int = 2048,
         record: bool = True,
+        mimic: Mimic = "openai",
     ) -> None:
         _require_loopback(host)
+        self.mimic = mimic
+        self.refused = 0
+        """Requests refused as the mimicked server would (see ``mimic``)."""
         self._script: list[ActionLike] = list(replies)
         self._served = 0
         self.handler = handler
@@ -248,10 +259,37 @@ class FakeOpenAIServer:
             problem = "the body is not a JSON object" if status == 400 else "no such route"
             await send_error(writer, status, f"{request.method} {route}: {problem}", keep_alive)
             return keep_alive
+        refusal = self._refusal(body)
+        if refusal is not None:
+            self.refused += 1
+            await send(writer, 500, refusal, keep_alive=keep_alive)
+            return keep_alive
         action = await self._next_action(body)
         if self.latency_s > 0:
             await asyncio.sleep(self.latency_s)
         return await self._perform(action, body, writer, keep_alive)
+
+    def _refusal(self, body: dict[str, Any]) -> bytes | None:
+        """llama-cpp-python 0.3's answer to a ``response_format`` its request model does not allow."""
+        if self.mimic != "llama-cpp-python":
+            return None
+        response_format = body.get("response_format")
+        kind = response_format.get("type") if isinstance(response_format, dict) else None
+        if response_format is None or kind in ("text", "json_object"):
+            return None
+        problem = {
+            "type": "literal_error",
+            "loc": ("body", "response_format", "type"),
+            "msg": "Input should be 'text' or 'json_object'",
+            "input": kind,
+            "ctx": {"expected": "'text' or 'json_object'"},
+        }
+        message = (
+            f"1 validation error:\n  {problem!r}\n\n  File \"llama_cpp/server/app.py\", line 376, in "
+            "create_chat_completion\n    POST /v1/chat/completions"
+        )
+        error = {"message": message, "type": "internal_server_error", "param": None, "code": None}
+        return json_bytes({"error": error})
 
     async def _perform(
         self, action: FakeAction | None, body: dict[str, Any], writer: asyncio.StreamWriter, keep_alive: bool
