@@ -173,7 +173,24 @@ async def test_without_structured_output_the_schema_is_not_sent_and_replies_are_
     assert sent["max_tokens"] == 256, "an uncapped tiny model rambles to the context limit"
     assert (sent["temperature"], sent["top_k"]) == (0.3, 5)
     assert "n" not in sent  # not a llama.cpp sampling setting: ignored (it would raise)
-    assert sent["repeat_penalty"] == 1.1, "free text at temperature 0 loops without a repeat penalty"
+    assert "repeat_penalty" not in sent, "a penalty keeps the model from copying the numbers it must state"
+
+
+async def test_free_text_stops_at_its_first_repeat(tmp_path: Path) -> None:
+    looping = "The answer is 84 and the count is 4.\n" * 20
+    model = FakeModel([looping])
+    provider = _provider(tmp_path, model)
+    answer = PromptRequest(phase="synthesis", step_id=None, messages=(Message(role="user", content="hi"),))
+    reply = await provider.complete(answer, CallOptions())
+    assert reply.text == "The answer is 84 and the count is 4."
+    assert reply.finish_reason == "repetition"
+    assert model.calls[0]["stream"] is True  # read as it comes, so generation can stop early
+
+
+async def test_constrained_replies_are_not_cut_for_repeating(tmp_path: Path) -> None:
+    model = FakeModel(['{"a": "x x x x x x x x x x x x x x x x x x x x"}'])
+    reply = await _provider(tmp_path, model).complete(REQUEST, CallOptions())
+    assert reply.text.endswith('x"}') and reply.finish_reason == "stop"
 
 
 async def test_the_model_loads_once_and_generates_one_call_at_a_time(tmp_path: Path) -> None:

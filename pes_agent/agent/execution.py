@@ -63,6 +63,8 @@ class ItemLoop:
     retry_tool: str | None = None
     """Guided mode: the tool whose last call did not work, retried with ``retry_tail``."""
     retry_tail: list[Message] = field(default_factory=list)
+    retry_avoid: dict[str, Any] = field(default_factory=dict)
+    """Guided mode: argument values that failed, not offered on the retry."""
 
     @property
     def required(self) -> tuple[str, ...]:

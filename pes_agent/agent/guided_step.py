@@ -7,7 +7,8 @@ next turn carries that reply and why it failed, once; a call that worked starts 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import json
+from typing import TYPE_CHECKING, Any
 
 from pes_agent.agent.context import RunContext
 from pes_agent.agent.views import output_text
@@ -41,8 +42,11 @@ def earlier_results(ctx: RunContext, item_id: str) -> list[EarlierResult]:
 
 
 def guided_request(ctx: RunContext, loop: ItemLoop, tool: str) -> PromptRequest:
+    """The turn's prompt for ``tool``; after a failed call of it, without the values that failed
+    and with the failed reply and its reason appended."""
     spec = ctx.registry.get(tool)
     assert spec is not None, f"allowed tool {tool!r} is registered"
+    retrying = loop.retry_tool == tool and bool(loop.retry_tail)
     request = build_guided_step(
         ctx.query,
         loop.item.description,
@@ -52,14 +56,14 @@ def guided_request(ctx: RunContext, loop: ItemLoop, tool: str) -> PromptRequest:
         input_schema=spec.input_schema,
         earlier=earlier_results(ctx, loop.item.id),
         settings=ctx.settings,
+        avoid=loop.retry_avoid if retrying else None,
     )
-    tail = loop.retry_tail if loop.retry_tool == tool else []
-    if not tail:
+    if not retrying:
         return request
     return PromptRequest(
         phase=request.phase,
         step_id=request.step_id,
-        messages=(*request.messages, *tail),
+        messages=(*request.messages, *loop.retry_tail),
         tools=request.tools,
         response_schema=request.response_schema,
     )
@@ -75,7 +79,24 @@ def remember_turn(loop: ItemLoop, reply: str, results: list[ToolResult]) -> None
     """Keep the failed reply and its reason for the next turn of the same tool; forget it on success."""
     text = retry_text(results)
     if text is None or not results:
-        loop.retry_tool, loop.retry_tail = None, []
-    else:
-        loop.retry_tool = results[0].tool_name
-        loop.retry_tail = [Message(role="assistant", content=reply), Message(role="user", content=text)]
+        loop.retry_tool, loop.retry_tail, loop.retry_avoid = None, [], {}
+        return
+    loop.retry_tool = results[0].tool_name
+    loop.retry_tail = [Message(role="assistant", content=reply), Message(role="user", content=text)]
+    loop.retry_avoid = failed_values(reply, results)
+
+
+def failed_values(reply: str, results: list[ToolResult]) -> dict[str, Any]:
+    """The values to offer no more: those of the fields the error names, or the only argument."""
+    try:
+        sent = json.loads(reply)
+    except ValueError:
+        return {}
+    if not isinstance(sent, dict):
+        return {}
+    failed = next(r for r in results if r.status != "success")
+    problems = failed.metadata.get("problems") or []
+    fields = {str(p.get("field")) for p in problems if isinstance(p, dict)} & set(sent)
+    if fields:
+        return {f: sent[f] for f in fields}
+    return dict(sent) if len(sent) == 1 else {}

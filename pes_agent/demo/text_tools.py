@@ -19,9 +19,12 @@ from pes_agent.tools.decorators import tool
 TextMode = Literal["upper", "lower", "title", "reverse"]
 
 
+Expression = Annotated[str, Field(pattern=r"^[0-9+*/(). -]+$")]
+
+
 @tool
-def calculator(expression: str) -> float:
-    """Evaluate an arithmetic expression with + - * / ** and parentheses."""
+def calculator(expression: Expression) -> float:
+    """Arithmetic on numbers: add (+), subtract (-), multiply (*), divide (/), square or power (**)."""
     return evaluate(expression)
 
 

@@ -34,7 +34,7 @@ import logging
 import os
 import threading
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
 from typing import Any, Protocol
@@ -43,6 +43,7 @@ from pes_agent.config import ProviderConfig
 from pes_agent.errors import ConfigError, ProviderError
 from pes_agent.llm.gbnf import GrammarBounds, schema_to_gbnf
 from pes_agent.llm.llamacpp_schema import bounds_for, grammar_schema
+from pes_agent.llm.repetition import RepetitionGuard
 from pes_agent.llm.streaming import ChunkReader, Completion
 from pes_agent.llm.types import CallOptions, LLMReply, PromptRequest, TokenKind, TokenSink, Usage
 
@@ -65,11 +66,6 @@ INSTALL_HINT = "pip install -e '.[local]'"
 
 DEFAULT_MAX_TOKENS = 256
 """Reply cap when neither the call nor the config sets one: enough for a short plan or a tool call."""
-
-FREE_TEXT_REPEAT_PENALTY = 1.1
-"""Applied to replies without a schema (the answer) unless ``llm_params`` sets ``repeat_penalty``: at
-temperature 0 a small model otherwise repeats one sentence to the token cap. Constrained replies get
-none, since they must copy values (numbers, texts) from the prompt exactly."""
 
 SAMPLING_PARAMS = frozenset(
     {"top_p", "top_k", "min_p", "repeat_penalty", "presence_penalty", "frequency_penalty", "seed", "stop"}
@@ -214,8 +210,6 @@ def generation_kwargs(
     kwargs.update({k: v for k, v in options.extra.items() if k in SAMPLING_PARAMS})
     if config.constrains_replies and request.response_schema is not None:
         kwargs["grammar"] = grammar_for(request.response_schema, request.phase, kwargs["max_tokens"])
-    else:
-        kwargs.setdefault("repeat_penalty", FREE_TEXT_REPEAT_PENALTY)
     return kwargs, ignored
 
 
@@ -289,6 +283,17 @@ def _streamed_reply(completion: Completion, request: PromptRequest, model: str) 
     )
 
 
+def _discard(kind: TokenKind, text: str) -> None:
+    """The token sink of a stream nobody listens to (free text is streamed for its guard)."""
+
+
+def _delta_text(chunk: Any) -> str:
+    try:
+        return str(chunk["choices"][0]["delta"].get("content") or "")
+    except (KeyError, IndexError, TypeError, AttributeError):
+        return ""
+
+
 class LlamaCppProvider:
     """Provider for a local GGUF model; safe to share among concurrent runs and event loops.
 
@@ -326,8 +331,9 @@ class LlamaCppProvider:
         timeout = options.timeout_s if options.timeout_s is not None else self.config.timeout_s
         stop = threading.Event()
         generate: Callable[[], Any] = partial(self._generate, kwargs, stop)
-        if on_token is not None:
-            generate = partial(self._generate_streamed, kwargs, stop, _on_loop(on_token))
+        if on_token is not None or "grammar" not in kwargs:  # free text is read as it comes: see below
+            sink = _on_loop(on_token) if on_token is not None else _discard
+            generate = partial(self._generate_streamed, kwargs, stop, sink)
         try:
             async with asyncio.timeout(timeout):
                 completion = await asyncio.to_thread(generate)
@@ -361,18 +367,31 @@ class LlamaCppProvider:
                 raise ProviderError(self._describe(exc), provider=self.name) from exc
 
     def _generate_streamed(self, kwargs: Mapping[str, Any], stop: threading.Event, on_token: TokenSink) -> Any:
-        """llama-cpp-python streams OpenAI-shaped chunks, read by the OpenAI adapter's own reader."""
+        """llama-cpp-python streams OpenAI-shaped chunks, read by the OpenAI adapter's own reader.
+
+        Free text (no grammar) also passes a ``RepetitionGuard``: at its first repeat the stream is
+        closed, which stops generation, and the reply ends before the repeat (finish reason
+        ``repetition``).
+        """
         with self._lock:
             if stop.is_set():
                 return {"choices": [{"message": {"content": ""}, "finish_reason": "cancelled"}]}
             model = self._loaded()
             reader = ChunkReader(on_token)
+            guard = RepetitionGuard() if "grammar" not in kwargs else None
             try:
-                for chunk in model.create_chat_completion(**kwargs, stream=True):
+                stream = model.create_chat_completion(**kwargs, stream=True)
+                for chunk in stream:
                     reader.take(chunk)
+                    if guard is not None and guard.feed(_delta_text(chunk)):
+                        getattr(stream, "close", lambda: None)()
+                        break
             except Exception as exc:
                 raise ProviderError(self._describe(exc), provider=self.name) from exc
-            return reader.finish()
+            completion = reader.finish()
+            if guard is not None and guard.repeated:
+                return replace(completion, text=guard.text, finish_reason="repetition")
+            return completion
 
     def _loaded(self) -> ChatModel:
         if self._model is None:

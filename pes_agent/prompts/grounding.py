@@ -135,7 +135,7 @@ def grounded_property(schema: Mapping[str, Any], candidates: Sequence[Candidate]
             if value not in options and validator.is_valid(value):
                 options.append(value)
     options = options[:MAX_CANDIDATES]
-    pieces = composition_pieces(candidates) if _free_string(schema) else []
+    pieces = composition_pieces(candidates) if _composable(schema, validator) else []
     if not options and len(pieces) < 2:
         return None
     alternatives: list[dict[str, Any]] = [{"enum": options}] if options else []
@@ -147,10 +147,14 @@ def grounded_property(schema: Mapping[str, Any], candidates: Sequence[Candidate]
     return {**narrowed, "anyOf": alternatives}
 
 
-def _free_string(schema: Mapping[str, Any]) -> bool:
+def _composable(schema: Mapping[str, Any], validator: Draft202012Validator) -> bool:
+    """A string that may hold arithmetic of grounded numbers: free, or with a pattern that
+    admits "1 + 2" (an expression field)."""
     types = schema.get("type")
     is_string = types == "string" or (isinstance(types, list) and "string" in types)
-    return is_string and not any(k in schema for k in ("enum", "const", "format", "pattern"))
+    if not is_string or any(k in schema for k in ("enum", "const", "format")):
+        return False
+    return "pattern" not in schema or bool(validator.is_valid("1 + 2"))
 
 
 def _typed(value: Any, schema: Mapping[str, Any]) -> Iterator[Any]:
@@ -220,17 +224,50 @@ def tool_choices(part: str, tools: Mapping[str, str]) -> list[str]:
     when none shares a word. A small model picks the first offered tool when it cannot tell; words
     it can see in both places are the evidence it lacks."""
     masked, _ = _mask_quotes(part)
-    wanted = _stems(re.sub(r"\x00\d+\x00", " ", masked))
-    scores = {name: len(wanted & _stems(f"{name} {about}")) for name, about in tools.items()}
+    words = _stem_list(re.sub(r"\x00\d+\x00", " ", masked))
+    lead = words[:1]
+    scores = {}
+    for name, about in tools.items():
+        known = set(_stem_list(f"{name} {about}"))
+        scores[name] = len(set(words) & known) + LEAD_WEIGHT * len(set(lead) & known)
     best = max(scores.values(), default=0)
     if best == 0:
         return list(tools)
     return [name for name, score in scores.items() if score == best]
 
 
-def _stems(text: str) -> set[str]:
+LEAD_WEIGHT = 2
+"""Extra weight of a part's first content word: an instruction opens with its action ("add 10 to
+the word count" adds; "word count" there names an earlier result)."""
+
+
+def _stem_list(text: str) -> list[str]:
     words = re.findall(r"[a-z]+", text.replace("_", " ").casefold())
-    return {_stem(w) for w in words if len(w) > 2 and w not in _STOPWORDS_FOR_TOOLS}
+    return [_stem(w) for w in words if len(w) > 2 and w not in _STOPWORDS_FOR_TOOLS]
+
+
+def mentioned_choices(schema: Mapping[str, Any], text: str) -> dict[str, Any] | None:
+    """An ``enum`` narrowed to the values ``text`` names ("reverse the text" → ``reverse``), or
+    None when it names none or all of them. Order of mention is kept: a small model given two
+    options takes the first more often, and texts name the first operand first ("km to miles")."""
+    options = schema.get("enum")
+    if not isinstance(options, list):
+        return None
+    lowered = " " + " ".join(re.findall(r"[\w-]+", text.casefold())) + " "
+    stems = set(_stem_list(text))
+    named = []
+    for option in options:
+        if not isinstance(option, str) or not option.strip():
+            continue
+        value = option.casefold()
+        at = lowered.find(f" {value} ")
+        if at < 0 and _stem(value) in stems:
+            at = len(lowered)
+        if at >= 0:
+            named.append((at, option))
+    if not named or len(named) == len(options):
+        return None
+    return {**schema, "enum": [option for _, option in sorted(named, key=lambda n: n[0])]}
 
 
 def _stem(word: str) -> str:

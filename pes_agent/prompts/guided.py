@@ -25,6 +25,7 @@ from pes_agent.prompts.grounding import (
     Candidate,
     grounded_property,
     holds_data,
+    mentioned_choices,
     output_candidates,
     text_spans,
     tool_choices,
@@ -111,13 +112,18 @@ def build_guided_planning(
 
 
 def guided_arguments_schema(
-    input_schema: Mapping[str, Any], part: str, query: str, earlier: Sequence[EarlierResult]
+    input_schema: Mapping[str, Any],
+    part: str,
+    query: str,
+    earlier: Sequence[EarlierResult],
+    avoid: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The tool's arguments with each value narrowed to grounded options.
 
     Options come from this step's part of the query and the earlier results first; only a value
     that finds none there is looked for in the whole query; one found nowhere keeps its own schema.
     Optional arguments are left to their defaults (a small model fills them with noise).
+    ``avoid`` holds values that already failed: not offered again while another option remains.
     """
     properties: Mapping[str, Any] = input_schema.get("properties") or {}
     names = [n for n in input_schema.get("required") or () if n in properties]
@@ -129,9 +135,15 @@ def guided_arguments_schema(
     narrowed = {}
     for name in names:
         schema = properties[name] if isinstance(properties[name], Mapping) else {}
-        narrowed[name] = (
-            grounded_property(schema, near) or grounded_property(schema, anywhere) or _without_examples(schema)
+        chosen = (
+            mentioned_choices(schema, part)
+            or grounded_property(schema, near)
+            or grounded_property(schema, anywhere)
+            or _without_examples(schema)
         )
+        if avoid and name in avoid:
+            chosen = _without_value(chosen, avoid[name])
+        narrowed[name] = chosen
     return {"type": "object", "properties": narrowed, "required": names, "additionalProperties": False}
 
 
@@ -145,8 +157,9 @@ def build_guided_step(
     input_schema: Mapping[str, Any],
     earlier: Sequence[EarlierResult],
     settings: PromptSettings,
+    avoid: Mapping[str, Any] | None = None,
 ) -> PromptRequest:
-    schema = guided_arguments_schema(input_schema, part, query, earlier)
+    schema = guided_arguments_schema(input_schema, part, query, earlier, avoid)
     previous = "".join(f"Result of \"{r.description}\": {clip(r.text, RESULT_CLIP)}\n" for r in earlier)
     user = GUIDED_STEP.substitute(
         query=sanitize_user_text(query),
@@ -184,6 +197,17 @@ def _argument_lines(schema: Mapping[str, Any], original: Mapping[str, Any]) -> s
         about = props.get(name, {}).get("description") if isinstance(props.get(name), Mapping) else None
         out.append(f"{name} ({about.strip().rstrip('.')})" if isinstance(about, str) and about.strip() else name)
     return "; ".join(out) or "(none)"
+
+
+def _without_value(schema: dict[str, Any], value: Any) -> dict[str, Any]:
+    """``schema`` with ``value`` taken out of its options, unless it was the only one."""
+    options = schema.get("enum")
+    if isinstance(options, list) and value in options and len(options) > 1:
+        return {**schema, "enum": [o for o in options if o != value]}
+    alternatives = schema.get("anyOf")
+    if isinstance(alternatives, list):
+        return {**schema, "anyOf": [_without_value(dict(a), value) for a in alternatives]}
+    return schema
 
 
 def _without_examples(schema: Mapping[str, Any]) -> dict[str, Any]:
