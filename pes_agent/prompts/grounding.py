@@ -96,7 +96,7 @@ def text_spans(text: str) -> list[str]:
     plain = re.sub(r"\x00\d+\x00", " ", masked)
     found.extend(m.group(0) for m in _DATE.finditer(plain))
     found.extend(m.group(0) for m in _NUMBER.finditer(_DATE.sub(" ", plain)))
-    found.extend(m.group(0) for m in _CAPITALISED.finditer(plain) if m.group(0).lower() not in _STOPWORDS)
+    found.extend(m.group(0) for m in _CAPITALISED.finditer(plain) if _is_name(m, plain))
     found.extend(w for w in _WORD.findall(plain) if len(w) > 2 and w.lower() not in _STOPWORDS)
     return list(dict.fromkeys(s.strip() for s in found if s.strip()))
 
@@ -145,6 +145,15 @@ def grounded_property(schema: Mapping[str, Any], candidates: Sequence[Candidate]
     if len(alternatives) == 1:
         return {**narrowed, **alternatives[0]}
     return {**narrowed, "anyOf": alternatives}
+
+
+def _is_name(match: re.Match[str], text: str) -> bool:
+    """A capitalised run that is not just a sentence's first word ("Between", "Convert")."""
+    words = match.group(0).split()
+    opens = text[: match.start()].rstrip() == "" or text[: match.start()].rstrip()[-1:] in ".!?;"
+    if opens and len(words) == 1:
+        return False
+    return match.group(0).lower() not in _STOPWORDS
 
 
 def _composable(schema: Mapping[str, Any], validator: Draft202012Validator) -> bool:

@@ -1,0 +1,320 @@
+"""Guided mode: what a small model is offered, and how the agent turns its picks into a run.
+
+The prompts are snapshotted (snapshots/test_guided/) with their reply schemas, since in guided mode
+the schema *is* the question: the options a model may pick from.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+import pytest
+from syrupy.assertion import SnapshotAssertion
+
+from pes_agent import create_art_instance
+from pes_agent.demo.text_tools import LOCAL_TOOLS
+from pes_agent.events import Event, EventType
+from pes_agent.llm.gbnf import schema_to_gbnf
+from pes_agent.llm.guided import parse_guided_call, parse_guided_plan
+from pes_agent.prompts.grounding import (
+    Candidate,
+    grounded_property,
+    holds_data,
+    mentioned_choices,
+    output_candidates,
+    query_parts,
+    text_spans,
+    tool_choices,
+)
+from pes_agent.prompts.guided import (
+    EarlierResult,
+    build_guided_planning,
+    build_guided_step,
+    build_guided_synthesis,
+    guided_arguments_schema,
+)
+from pes_agent.prompts.templates import DEFAULTS
+from pes_agent.prompts.views import PromptSettings
+from pes_agent.testing import ScriptedProvider
+
+SETTINGS = PromptSettings(persona="Zoi", templates=DEFAULTS)
+TOOLS = {spec.name: spec for spec in LOCAL_TOOLS}
+SUMMARIES = {name: spec.summary for name, spec in TOOLS.items()}
+MAIN_JOB = "Compute 12 * 7, then count the words in 'the answer is 84'."
+
+
+# --- grounding ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("query", "parts"),
+    [
+        (MAIN_JOB, ("Compute 12 * 7", "count the words in 'the answer is 84'")),
+        ("Add 15 and 27, then multiply the result by 3.", ("Add 15 and 27", "multiply the result by 3")),
+        ("Convert 5 km to miles. Then round it; finally say hi", ("Convert 5 km to miles", "round it", "say hi")),
+        ("Count the words in 'a, then b. c'", ("Count the words in 'a, then b. c'",)),
+        ("What is the capital of France?", ("What is the capital of France",)),
+    ],
+)
+def test_a_query_splits_into_its_clauses_never_inside_quotes(query: str, parts: tuple[str, ...]) -> None:
+    assert query_parts(query) == parts
+
+
+def test_spans_offer_quoted_text_dates_numbers_and_names_first() -> None:
+    spans = text_spans("Between 2024-01-05 and 'New Year' add 3.5 days for Alice Smith in Paris")
+    assert spans[:5] == ["New Year", "2024-01-05", "3.5", "Alice Smith", "Paris"]
+    assert "and" not in spans and "for" not in spans
+
+
+def test_earlier_outputs_offer_their_leaves_and_long_texts_as_references() -> None:
+    long = "x" * 200
+    found = output_candidates("step_1", {"words": 4, "page": {"text": long}, "ok": True})
+    assert [c.value for c in found] == [4, "$step_1.page.text"]
+
+
+def test_a_property_is_narrowed_to_the_candidates_valid_for_it() -> None:
+    candidates = [Candidate(value=v, source="step") for v in ("84", "Paris", "2024-01-05", 7.5)]
+    assert grounded_property({"type": "integer"}, candidates) == {"enum": [84]}
+    assert grounded_property({"type": "string", "format": "date", "pattern": r"^\d{4}-\d{2}-\d{2}$"}, candidates) == {
+        "enum": ["2024-01-05"]
+    }
+    assert grounded_property({"type": "integer", "minimum": 100}, candidates) is None  # none fits: schema stays
+    assert grounded_property({"enum": ["a", "b"]}, candidates) is None  # already a choice
+
+
+def test_free_strings_may_also_compose_grounded_numbers() -> None:
+    schema = grounded_property({"type": "string"}, [Candidate(value=42, source="step_1"), Candidate(value="3", source="step")])
+    assert schema is not None
+    composed = [a for a in schema["anyOf"] if "x-composed-of" in a]
+    assert composed and composed[0]["x-composed-of"] == ["42", "3"]
+    grammar = schema_to_gbnf({"type": "object", "properties": {"e": schema}, "required": ["e"]})
+    assert '"42" operator "3"' in grammar and '"3" operator "42"' in grammar
+    assert '"42" operator "42"' not in grammar  # each piece at most once
+
+
+def test_a_part_chooses_among_the_tools_its_words_point_to() -> None:
+    assert tool_choices("count the words in 'the answer is 84'", SUMMARIES) == ["word_count"]
+    assert tool_choices("Convert 'hello big world' to upper case", SUMMARIES) == ["transform_text"]
+    assert tool_choices("add 10 to the word count", SUMMARIES) == ["calculator"]  # its verb leads
+    assert tool_choices("do the thing", SUMMARIES) == list(SUMMARIES)  # no evidence: every tool
+
+
+def test_an_enum_is_narrowed_to_the_values_the_part_names_in_order() -> None:
+    modes = {"enum": ["upper", "lower", "title", "reverse"]}
+    assert mentioned_choices(modes, "Reverse the text 'stressed'") == {"enum": ["reverse"]}
+    assert mentioned_choices({"enum": ["km", "mi", "kg"]}, "Convert 5 mi to km") == {"enum": ["mi", "km"]}
+    assert mentioned_choices(modes, "make it nicer") is None
+
+
+def test_data_in_a_part_is_a_number_or_quoted_text() -> None:
+    assert holds_data("Compute 12 * 7") and holds_data("say 'hi'")
+    assert not holds_data("say hello")
+
+
+# --- guided prompts (snapshots) -------------------------------------------------------------------
+
+
+def test_guided_planning_prompt(prompt_snapshot: SnapshotAssertion) -> None:
+    manifesto = [f"- {n}: {s}" for n, s in SUMMARIES.items()]
+    request = build_guided_planning(MAIN_JOB, query_parts(MAIN_JOB), manifesto, SUMMARIES, SETTINGS)
+    assert request == prompt_snapshot
+
+
+def test_guided_step_prompt_with_an_earlier_result(prompt_snapshot: SnapshotAssertion) -> None:
+    earlier = [EarlierResult(step_id="step_1", description="Compute 12 * 7", output=84.0, text="84.0")]
+    spec = TOOLS["word_count"]
+    request = build_guided_step(
+        MAIN_JOB,
+        "count the words in 'the answer is 84'",
+        step_id="step_2",
+        tool=spec.name,
+        description=spec.summary,
+        input_schema=spec.input_schema,
+        earlier=earlier,
+        settings=SETTINGS,
+    )
+    assert request == prompt_snapshot
+
+
+def test_guided_synthesis_prompt(prompt_snapshot: SnapshotAssertion) -> None:
+    results = [("Compute 12 * 7", "84"), ("count the words in 'the answer is 84'", "words: 4, characters: 16")]
+    assert build_guided_synthesis(MAIN_JOB, results, SETTINGS) == prompt_snapshot
+
+
+def test_every_guided_prompt_opens_with_the_same_prefix() -> None:
+    """A local model reuses its evaluated prefix only when the text is byte-identical."""
+    spec = TOOLS["calculator"]
+    requests = [
+        build_guided_planning(MAIN_JOB, query_parts(MAIN_JOB), [], SUMMARIES, SETTINGS),
+        build_guided_step(MAIN_JOB, "Compute 12 * 7", step_id="step_1", tool=spec.name, description=spec.summary,
+                          input_schema=spec.input_schema, earlier=[], settings=SETTINGS),
+        build_guided_synthesis(MAIN_JOB, [], SETTINGS),
+    ]
+    systems = {r.messages[0].content for r in requests}
+    assert len(systems) == 1
+    assert all(r.messages[1].content.startswith(f"Query: {MAIN_JOB}\n") for r in requests)
+
+
+def test_arguments_prefer_this_part_and_earlier_results_over_the_rest_of_the_query() -> None:
+    earlier = [EarlierResult(step_id="step_1", description="Compute 12 * 7", output=84, text="84")]
+    schema = guided_arguments_schema(TOOLS["calculator"].input_schema, "add 10 to it", MAIN_JOB, earlier)
+    options = schema["properties"]["expression"]["anyOf"][0]["enum"]
+    assert options == ["10", "84"]  # not 12 or 7 from the other part
+    assert schema["additionalProperties"] is False and schema["required"] == ["expression"]
+
+
+def test_a_value_that_failed_is_not_offered_again() -> None:
+    schema = guided_arguments_schema(
+        TOOLS["word_count"].input_schema, "count the words in 'a b' or 'c d e'", "q", [], avoid={"text": "a b"}
+    )
+    assert schema["properties"]["text"]["enum"][0] == "c d e"
+    assert "a b" not in schema["properties"]["text"]["enum"]
+
+
+# --- replies --------------------------------------------------------------------------------------
+
+
+def test_a_guided_plan_becomes_chained_tool_steps() -> None:
+    parts = ("Compute 12 * 7", "say thanks", "count the words")
+    plan = parse_guided_plan(
+        json.dumps({"Compute 12 * 7": "calculator", "say thanks": "none", "count the words": "word_count"}),
+        parts,
+        list(TOOLS),
+    )
+    assert [(i.id, i.description, i.required_tools, i.dependencies) for i in plan.items] == [
+        ("step_1", "Compute 12 * 7", ("calculator",), ()),
+        ("step_2", "count the words", ("word_count",), ("step_1",)),
+    ]
+
+
+def test_a_cut_off_guided_call_runs_nothing() -> None:
+    assert parse_guided_call('{"text": "a', "word_count").truncated
+    assert parse_guided_call('{"text": "a"}', "word_count", finish_reason="length").truncated
+    call = parse_guided_call('{"text": "a"}', "word_count").tool_calls[0]
+    assert (call.tool_name, dict(call.arguments)) == ("word_count", {"text": "a"})
+
+
+# --- whole runs on the scripted provider ----------------------------------------------------------
+
+
+def _config(**provider: Any) -> dict[str, Any]:
+    return {
+        "providers": {"main": {"adapter": "scripted", "structured_output": True, "guided": True, **provider}},
+        "storage": {"type": "memory"},
+        "tools": ["pes_agent.demo.text_tools:LOCAL_TOOLS"],
+    }
+
+
+async def _run(replies: list[str], query: str = MAIN_JOB) -> tuple[Any, ScriptedProvider, list[Event]]:
+    provider = ScriptedProvider(replies)
+    events: list[Event] = []
+    async with await create_art_instance(_config(), providers={"main": provider}) as art:
+        art.subscribe(events.append)
+        response = await art.process(query, thread_id="t")
+    return response, provider, events
+
+
+async def test_the_main_job_runs_guided_and_the_answer_states_both_results() -> None:
+    plan = {"Compute 12 * 7": "calculator", "count the words in 'the answer is 84'": "word_count"}
+    response, provider, events = await _run(
+        [json.dumps(plan), '{"expression":"12 * 7"}', '{"text":"the answer is 84"}', "It is 84 and it has 4 words."]
+    )
+    assert response.status == "success"
+    assert response.response == "It is 84 and it has 4 words."  # stated both: kept as written
+    ran = [(e.data["tool_name"], e.data["arguments"]) for e in events if e.type is EventType.TOOL_EXECUTION]
+    assert ran == [("calculator", {"expression": "12 * 7"}), ("word_count", {"text": "the answer is 84"})]
+    step_2 = provider.calls[2]
+    assert step_2.response_schema is not None
+    text_options = step_2.response_schema["properties"]["text"]["enum"]
+    assert text_options[0] == "the answer is 84" and 84 not in text_options and "84" in text_options
+    assert [c.phase for c in provider.calls] == ["planning", "execution", "execution", "synthesis"]
+
+
+async def test_an_answer_that_misses_a_result_is_replaced_by_the_findings() -> None:
+    plan = {"Compute 12 * 7": "calculator", "count the words in 'the answer is 84'": "word_count"}
+    response, _, _ = await _run(
+        [json.dumps(plan), '{"expression":"12 * 7"}', '{"text":"the answer is 84"}', "The answer is 85."]
+    )
+    assert re.search(r"\b84\b", response.response) and re.search(r"\b4\b", response.response)
+    assert "85" not in response.response
+    assert response.ui_metadata is not None
+    assert response.ui_metadata["answer_source"] == "step_outputs"
+    assert response.ui_metadata["model_answer"] == "The answer is 85."
+
+
+async def test_a_failed_call_is_retried_without_the_value_that_failed() -> None:
+    plan = {"Compute 12 * 7": "calculator"}
+    response, provider, _ = await _run(
+        [json.dumps(plan), '{"expression":"12 * 7 *"}', '{"expression":"12 * 7"}', "84"], query="Compute 12 * 7"
+    )
+    assert response.status == "success"
+    retry = provider.calls[2]
+    assert "That call did not work" in retry.messages[-1]["content"]
+
+
+# --- behaviour outside guided mode ----------------------------------------------------------------
+
+
+async def test_a_repeated_identical_call_is_not_run_again() -> None:
+    from pes_agent.tools.decorators import tool
+
+    runs: list[int] = []
+
+    @tool
+    def lookup(key: str) -> str:
+        """Look a key up."""
+        runs.append(1)
+        return key.upper()
+
+    plan = {"title": "t", "intent": "i", "plan": "p", "todoList": [
+        {"id": "step_1", "description": "look up a", "stepType": "tool", "requiredTools": ["lookup"], "dependencies": []}]}
+    call = json.dumps({"toolCalls": [{"toolName": "lookup", "arguments": {"key": "a"}}]})
+    provider = ScriptedProvider([json.dumps(plan), call, call, '{"content": "A"}', "A"])
+    events: list[Event] = []
+    config = {"providers": {"main": {"adapter": "scripted"}}, "storage": {"type": "memory"}}
+    async with await create_art_instance(config, tools=[lookup], providers={"main": provider}) as art:
+        art.subscribe(events.append)
+        response = await art.process("look up a", thread_id="t")
+    assert response.status == "success" and len(runs) == 1
+    repeats = [e for e in events if e.type is EventType.TOOL_REPEAT]
+    assert len(repeats) == 1 and repeats[0].data["repeat_of"] == "call_step_1_1"
+
+
+async def test_a_tool_declared_non_deterministic_runs_every_time() -> None:
+    from pes_agent.tools.decorators import tool
+
+    runs: list[int] = []
+
+    @tool(deterministic=False)
+    def roll(sides: int) -> int:
+        """Roll a die."""
+        runs.append(1)
+        return len(runs)
+
+    plan = {"title": "t", "intent": "i", "plan": "p", "todoList": [
+        {"id": "step_1", "description": "roll", "stepType": "tool", "requiredTools": ["roll"], "dependencies": []}]}
+    call = json.dumps({"toolCalls": [{"toolName": "roll", "arguments": {"sides": 6}}]})
+    provider = ScriptedProvider([json.dumps(plan), call, call, '{"content": "2"}', "2"])
+    config = {"providers": {"main": {"adapter": "scripted"}}, "storage": {"type": "memory"}}
+    async with await create_art_instance(config, tools=[roll], providers={"main": provider}) as art:
+        await art.process("roll twice", thread_id="t")
+    assert len(runs) == 2
+
+
+async def test_a_step_closed_without_its_tool_is_not_success() -> None:
+    plan = {"title": "t", "intent": "i", "plan": "p", "todoList": [
+        {"id": "step_1", "description": "compute", "stepType": "tool", "requiredTools": ["calculator"],
+         "dependencies": []}]}
+    provider = ScriptedProvider([json.dumps(plan), '{"content": "84"}', "84"])
+    config = {
+        "providers": {"main": {"adapter": "scripted"}},
+        "storage": {"type": "memory"},
+        "tools": ["pes_agent.demo.text_tools:LOCAL_TOOLS"],
+        "execution": {"validation_mode": "advisory"},
+    }
+    async with await create_art_instance(config, providers={"main": provider}) as art:
+        response = await art.process("Compute 12 * 7", thread_id="t")
+    assert response.todo_list[0].status.value == "completed"
+    assert response.status == "partial"
