@@ -157,7 +157,7 @@ class ProviderConfig(ConfigModel):
                     ("guided",),
                     "`guided: true` asks the model to choose among options, which only a constrained "
                     "reply can enforce; remove `structured_output: false` or set `guided: false`",
-                    [True, False],
+                    ["true", "false"],
                 )
             )
         return self
