@@ -140,17 +140,28 @@ def harness_tools(log: list[tuple[str, Mapping[str, Any]]]) -> list[ToolSpec]:
 
 
 class GivenPlan:
-    """Answers the planning call with a fixed plan; every other call goes to the local model."""
+    """Answers the planning call with a fixed plan; every other call goes to the local model.
 
-    def __init__(self, inner: Provider, plan: str) -> None:
+    In guided mode the planning call asks for one tool per part of the query (its reply schema has
+    one property per part, no ``todoList``): the expected tools are given part by part, in order.
+    """
+
+    def __init__(self, inner: Provider, plan: str, tools: Sequence[str]) -> None:
         self.name = inner.name
         self._inner = inner
         self._plan = plan
+        self._tools = list(tools)
 
     async def complete(self, request: PromptRequest, options: CallOptions) -> LLMReply:
         if request.phase == "planning":
-            return LLMReply(text=self._plan)
+            return LLMReply(text=self._reply(request))
         return await self._inner.complete(request, options)
+
+    def _reply(self, request: PromptRequest) -> str:
+        properties = (request.response_schema or {}).get("properties") or {}
+        if not properties or "todoList" in properties:
+            return self._plan
+        return json.dumps(dict(zip(properties, self._tools)))
 
     async def aclose(self) -> None:  # the local model is closed by its owner, after every run
         return None
@@ -187,7 +198,7 @@ def _record(
 async def run_task(task: Task, setting: str, config: Mapping[str, Any], model: Provider) -> Outcome:
     executed: list[tuple[str, Mapping[str, Any]]] = []
     tools = harness_tools(executed)
-    provider = model if setting == "plans" else GivenPlan(model, given_plan(task))
+    provider = model if setting == "plans" else GivenPlan(model, given_plan(task), [c.tool for c in task.calls])
     events: list[Event] = []
     start = time.perf_counter()
     try:

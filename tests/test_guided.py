@@ -34,6 +34,7 @@ from pes_agent.prompts.guided import (
     build_guided_step,
     build_guided_synthesis,
     guided_arguments_schema,
+    guided_plan_schema,
 )
 from pes_agent.prompts.templates import DEFAULTS
 from pes_agent.prompts.views import PromptSettings
@@ -333,3 +334,18 @@ def test_guided_config_defaults_and_the_one_contradiction() -> None:
     assert not ProviderConfig(adapter="llamacpp", model_package="x", structured_output=False).guides_choices
     with pytest.raises(ValidationError, match="guided: true"):
         ProviderConfig(adapter="openai", guided=True, structured_output=False)
+
+
+def test_a_part_is_offered_only_tools_whose_values_it_can_supply() -> None:
+    date_tool = {"type": "object", "properties": {"date": {"type": "string", "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}$"}},
+                 "required": ["date"]}
+    units = {"type": "object", "properties": {"value": {"type": "number"}, "unit": {"enum": ["km", "mi"]}},
+             "required": ["value", "unit"]}
+    summaries = {"calculator": SUMMARIES["calculator"], "weekday": "Tell the weekday of a date.",
+                 "convert": "Convert a length."}
+    schemas = {"calculator": TOOLS["calculator"].input_schema, "weekday": date_tool, "convert": units}
+    plan = guided_plan_schema(["Compute 12 * 7", "find the weekday of the new date", "convert it"], summaries, schemas)
+    choices = [p["enum"] for p in plan["properties"].values()]
+    assert choices[0] == ["calculator"]  # no date, no unit named: neither of the others can take it
+    assert choices[1] == ["weekday"]  # a later part: an earlier result may supply the date
+    assert "convert" not in choices[2]  # a later part must still name a unit (here or before)

@@ -50,8 +50,11 @@ async def run_planning(ctx: RunContext, history: Sequence[HistoryTurn]) -> Parse
     manifesto = ctx.registry.manifesto_lines(ctx.enabled_tools)
     if ctx.guided:
         parts = query_parts(ctx.query)
-        summaries = {s.name: s.summary for n in ctx.enabled_tools if (s := ctx.registry.get(n)) is not None}
-        request = build_guided_planning(ctx.query, parts, manifesto, summaries, ctx.settings)
+        specs = [s for n in ctx.enabled_tools if (s := ctx.registry.get(n)) is not None]
+        request = build_guided_planning(
+            ctx.query, parts, manifesto, {s.name: s.summary for s in specs}, ctx.settings,
+            schemas={s.name: s.input_schema for s in specs},
+        )
     else:
         request = build_planning(
             ctx.query, "\n".join(manifesto), ctx.settings, history=history, tool_names=ctx.enabled_tools

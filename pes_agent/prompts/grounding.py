@@ -227,6 +227,33 @@ def holds_data(part: str) -> bool:
     return bool(quotes) or any(c.isdigit() for c in re.sub(r"\x00\d+\x00", " ", masked))
 
 
+def can_ground(input_schema: Mapping[str, Any], part: str, before: str) -> bool:
+    """Whether a tool's required arguments could take values grounded for this part.
+
+    ``before`` is the text of the query's earlier parts; when there is any, an earlier result may
+    supply a value, so only choices (an ``enum``) must be named, here or before. A first part must
+    hold a valid value for every required argument itself: a date tool for a part with no date is
+    not the part's tool.
+    """
+    properties: Mapping[str, Any] = input_schema.get("properties") or {}
+    spans = [Candidate(value=s, source="step") for s in text_spans(part)]
+    for name in input_schema.get("required") or ():
+        schema = properties.get(name)
+        if not isinstance(schema, Mapping) or schema.get("type") == "boolean" or "const" in schema:
+            continue
+        if "enum" in schema:
+            if not (_names_any(schema, part) or (before and _names_any(schema, before))):
+                return False
+        elif not before and grounded_property(schema, spans) is None:
+            return False
+    return True
+
+
+def _names_any(schema: Mapping[str, Any], text: str) -> bool:
+    options = schema.get("enum")
+    return isinstance(options, list) and bool(_named(options, text))
+
+
 def tool_choices(part: str, tools: Mapping[str, str]) -> list[str]:
     """The tools a part of the query may choose among: those whose name and description share the
     most words with the part (its quoted text left out: that is data, not intent), or every tool
@@ -262,21 +289,27 @@ def mentioned_choices(schema: Mapping[str, Any], text: str) -> dict[str, Any] | 
     options = schema.get("enum")
     if not isinstance(options, list):
         return None
+    named = _named(options, text)
+    if not named or len(named) == len(options):
+        return None
+    return {**schema, "enum": named}
+
+
+def _named(options: Sequence[Any], text: str) -> list[Any]:
+    """The string options ``text`` names, as words or stems, in the order it names them."""
     lowered = " " + " ".join(re.findall(r"[\w-]+", text.casefold())) + " "
     stems = set(_stem_list(text))
-    named = []
+    found = []
     for option in options:
         if not isinstance(option, str) or not option.strip():
             continue
-        value = option.casefold()
+        value = " ".join(re.findall(r"[\w-]+", option.casefold()))
         at = lowered.find(f" {value} ")
         if at < 0 and _stem(value) in stems:
             at = len(lowered)
         if at >= 0:
-            named.append((at, option))
-    if not named or len(named) == len(options):
-        return None
-    return {**schema, "enum": [option for _, option in sorted(named, key=lambda n: n[0])]}
+            found.append((at, option))
+    return [option for _, option in sorted(found, key=lambda n: n[0])]
 
 
 def _stem(word: str) -> str:

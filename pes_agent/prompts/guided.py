@@ -23,6 +23,7 @@ from pes_agent.llm.markers import sanitize_user_text
 from pes_agent.llm.types import Message, PromptRequest
 from pes_agent.prompts.grounding import (
     Candidate,
+    can_ground,
     grounded_property,
     holds_data,
     mentioned_choices,
@@ -71,16 +72,22 @@ def _system(settings: PromptSettings) -> Message:
     return Message(role="system", content=GUIDED_SYSTEM.substitute(persona=settings.persona))
 
 
-def guided_plan_schema(parts: Sequence[str], tools: Mapping[str, str]) -> dict[str, Any]:
-    """One property per part, in order, each a choice among the tools that part's words point to
-    (``grounding.tool_choices``): the plan in as few tokens as it takes to name the tools.
+def guided_plan_schema(
+    parts: Sequence[str], tools: Mapping[str, str], schemas: Mapping[str, Mapping[str, Any]] | None = None
+) -> dict[str, Any]:
+    """One property per part, in order, each a choice among the tools whose required values the
+    part can supply (``grounding.can_ground``, given their input ``schemas``) and, among those, the
+    ones the part's words point to (``grounding.tool_choices``): the plan in as few tokens as it
+    takes to name the tools.
 
     "none" is offered only to a part that matches no tool and holds no data (no number, quote or
     date) to act on: offered everywhere, a small model picks it everywhere.
     """
     properties = {}
-    for part in parts:
-        choices = tool_choices(part, tools)
+    for i, part in enumerate(parts):
+        before = " ".join(parts[:i])
+        fitting = {n: s for n, s in tools.items() if schemas is None or n not in schemas or can_ground(schemas[n], part, before)}
+        choices = tool_choices(part, fitting or tools)
         if not choices or (len(choices) == len(tools) and not holds_data(part)):
             choices = [*choices, NO_TOOL]
         properties[part] = {"enum": choices}
@@ -98,8 +105,10 @@ def build_guided_planning(
     manifesto: Sequence[str],
     tools: Mapping[str, str],
     settings: PromptSettings,
+    schemas: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> PromptRequest:
-    """``tools``: name → one-line description of each tool the plan may use."""
+    """``tools``: name → one-line description of each tool the plan may use; ``schemas``: their
+    input schemas (a tool whose values a part cannot supply is not offered to it)."""
     user = GUIDED_PLANNING.substitute(
         query=sanitize_user_text(query), tools="\n".join(manifesto) or "(none)"
     )
@@ -107,7 +116,7 @@ def build_guided_planning(
         phase="planning",
         step_id=None,
         messages=(_system(settings), Message(role="user", content=user)),
-        response_schema=guided_plan_schema(parts, tools),
+        response_schema=guided_plan_schema(parts, tools, schemas),
     )
 
 
