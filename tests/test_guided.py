@@ -344,8 +344,22 @@ def test_a_part_is_offered_only_tools_whose_values_it_can_supply() -> None:
     summaries = {"calculator": SUMMARIES["calculator"], "weekday": "Tell the weekday of a date.",
                  "convert": "Convert a length."}
     schemas = {"calculator": TOOLS["calculator"].input_schema, "weekday": date_tool, "convert": units}
-    plan = guided_plan_schema(["Compute 12 * 7", "find the weekday of the new date", "convert it"], summaries, schemas)
-    choices = [p["enum"] for p in plan["properties"].values()]
+    parts = ["Compute 12 * 7", "find the weekday of the new date", "convert it", "convert the result to km"]
+    choices = [p["enum"] for p in guided_plan_schema(parts, summaries, schemas)["properties"].values()]
     assert choices[0] == ["calculator"]  # no date, no unit named: neither of the others can take it
-    assert choices[1] == ["weekday"]  # a later part: an earlier result may supply the date
+    assert "weekday" not in choices[1]  # a date has a shape: it must show in the query somewhere
     assert "convert" not in choices[2]  # a later part must still name a unit (here or before)
+    assert "convert" in choices[3]  # its number may come from an earlier result; its unit is named
+    dated = guided_plan_schema(["Add 3 days to 2025-01-01", "find the weekday of the new date"], summaries, schemas)
+    assert dated["properties"]["find the weekday of the new date"]["enum"] == ["weekday"]
+
+
+def test_two_arguments_sharing_options_are_told_apart_by_their_names() -> None:
+    units = {"enum": ["kilometers", "miles", "meters"]}
+    schema = {"type": "object", "properties": {"value": {"type": "number"}, "from_unit": units, "to_unit": units},
+              "required": ["value", "from_unit", "to_unit"]}
+    args = guided_arguments_schema(schema, "Convert 5 kilometers to miles", "q", [])["properties"]
+    assert (args["from_unit"]["enum"], args["to_unit"]["enum"]) == (["kilometers"], ["miles"])
+    earlier = [EarlierResult(step_id="step_1", description="d", output={"value": 4.83, "unit": "kilometers"}, text="")]
+    args = guided_arguments_schema(schema, "convert that distance to meters", "q", earlier)["properties"]
+    assert (args["from_unit"]["enum"], args["to_unit"]["enum"]) == (["kilometers"], ["meters"])

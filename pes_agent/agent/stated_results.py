@@ -55,7 +55,7 @@ def unstated(answer: str, found: Sequence[Finding]) -> list[Finding]:
     """The findings whose values the answer does not state."""
     numbers = {_as_number(n) for n in _NUMBER.findall(answer)}
     lowered = answer.casefold()
-    return [f for f in found if not any(_stated(v, numbers, lowered) for v in _checked(f.values))]
+    return [f for f in found if not any(_stated(v, numbers, lowered, answer) for v in _checked(f.values))]
 
 
 def _checked(values: Sequence[Any]) -> Sequence[Any]:
@@ -70,14 +70,15 @@ def plain_statement(found: Sequence[Finding]) -> str:
     return "\n".join(lines)
 
 
-def _stated(value: Any, numbers: set[float | None], lowered: str) -> bool:
+def _stated(value: Any, numbers: set[float | None], lowered: str, answer: str) -> bool:
+    """Numbers by value (84 = 84.0), texts exactly: "desserts" does not state DESSERTS."""
     if isinstance(value, bool):
         return str(value).casefold() in lowered
     if isinstance(value, int | float):
         return float(value) in numbers
     text = str(value).strip()
     number = _as_number(text) if _NUMBER.fullmatch(text) else None
-    return number in numbers if number is not None else text.casefold() in lowered
+    return number in numbers if number is not None else text in answer
 
 
 def _as_number(text: str) -> float | None:

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -233,7 +233,8 @@ def can_ground(input_schema: Mapping[str, Any], part: str, before: str) -> bool:
     ``before`` is the text of the query's earlier parts; when there is any, an earlier result may
     supply a value, so only choices (an ``enum``) must be named, here or before. A first part must
     hold a valid value for every required argument itself: a date tool for a part with no date is
-    not the part's tool.
+    not the part's tool. A value with a shape (``pattern``, ``format``) must show in this part or an
+    earlier one in any case: "add 10 to the result" is no date arithmetic when no date was given.
     """
     properties: Mapping[str, Any] = input_schema.get("properties") or {}
     spans = [Candidate(value=s, source="step") for s in text_spans(part)]
@@ -244,9 +245,16 @@ def can_ground(input_schema: Mapping[str, Any], part: str, before: str) -> bool:
         if "enum" in schema:
             if not (_names_any(schema, part) or (before and _names_any(schema, before))):
                 return False
-        elif not before and grounded_property(schema, spans) is None:
-            return False
+        elif _constrained(schema) or not before:
+            seen = spans + [Candidate(value=s, source="query") for s in text_spans(before)] if before else spans
+            if grounded_property(schema, seen) is None:
+                return False
     return True
+
+
+def _constrained(schema: Mapping[str, Any]) -> bool:
+    """A value with a shape (a date, a code): it must be seen somewhere in the query."""
+    return "pattern" in schema or "format" in schema
 
 
 def _names_any(schema: Mapping[str, Any], text: str) -> bool:
@@ -293,6 +301,41 @@ def mentioned_choices(schema: Mapping[str, Any], text: str) -> dict[str, Any] | 
     if not named or len(named) == len(options):
         return None
     return {**schema, "enum": named}
+
+
+def introduced_choice(schema: Mapping[str, Any], name: str, text: str) -> Any | None:
+    """The option ``text`` introduces with a word of the argument's own name: "to miles" for
+    ``to_unit``, "from pounds" for ``from_unit``. Argument names carry these words exactly when
+    two arguments share one set of options, which is when a small model mixes them up."""
+    options = schema.get("enum")
+    if not isinstance(options, list):
+        return None
+    words = {w for w in re.findall(r"[a-z]+", re.sub(r"([a-z])([A-Z])", r"\1 \2", name).casefold()) if w}
+    lowered = " ".join(re.findall(r"[\w-]+", text.casefold()))
+    for option in options:
+        if isinstance(option, str) and option.strip():
+            value = " ".join(re.findall(r"[\w-]+", option.casefold()))
+            if any(re.search(rf"\b{re.escape(w)} {re.escape(value)}\b", lowered) for w in words):
+                return option
+    return None
+
+
+def enum_choices(
+    schema: Mapping[str, Any], part: str, earlier: Sequence[Any], taken: Collection[Any] = ()
+) -> dict[str, Any] | None:
+    """An ``enum`` narrowed to the values the part names or earlier results hold (in that order),
+    less those another argument ``taken`` by name (see ``introduced_choice``); None when that
+    leaves nothing or everything."""
+    options = schema.get("enum")
+    if not isinstance(options, list):
+        return None
+    named = _named(options, part)
+    folded = {str(v).casefold() for v in earlier if isinstance(v, str)}
+    named += [o for o in options if isinstance(o, str) and o.casefold() in folded and o not in named]
+    kept = [o for o in named if o not in taken] or named
+    if not kept or len(kept) == len(options):
+        return None
+    return {**schema, "enum": kept}
 
 
 def _named(options: Sequence[Any], text: str) -> list[Any]:

@@ -24,9 +24,10 @@ from pes_agent.llm.types import Message, PromptRequest
 from pes_agent.prompts.grounding import (
     Candidate,
     can_ground,
+    enum_choices,
     grounded_property,
     holds_data,
-    mentioned_choices,
+    introduced_choice,
     output_candidates,
     text_spans,
     tool_choices,
@@ -141,11 +142,16 @@ def guided_arguments_schema(
     for result in reversed(earlier):
         near.extend(output_candidates(result.step_id, result.output))
     anywhere = [Candidate(value=s, source="query") for s in text_spans(query)]
+    values = [c.value for c in near]
+    introduced = {n: introduced_choice(properties[n], n, part) for n in names if isinstance(properties[n], Mapping)}
     narrowed = {}
     for name in names:
         schema = properties[name] if isinstance(properties[name], Mapping) else {}
+        taken = [v for other, v in introduced.items() if other != name and v is not None]
+        own = introduced.get(name)
         chosen = (
-            mentioned_choices(schema, part)
+            ({**schema, "enum": [own]} if own is not None else None)
+            or enum_choices(schema, part, values, taken)
             or grounded_property(schema, near)
             or grounded_property(schema, anywhere)
             or _without_examples(schema)
