@@ -161,8 +161,8 @@ def test_every_guided_prompt_opens_with_the_same_prefix() -> None:
 def test_arguments_prefer_this_part_and_earlier_results_over_the_rest_of_the_query() -> None:
     earlier = [EarlierResult(step_id="step_1", description="Compute 12 * 7", output=84, text="84")]
     schema = guided_arguments_schema(TOOLS["calculator"].input_schema, "add 10 to it", MAIN_JOB, earlier)
-    options = schema["properties"]["expression"]["anyOf"][0]["enum"]
-    assert options == ["10", "84"]  # not 12 or 7 from the other part
+    # an expression (its pattern admits "1 + 2") combines the numbers; it does not pick one of them
+    assert schema["properties"]["expression"]["x-composed-of"] == ["10", "84"]  # not 12 or 7 (other part)
     assert schema["additionalProperties"] is False and schema["required"] == ["expression"]
 
 
@@ -363,3 +363,40 @@ def test_two_arguments_sharing_options_are_told_apart_by_their_names() -> None:
     earlier = [EarlierResult(step_id="step_1", description="d", output={"value": 4.83, "unit": "kilometers"}, text="")]
     args = guided_arguments_schema(schema, "convert that distance to meters", "q", earlier)["properties"]
     assert (args["from_unit"]["enum"], args["to_unit"]["enum"]) == (["kilometers"], ["meters"])
+
+
+def test_an_enum_named_by_the_part_wins_over_values_earlier_results_hold() -> None:
+    schema = {"type": "object", "properties": {"product": {"enum": ["lamp", "chair", "desk"]}}, "required": ["product"]}
+    earlier = [EarlierResult(step_id="step_1", description="d", output={"product": "lamp", "price": 32.5}, text="")]
+    args = guided_arguments_schema(schema, "look up the price of a chair", "q", earlier)["properties"]
+    assert args["product"]["enum"] == ["chair"]
+    args = guided_arguments_schema(schema, "look it up again", "q", earlier)["properties"]
+    assert args["product"]["enum"] == ["lamp"]
+
+
+def test_an_output_that_differs_from_its_input_only_in_case_is_a_finding() -> None:
+    from pes_agent.agent.stated_results import findings, unstated
+    from pes_agent.state.models import ItemStatus, TodoItem, ToolCallRecord
+
+    item = TodoItem(id="step_1", description="upper-case it", step_type="tool", required_tools=["transform_text"],
+                    status=ItemStatus.COMPLETED, created_at=0.0)
+    item.tool_results.append(ToolCallRecord(call_id="c", tool_name="transform_text", status="success",
+                                            arguments={"text": "desserts", "mode": "upper"}, output={"text": "DESSERTS"}))
+    found = findings([item])
+    assert [f.text for f in found] == ["DESSERTS"]
+    assert unstated("The result is desserts.", found) == found
+    assert unstated("The result is DESSERTS.", found) == []
+
+
+def test_a_part_that_names_an_earlier_field_is_offered_that_field() -> None:
+    earlier = [
+        EarlierResult(step_id="step_1", description="d", output={"date": "2025-06-30"}, text=""),
+        EarlierResult(step_id="step_2", description="d", output={"weekday": "Monday"}, text=""),
+    ]
+    args = guided_arguments_schema(TOOLS["transform_text"].input_schema, "convert the weekday's name to upper case",
+                                   "q", earlier)["properties"]
+    assert args["text"]["enum"][0] == "Monday" and "2025-06-30" not in args["text"]["enum"]
+    counted = [EarlierResult(step_id="step_1", description="d", output={"words": 9, "characters": 43}, text="")]
+    args = guided_arguments_schema(TOOLS["calculator"].input_schema, "multiply the word count by 4", "q",
+                                   counted)["properties"]
+    assert args["expression"]["x-composed-of"] == ["4", "9"]

@@ -95,7 +95,8 @@ def _value_text(value: Any) -> str:
 
 
 def _key(value: Any) -> str:
-    return str(value).strip().casefold()
+    """Exact: an output that differs from an argument only in case (upper-casing) is a finding."""
+    return str(value).strip()
 
 
 def _scalars(value: Any) -> Iterator[Any]:

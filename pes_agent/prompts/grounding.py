@@ -70,6 +70,8 @@ class Candidate:
     value: Any
     source: str
     """Where it was seen: ``query``, ``step`` (this step's part of the query) or a step id."""
+    path: str = ""
+    """For an earlier output's leaf, its path there (``words``, ``results[0].url``)."""
 
 
 def query_parts(query: str) -> tuple[str, ...]:
@@ -106,10 +108,18 @@ def output_candidates(step_id: str, output: Any) -> list[Candidate]:
     out = []
     for path, value in _leaves(output):
         if isinstance(value, str) and len(value) > LONG_VALUE:
-            out.append(Candidate(value=_reference(step_id, path), source=step_id))
+            out.append(Candidate(value=_reference(step_id, path), source=step_id, path=path))
         elif value is not None and not isinstance(value, bool):
-            out.append(Candidate(value=value, source=step_id))
+            out.append(Candidate(value=value, source=step_id, path=path))
     return out
+
+
+def named_leaves(candidates: Sequence[Candidate], part: str) -> list[Candidate]:
+    """The earlier-output candidates whose field the part names ("the word count" → ``words``,
+    "the capital's name" → ``capital``), or all of them when it names none."""
+    wanted = set(_stem_list(part))
+    named = [c for c in candidates if c.path and wanted & set(_stem_list(c.path))]
+    return named or list(candidates)
 
 
 def composition_pieces(candidates: Iterable[Candidate]) -> list[str]:
@@ -136,6 +146,9 @@ def grounded_property(schema: Mapping[str, Any], candidates: Sequence[Candidate]
                 options.append(value)
     options = options[:MAX_CANDIDATES]
     pieces = composition_pieces(candidates) if _composable(schema, validator) else []
+    if len(pieces) >= 2 and "pattern" in schema:
+        # an expression field with numbers to combine: the operation, not one of its operands
+        options = [o for o in options if not _NUMBER.fullmatch(str(o).strip())]
     if not options and len(pieces) < 2:
         return None
     alternatives: list[dict[str, Any]] = [{"enum": options}] if options else []
@@ -323,16 +336,17 @@ def introduced_choice(schema: Mapping[str, Any], name: str, text: str) -> Any | 
 def enum_choices(
     schema: Mapping[str, Any], part: str, earlier: Sequence[Any], taken: Collection[Any] = ()
 ) -> dict[str, Any] | None:
-    """An ``enum`` narrowed to the values the part names or earlier results hold (in that order),
-    less those another argument ``taken`` by name (see ``introduced_choice``); None when that
-    leaves nothing or everything."""
+    """An ``enum`` narrowed to the values the part names, less those another argument ``taken`` by
+    name (see ``introduced_choice``); failing that, to the values earlier results hold; None when
+    that leaves nothing or everything. What the part names wins: "look up the price of a chair"
+    after a lamp's price is about the chair."""
     options = schema.get("enum")
     if not isinstance(options, list):
         return None
     named = _named(options, part)
     folded = {str(v).casefold() for v in earlier if isinstance(v, str)}
-    named += [o for o in options if isinstance(o, str) and o.casefold() in folded and o not in named]
-    kept = [o for o in named if o not in taken] or named
+    held = [o for o in options if isinstance(o, str) and o.casefold() in folded]
+    kept = [o for o in named if o not in taken] or [o for o in held if o not in taken] or named
     if not kept or len(kept) == len(options):
         return None
     return {**schema, "enum": kept}

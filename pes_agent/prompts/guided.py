@@ -28,6 +28,7 @@ from pes_agent.prompts.grounding import (
     grounded_property,
     holds_data,
     introduced_choice,
+    named_leaves,
     output_candidates,
     text_spans,
     tool_choices,
@@ -139,8 +140,7 @@ def guided_arguments_schema(
     names = [n for n in input_schema.get("required") or () if n in properties]
     names = names or list(properties)[:MAX_FREE_ARGUMENTS]
     near = [Candidate(value=s, source="step") for s in text_spans(part)]
-    for result in reversed(earlier):
-        near.extend(output_candidates(result.step_id, result.output))
+    near += named_leaves([c for r in reversed(earlier) for c in output_candidates(r.step_id, r.output)], part)
     anywhere = [Candidate(value=s, source="query") for s in text_spans(query)]
     values = [c.value for c in near]
     introduced = {n: introduced_choice(properties[n], n, part) for n in names if isinstance(properties[n], Mapping)}
