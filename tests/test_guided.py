@@ -400,3 +400,15 @@ def test_a_part_that_names_an_earlier_field_is_offered_that_field() -> None:
     args = guided_arguments_schema(TOOLS["calculator"].input_schema, "multiply the word count by 4", "q",
                                    counted)["properties"]
     assert args["expression"]["x-composed-of"] == ["4", "9"]
+
+
+def test_a_later_part_may_combine_numbers_that_only_earlier_results_hold() -> None:
+    summaries = {"calculator": SUMMARIES["calculator"], "price": "Look up the price of a product."}
+    schemas = {"calculator": TOOLS["calculator"].input_schema,
+               "price": {"type": "object", "properties": {"product": {"enum": ["lamp", "chair"]}}, "required": ["product"]}}
+    parts = ["look up the price of a lamp", "look up the price of a chair", "add the two prices"]
+    plan = guided_plan_schema(parts, summaries, schemas)
+    assert plan["properties"]["add the two prices"]["enum"] == ["calculator"]
+    grammar = schema_to_gbnf({"type": "string", "x-composed-of": ["32.5", "85"]})
+    assert '"32.5" operator "85"' in grammar
+    assert '"32.5" |' not in grammar and '| "32.5")' not in grammar  # no lone operand

@@ -251,14 +251,12 @@ class _Compiler:
         return self.rule(hint, f'"\\"" {self.primitive("char")}{{{low},{high}}} "\\""')
 
     def composed(self, pieces: Sequence[str], hint: str) -> str:
-        """A string of grounded pieces joined by an operator, each piece used once: ``"42 * 3"``
-        from 42 and 3. Two pieces at most: a step is one operation, and longer chains gave a small
-        model room for noise (``25 + 32*77``)."""
+        """Two grounded pieces joined by an operator: ``"42 * 3"`` from 42 and 3. Exactly two: a
+        step is one operation; longer chains gave a small model room for noise (``25 + 32*77``),
+        and a lone piece let it skip the operation (a value alone is offered as an option anyway)."""
         op = self.rule("operator", '" "? [-+*/^%] " "?')
         pieces = list(dict.fromkeys(pieces))[:MAX_COMPOSED]
-        alts = [literal(p) for p in pieces]
-        for a, b in permutations(pieces, 2):
-            alts.append(f"{literal(a)} {op} {literal(b)}")
+        alts = [f"{literal(a)} {op} {literal(b)}" for a, b in permutations(pieces, 2)] or [literal(pieces[0])]
         return self.rule(hint, f'"\\"" ({" | ".join(alts)}) "\\""')
 
     def integer(self, schema: Mapping[str, Any], hint: str) -> str:

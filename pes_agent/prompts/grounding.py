@@ -258,7 +258,7 @@ def can_ground(input_schema: Mapping[str, Any], part: str, before: str) -> bool:
         if "enum" in schema:
             if not (_names_any(schema, part) or (before and _names_any(schema, before))):
                 return False
-        elif _constrained(schema) or not before:
+        elif (_constrained(schema) and not _composable(schema, Draft202012Validator(dict(schema)))) or not before:
             seen = spans + [Candidate(value=s, source="query") for s in text_spans(before)] if before else spans
             if grounded_property(schema, seen) is None:
                 return False
@@ -266,7 +266,8 @@ def can_ground(input_schema: Mapping[str, Any], part: str, before: str) -> bool:
 
 
 def _constrained(schema: Mapping[str, Any]) -> bool:
-    """A value with a shape (a date, a code): it must be seen somewhere in the query."""
+    """A value with a shape (a date, a code): it must be seen somewhere in the query. (Arithmetic
+    of numbers is the exception: earlier results supply the numbers.)"""
     return "pattern" in schema or "format" in schema
 
 
