@@ -21,7 +21,10 @@ from pes_agent.llm.markers import (
 )
 from pes_agent.llm.parser import parse_answer, parse_fill, parse_plan, parse_step
 
-_SCENARIO_DIRS = (Path(__file__).parent / "fixtures" / "scenarios", Path("/work/shared/scenarios"))
+_SCENARIO_DIRS = (
+    Path(__file__).resolve().parent / "fixtures" / "scenarios",  # the repo's copy: what the suite uses
+    Path(__file__).resolve().parents[2] / "shared" / "scenarios",  # ../shared beside the repo
+)
 _SCENARIO_DIR = next((d for d in _SCENARIO_DIRS if d.is_dir()), None)
 _REPLAYED = ("S1", "S2", "S7", "S8")
 

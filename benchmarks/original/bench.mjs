@@ -4,7 +4,11 @@
 // (run.sh builds ART and sets ART_DIST; the scenario and catalogue are this repo's test fixtures)
 import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
-const { createArtInstance, InMemoryStorageAdapter } = await import(process.env.ART_DIST ?? '/tmp/art-bench-build/art/dist/index.js');
+if (!process.env.ART_DIST) {
+  console.error('ART_DIST is not set: pass the absolute path of a built art/dist/index.js (run.sh builds it and sets it)');
+  process.exit(2);
+}
+const { createArtInstance, InMemoryStorageAdapter } = await import(process.env.ART_DIST);
 
 const N_TOOLS = Number(process.argv[2] ?? 2);
 const WARMUP = Number(process.argv[3] ?? 200);

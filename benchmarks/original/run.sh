@@ -2,20 +2,30 @@
 # The TypeScript original's framework time per S1 run, timed like benchmarks/overhead.py (scripted
 # model answering at once, in-memory storage, each run on a new thread, 200 warm-up + 2000 timed runs).
 #
-# Usage, from the repo root: ART_MIRROR=<git dir of InferQ/ART> bash benchmarks/original/run.sh
-# (the tool library's `fetch github:InferQ/ART` gives /work/.mirror/InferQ+ART/repo, the default).
-# The source is exported unmodified to $BUILD (default /tmp/art-bench-build) and built with its own
-# tsup config; nothing of it enters this repo. Needs Node 18+ and npm with registry access.
+# Usage, from the repo root:
+#   bash benchmarks/original/run.sh <ART git dir> <build dir>
+# or ART_MIRROR=<ART git dir> ART_BUILD=<build dir> bash benchmarks/original/run.sh
+# <ART git dir> is a clone (or bare mirror) of InferQ/ART; <build dir> is any directory outside this
+# repo, kept between runs so the build happens once (once built, the ART git dir is not read again).
+# The source is exported unmodified to <build dir>/art and built with its own tsup config; nothing of
+# it enters this repo. Needs Node 18+ and npm with registry access.
 # Prints one line per configuration: `2tools` / `200tools` keep every thread in the store (as the
 # original does); `*_clear100` empty it every 100 runs outside the timed part, as overhead.py does.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
-MIRROR="${ART_MIRROR:-/work/.mirror/InferQ+ART/repo}"
-BUILD="${BUILD:-/tmp/art-bench-build}"
+MIRROR="${1:-${ART_MIRROR:-}}"
+BUILD="${2:-${ART_BUILD:-}}"
+usage="usage: bash benchmarks/original/run.sh <ART git dir> <build dir>  (or set ART_MIRROR and ART_BUILD)"
+[ -n "$BUILD" ] || { printf 'no build directory given: pass it as the second argument or set ART_BUILD\n%s\n' "$usage" >&2; exit 2; }
+BUILD="$(mkdir -p "$BUILD" && cd "$BUILD" && pwd)"  # absolute: node imports ART_DIST by path
 WARMUP="${WARMUP:-200}"; RUNS="${RUNS:-2000}"
 
 if [ ! -f "$BUILD/art/dist/index.js" ]; then
-  [ -d "$MIRROR" ] || { echo "no ART checkout at $MIRROR: set ART_MIRROR" >&2; exit 2; }
+  if [ -z "$MIRROR" ]; then
+    printf 'no ART build in %s yet and no ART git dir given: pass a clone of InferQ/ART as the first argument or set ART_MIRROR\n%s\n' "$BUILD" "$usage" >&2
+    exit 2
+  fi
+  [ -d "$MIRROR" ] || { echo "no ART git dir at $MIRROR: pass a clone of InferQ/ART (first argument or ART_MIRROR)" >&2; exit 2; }
   rm -rf "$BUILD/art" && mkdir -p "$BUILD/art"
   # Blob by blob: `git archive` stops at the two images the mirror lacks (docs/*.png).
   git -C "$MIRROR" ls-tree -r -z HEAD | while IFS= read -r -d '' entry; do
