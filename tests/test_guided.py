@@ -412,3 +412,18 @@ def test_a_later_part_may_combine_numbers_that_only_earlier_results_hold() -> No
     grammar = schema_to_gbnf({"type": "string", "x-composed-of": ["32.5", "85"]})
     assert '"32.5" operator "85"' in grammar
     assert '"32.5" |' not in grammar and '| "32.5")' not in grammar  # no lone operand
+
+
+def test_values_flow_from_the_step_a_part_depends_on_unless_it_names_another_field() -> None:
+    earlier = [
+        EarlierResult(step_id="step_1", description="d", output=25, text="25", direct=False),
+        EarlierResult(step_id="step_2", description="d", output={"value": 77, "unit": "fahrenheit"}, text=""),
+    ]
+    args = guided_arguments_schema(TOOLS["calculator"].input_schema, "subtract 32 from that", "q", earlier)
+    assert args["properties"]["expression"]["x-composed-of"] == ["32", "77"]  # not step_1's 25
+    prices = [
+        EarlierResult(step_id="step_1", description="d", output={"price_usd": 32.5}, text="", direct=False),
+        EarlierResult(step_id="step_2", description="d", output={"price_usd": 85}, text=""),
+    ]
+    args = guided_arguments_schema(TOOLS["calculator"].input_schema, "add the two prices", "q", prices)
+    assert sorted(args["properties"]["expression"]["x-composed-of"]) == ["32.5", "85"]

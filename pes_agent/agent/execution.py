@@ -4,9 +4,9 @@ enforced, results saved after every change."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
 from dataclasses import dataclass, field
 from enum import Enum
+from typing import Any
 
 from pes_agent.agent.calls import handle_call
 from pes_agent.agent.context import RunContext
@@ -27,7 +27,6 @@ from pes_agent.prompts.execution import (
     resumed_text,
     tool_results_text,
 )
-from pes_agent.prompts.views import render_output
 from pes_agent.state.models import ItemStatus, TodoItem, ToolCallRecord
 from pes_agent.tools.spec import ToolCall, ToolResult
 

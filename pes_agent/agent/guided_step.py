@@ -29,7 +29,10 @@ def target_tool(loop: ItemLoop) -> str:
 
 
 def earlier_results(ctx: RunContext, item_id: str) -> list[EarlierResult]:
-    """Completed steps before this one, each with its last successful output."""
+    """Completed steps before this one, each with its last successful output, marked ``direct``
+    when this step depends on it."""
+    this = ctx.state.item(item_id)
+    depends = set(this.dependencies) if this is not None else set()
     out = []
     for item in ctx.state.todo_list:
         if item.id == item_id:
@@ -37,7 +40,15 @@ def earlier_results(ctx: RunContext, item_id: str) -> list[EarlierResult]:
         ok = [r for r in item.tool_results if r.status == "success"]
         if item.status is ItemStatus.COMPLETED and ok:
             last = ok[-1]
-            out.append(EarlierResult(step_id=item.id, description=item.description, output=last.output, text=output_text(last)))
+            out.append(
+                EarlierResult(
+                    step_id=item.id,
+                    description=item.description,
+                    output=last.output,
+                    text=output_text(last),
+                    direct=item.id in depends,
+                )
+            )
     return out
 
 

@@ -14,8 +14,8 @@ from pes_agent.agent.execution import ItemOutcome, run_item
 from pes_agent.agent.lease import save_and_release
 from pes_agent.agent.pauses import pause_unknown_outcome
 from pes_agent.agent.planning import run_planning, run_refinement
-from pes_agent.agent.resume import resume_item
 from pes_agent.agent.response import AgentFinalResponse, RunErrorInfo, RunStatus
+from pes_agent.agent.resume import resume_item
 from pes_agent.agent.synthesis import run_synthesis
 from pes_agent.errors import RunError, VersionConflictError
 from pes_agent.events import EventType

@@ -20,9 +20,9 @@ subset, see ``regex_gbnf``), integer minimum / maximum.
 from __future__ import annotations
 
 import json
-from itertools import permutations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from itertools import permutations
 from typing import Any
 
 from pes_agent.llm.regex_gbnf import RegexUnsupported, regex_to_gbnf

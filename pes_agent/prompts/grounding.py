@@ -55,10 +55,7 @@ _SPLIT = re.compile(
 )
 _LEADING = re.compile(r"^(?:and|then|also|finally|next|so)\b[\s,]*", re.IGNORECASE)
 _STOPWORDS = frozenset(
-    "a an the and or of in on at to for from by with into onto than then that this these those is are was "
-    "were be been it its it's as what which who whom how many much me my you your we our they their "
-    "please can could would should will do does did get give tell show find compute calculate make "
-    "result results answer value number count word words text".split()
+    ["a", "an", "the", "and", "or", "of", "in", "on", "at", "to", "for", "from", "by", "with", "into", "onto", "than", "then", "that", "this", "these", "those", "is", "are", "was", "were", "be", "been", "it", "its", "it's", "as", "what", "which", "who", "whom", "how", "many", "much", "me", "my", "you", "your", "we", "our", "they", "their", "please", "can", "could", "would", "should", "will", "do", "does", "did", "get", "give", "tell", "show", "find", "compute", "calculate", "make", "result", "results", "answer", "value", "number", "count", "word", "words", "text"]
 )
 """Words no argument is made of (the last line: words that name a step's output, not a value)."""
 
@@ -116,10 +113,9 @@ def output_candidates(step_id: str, output: Any) -> list[Candidate]:
 
 def named_leaves(candidates: Sequence[Candidate], part: str) -> list[Candidate]:
     """The earlier-output candidates whose field the part names ("the word count" → ``words``,
-    "the capital's name" → ``capital``), or all of them when it names none."""
+    "the capital's name" → ``capital``); none when it names no field."""
     wanted = set(_stem_list(part))
-    named = [c for c in candidates if c.path and wanted & set(_stem_list(c.path))]
-    return named or list(candidates)
+    return [c for c in candidates if c.path and wanted & set(_stem_list(c.path))]
 
 
 def composition_pieces(candidates: Iterable[Candidate]) -> list[str]:
@@ -372,14 +368,15 @@ def _named(options: Sequence[Any], text: str) -> list[Any]:
 
 def _stem(word: str) -> str:
     """A crude suffix strip: "words"/"word", "converted"/"convert", "counting"/"count" meet."""
-    for suffix in ("ations", "ation", "ings", "ing", "ers", "er", "ed", "es", "s"):
+    if word.endswith(("ses", "xes", "zes", "ches", "shes")) and len(word) > 5:
+        return word[:-2]  # boxes -> box; but prices -> price below
+    for suffix in ("ations", "ation", "ings", "ing", "ers", "er", "ed", "s"):
         if word.endswith(suffix) and len(word) - len(suffix) >= 3:
             return word[: -len(suffix)]
     return word
 
 
 _STOPWORDS_FOR_TOOLS = frozenset(
-    "the and for from with into than then that this these those what which who how many much "
-    "please can could would should will does did tell show give get make use result results".split()
+    ["the", "and", "for", "from", "with", "into", "than", "then", "that", "this", "these", "those", "what", "which", "who", "how", "many", "much", "please", "can", "could", "would", "should", "will", "does", "did", "tell", "show", "give", "get", "make", "use", "result", "results"]
 )
 """Unlike ``_STOPWORDS``, verbs like "count" and "convert" stay: they say which tool is meant."""

@@ -68,6 +68,9 @@ class EarlierResult:
     output: Any
     text: str
     """The output as prompt text (rendered once by the caller)."""
+    direct: bool = True
+    """A step this one depends on: its values flow here. Others' values are offered only where the
+    part names their field ("add the two prices")."""
 
 
 def _system(settings: PromptSettings) -> Message:
@@ -140,7 +143,7 @@ def guided_arguments_schema(
     names = [n for n in input_schema.get("required") or () if n in properties]
     names = names or list(properties)[:MAX_FREE_ARGUMENTS]
     near = [Candidate(value=s, source="step") for s in text_spans(part)]
-    near += named_leaves([c for r in reversed(earlier) for c in output_candidates(r.step_id, r.output)], part)
+    near += _flowing(earlier, part)
     anywhere = [Candidate(value=s, source="query") for s in text_spans(query)]
     values = [c.value for c in near]
     introduced = {n: introduced_choice(properties[n], n, part) for n in names if isinstance(properties[n], Mapping)}
@@ -212,6 +215,17 @@ def _argument_lines(schema: Mapping[str, Any], original: Mapping[str, Any]) -> s
         about = props.get(name, {}).get("description") if isinstance(props.get(name), Mapping) else None
         out.append(f"{name} ({about.strip().rstrip('.')})" if isinstance(about, str) and about.strip() else name)
     return "; ".join(out) or "(none)"
+
+
+def _flowing(earlier: Sequence[EarlierResult], part: str) -> list[Candidate]:
+    """Earlier values that may flow into this step: the fields the part names, from any earlier
+    step; else every value of the steps it depends on (of all earlier steps when it names none)."""
+    leaves = [c for r in reversed(earlier) for c in output_candidates(r.step_id, r.output)]
+    named = named_leaves(leaves, part)
+    if named:
+        return named
+    direct = {r.step_id for r in earlier if r.direct}
+    return [c for c in leaves if c.source in direct] or leaves
 
 
 def _without_value(schema: dict[str, Any], value: Any) -> dict[str, Any]:
