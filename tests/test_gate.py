@@ -179,10 +179,33 @@ def test_valid_call_runs_exactly_as_sent() -> None:
     assert result.repairs == () and result.needs == () and result.problems == () and result.message is None
 
 
-def test_valid_call_without_optional_fields_gets_no_defaults() -> None:
-    result = check("webSearch", {"query": "weather"})
+def test_rule1_valid_call_gets_every_default_as_a_safe_repair() -> None:
+    """RECOVERY.md "Rules made exact" 1: a call valid as sent runs with the complete set."""
+    result = check("createTask", {"title": "t", "due_days": 2, "priority": "low"})
     assert result.outcome == "execute"
-    assert dict(result.call.arguments) == {"query": "weather"}
+    assert dict(result.call.arguments) == {"title": "t", "due_days": 2, "priority": "low", "notify": False}
+    assert result.repairs == (Repair(field="notify", from_=None, to=False, rule="default", kind="safe"),)
+    assert result.needs == () and result.problems == () and result.message is None
+
+
+def test_rule1_a_default_never_replaces_a_value_the_model_sent() -> None:
+    result = check("webSearch", {"query": "weather", "limit": 7})
+    assert result.outcome == "execute" and dict(result.call.arguments) == {"query": "weather", "limit": 7}
+    assert result.repairs == ()
+    sent_null = check("webSearch", {"query": "weather", "limit": None})  # taken out, not defaulted
+    assert dict(sent_null.call.arguments) == {"query": "weather"} and rules(sent_null) == ["drop_null"]
+
+
+def test_rule1_defaults_are_copies_per_call() -> None:
+    tagged = _tool(
+        "tagged",
+        {"type": "object", "properties": {"tags": {"type": "array", "items": {"type": "string"}, "default": []}}},
+    )
+    gate = ArgumentGate(ToolRegistry([tagged]), GateConfig())
+    first = check("tagged", {}, gate=gate)
+    first.call.arguments["tags"].append("changed by the tool")
+    assert dict(check("tagged", {}, gate=gate).call.arguments) == {"tags": []}
+    assert first.repairs[0].to == []
 
 
 # Step 2: tool names --------------------------------------------------------------------------------

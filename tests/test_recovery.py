@@ -144,6 +144,25 @@ async def test_valid_call_executes_with_no_extra_call() -> None:
     assert r.extra_calls() == 0 and r.of(EventType.ARG_REPAIR) == []
 
 
+async def test_rule1_valid_call_runs_with_its_defaults_recorded_everywhere() -> None:
+    """"Rules made exact" 1: what runs, the journal, the events and the results hold the complete set."""
+    r = await run("Task x in 2 days, high", [
+        one_step("create_task"), calls("create_task", {"title": "x", "due_days": 2, "priority": "high"}),
+        done(), ANSWER,
+    ])
+    complete = {"title": "x", "due_days": 2, "priority": "high", "notify": False}
+    assert RAN == [("create_task", complete)] and r.extra_calls() == 0
+    assert r.of(EventType.ARG_REPAIR) == [
+        {"call_id": "c1", "tool_name": "create_task", "field": "notify", "from": None, "to": False,
+         "rule": "default", "kind": "safe"},
+    ]
+    assert [x["arguments"] for x in r.of(EventType.TOOL_EXECUTION)] == [complete]
+    assert r.response.todo_list[0].tool_results[0].arguments == complete
+    journal = await r.art.store.calls("t")  # type: ignore[attr-defined]
+    assert [e.arguments for e in journal] == [complete]
+    assert r.response.usage.arg_repairs == 1
+
+
 async def test_f3_wrong_argument_names_are_repaired_by_declared_aliases() -> None:
     r = await run("Run print(1) in python", [
         one_step("run_code"), calls("run_code", {"language": "python", "command": "print(1)"}), done(), ANSWER,
@@ -308,7 +327,8 @@ async def test_f5_true_is_never_an_integer() -> None:
         calls("create_task", {"title": "x", "due_days": 2, "priority": "high"}),
         done(), ANSWER,
     ])
-    assert RAN == [("create_task", {"title": "x", "due_days": 2, "priority": "high"})]  # valid: runs exactly as sent
+    # valid: runs as sent, with the default of `notify` (rule 1)
+    assert RAN == [("create_task", {"title": "x", "due_days": 2, "priority": "high", "notify": False})]
     assert r.of(EventType.REASK)
 
 
@@ -319,7 +339,8 @@ async def test_invalid_optional_value_is_not_replaced_by_its_default() -> None:
         calls("create_task", {"title": "x", "due_days": 2, "priority": "high"}),
         done(), ANSWER,
     ])
-    assert RAN == [("create_task", {"title": "x", "due_days": 2, "priority": "high"})]  # valid: runs exactly as sent
+    # the second call left `notify` out: it gets the default; the first, which sent a bad one, never ran
+    assert RAN == [("create_task", {"title": "x", "due_days": 2, "priority": "high", "notify": False})]
     assert any("notify" in x["fields"] for x in r.of(EventType.REASK))
 
 

@@ -278,7 +278,8 @@ async def test_one_corrective_message_for_a_constraint_violation() -> None:
         calls("create_task", {"title": "x", "due_days": 1, "priority": "high"}),
         done(), ANSWER,
     ])
-    assert RAN == [("create_task", {"title": "x", "due_days": 1, "priority": "high"})]  # valid: runs as sent
+    # valid: runs as sent, with the default of `notify` (rule 1)
+    assert RAN == [("create_task", {"title": "x", "due_days": 1, "priority": "high", "notify": False})]
     assert r.phases() == ["planning", "execution", "execution", "execution", "synthesis"]
     [message] = added_user_messages(r, 2)
     assert "due_days" in message and "not run" in message
@@ -309,7 +310,7 @@ async def test_without_arg_fill_the_gate_message_is_the_one_voice(arg_fill: dict
     assert "arg_fill" not in r.phases() and r.of(EventType.ARG_FILL_ATTEMPT) == []
     [message] = added_user_messages(r, 2)
     assert "`priority`" in message and "low, medium, high" in message
-    assert RAN == [("create_task", {"title": "write report", "due_days": 3, "priority": "low"})]
+    assert RAN == [("create_task", {"title": "write report", "due_days": 3, "priority": "low", "notify": False})]
 
 
 async def test_arg_fill_budget_is_per_tool_per_item_and_resets_on_success() -> None:

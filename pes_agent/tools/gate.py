@@ -6,7 +6,9 @@ one corrective voice. The repair steps, in order, are in ``gate_check``; their w
 ``gate_messages``.
 
 A valid call (exact allowed name, declared keys, strictly typed values, nothing that looks like a
-reference, a value alias or a placeholder) takes a fast path and runs exactly as sent.
+reference, a value alias or a placeholder) takes a fast path: it runs as sent, plus the schema
+defaults of the optional fields it left out, each one a safe repair (every call that runs carries
+the complete set; RECOVERY.md, "Rules made exact" 1).
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pes_agent.config import GateConfig
-from pes_agent.tools.gate_check import CallCheck
+from pes_agent.tools.gate_check import CallCheck, add_defaults
 from pes_agent.tools.gate_messages import refusal_text
 from pes_agent.tools.gate_result import FieldNeed, GateResult, NeedReason, Outcome
 from pes_agent.tools.normalize import Repair, match_tool_name
@@ -48,8 +50,9 @@ class ArgumentGate:
 
     def check(self, call: ToolCall, *, allowed: Sequence[str], grounding: Grounding) -> GateResult:
         """Repair what is certain and say what happens next. Never raises for a bad call."""
-        if self._runs_as_sent(call, allowed, grounding):
-            return GateResult(outcome="execute", call=call, repairs=(), needs=(), message=None, problems=())
+        fast = self._fast_path(call, allowed, grounding)
+        if fast is not None:
+            return fast
         found, repair, elsewhere = self._resolve(call.tool_name, allowed)
         if found is None:
             usable = sorted(n for n in dict.fromkeys(allowed) if n in self.registry)
@@ -60,14 +63,26 @@ class ArgumentGate:
             )
         return CallCheck(self, self.plan(found), call, grounding, repair).run()
 
-    def _runs_as_sent(self, call: ToolCall, allowed: Sequence[str], grounding: Grounding) -> bool:
-        """The fast path: exact allowed name, nothing for a repair step to do, and valid."""
+    def _fast_path(self, call: ToolCall, allowed: Sequence[str], grounding: Grounding) -> GateResult | None:
+        """Exact allowed name, nothing for a repair step to do but defaults, and valid with them:
+        the call to run (``call`` itself when no default was missing), or None for the slow path."""
         name, args = call.tool_name, call.arguments
         if not (
             self.config.enabled and name in allowed and name in self.registry and isinstance(args, Mapping)
         ):
-            return False
-        return self._plain(self.plan(name), args, grounding) and self.registry.validator(name).is_valid(args)
+            return None
+        plan = self.plan(name)
+        if not self._plain(plan, args, grounding):
+            return None
+        repairs: list[Repair] = []
+        if plan.defaults:
+            args = dict(args)
+            repairs = add_defaults(plan, args)
+        if not self.registry.validator(name).is_valid(args):
+            return None
+        if repairs:
+            call = ToolCall(call_id=call.call_id, tool_name=name, arguments=args)
+        return GateResult(outcome="execute", call=call, repairs=tuple(repairs), needs=(), message=None, problems=())
 
     def _resolve(self, name: str, allowed: Sequence[str]) -> tuple[str | None, Repair | None, bool]:
         """Step 2: the allowed tool meant, the repair that names it, and whether ``name`` is a

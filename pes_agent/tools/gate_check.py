@@ -5,14 +5,15 @@ The order follows RECOVERY.md ("The gate, in order") with two deliberate swaps. 
 coerced (``"$step_1.urls"`` must not become ``["$step_1.urls"]``) and a resolved value gets the
 same lossless fixes as a typed one. Placeholders (step 7) are taken out before defaults (step 6)
 apply, and defaults fill only keys the model did not send: a value the gate takes out (null,
-placeholder, invalid) is never replaced by a default.
+placeholder, invalid) is never replaced by a default. Defaults apply to every call, the ones that
+take the fast path too (RECOVERY.md, "Rules made exact" 1): ``add_defaults`` is shared.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from pes_agent.tools.gate_messages import (
@@ -29,7 +30,7 @@ from pes_agent.tools.gate_result import FieldNeed, GateResult, NeedReason, Outco
 from pes_agent.tools.normalize import Repair, map_keys, normalize_value, unwrap_envelope
 from pes_agent.tools.placeholders import Grounding, reserved_host, target_grounded
 from pes_agent.tools.references import find_references, resolve
-from pes_agent.tools.schema_plan import NO_DEFAULT, FieldInfo, ToolPlan
+from pes_agent.tools.schema_plan import FieldInfo, ToolPlan
 from pes_agent.tools.spec import ToolCall
 from pes_agent.tools.validation import ArgumentProblem
 
@@ -154,13 +155,7 @@ class CallCheck:
 
     def defaults(self) -> None:
         """Optional fields the model did not send; never one the gate took out or a blocked one."""
-        for key, info in self.plan.fields.items():
-            if info.required or info.default is NO_DEFAULT or key in self.args or key in self.taken:
-                continue
-            if key in self.blocked:
-                continue
-            self.args[key] = json.loads(json.dumps(info.default))
-            self.repairs.append(Repair(field=key, from_=None, to=self.args[key], rule="default", kind="safe"))
+        self.repairs.extend(add_defaults(self.plan, self.args, skip=self.taken.keys() | self.blocked))
 
     def grounded_enums(self) -> bool:
         """A missing required enum whose allowed values the text names exactly one of."""
@@ -303,6 +298,19 @@ class CallCheck:
         return GateResult(
             outcome=outcome, call=call, repairs=repairs, needs=needs, message=text, problems=problems
         )
+
+
+def add_defaults(plan: ToolPlan, args: dict[str, Any], *, skip: Collection[str] = ()) -> list[Repair]:
+    """Step 6: into ``args``, the schema default of each optional field it lacks (except ``skip``),
+    one safe ``default`` repair each. A key present in ``args`` keeps its value, whatever it is."""
+    repairs = []
+    for key in plan.defaults:
+        if key in args or key in skip:
+            continue
+        default = plan.fields[key].default
+        args[key] = json.loads(json.dumps(default))  # a copy: a tool may change what it is given
+        repairs.append(Repair(field=key, from_=None, to=json.loads(json.dumps(default)), rule="default", kind="safe"))
+    return repairs
 
 
 def _object(raw: Any) -> dict[str, Any] | None:

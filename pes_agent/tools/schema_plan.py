@@ -94,6 +94,8 @@ class ToolPlan:
     """``x-target`` properties of a side-effecting tool."""
     conditional: bool
     """Whether requirements depend on values (``if``, ``dependentRequired``, combinators)."""
+    defaults: tuple[str, ...] = ()
+    """Optional properties with a schema ``default``, in schema order (every call gets them)."""
 
     def accepts_extra(self, key: str) -> bool:
         return self.extras or any(p.search(key) for p in self.extra_patterns)
@@ -129,6 +131,7 @@ def build_plan(spec: ToolSpec) -> ToolPlan:
         alias_variants={k: aliases[v] for k, v in alias_variants.items()},
         targets=frozenset(n for n, f in fields.items() if f.target) if spec.side_effects else frozenset(),
         conditional=any(k in schema for k in _CONDITIONAL_KEYWORDS),
+        defaults=tuple(n for n, f in fields.items() if not f.required and f.default is not NO_DEFAULT),
     )
 
 
