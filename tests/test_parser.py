@@ -508,6 +508,48 @@ def test_fill_without_usable_values_raises(text: str) -> None:
         parse_fill(text, ["q"], "webSearch")
 
 
+def test_rule2_fill_reads_tagged_fields_anywhere_with_prose_around_them() -> None:
+    text = "Sure! The task is <priority>high</priority>, due in <due_days>5</due_days> days. Hope that helps."
+    assert parse_fill(text, ["priority", "due_days"], "create_task") == {"priority": "high", "due_days": "5"}
+
+
+def test_rule2_tagged_values_stay_text_for_the_gate_to_coerce() -> None:
+    """A tagged "5" is the string "5": the gate coerces it losslessly, with its repair event."""
+    assert parse_fill("<limit> 5 </limit>", ["limit"], "t") == {"limit": "5"}
+    assert parse_fill('<city>"Lima"</city>', ["city"], "t") == {"city": "Lima"}  # one JSON string, unquoted
+    assert parse_fill('<urls>["https://a"]</urls>', ["urls"], "t") == {"urls": '["https://a"]'}
+    assert parse_fill("<q></q>", ["q"], "t") == {"q": ""}  # like {"q": ""}: the gate finds it still missing
+
+
+def test_rule2_tag_names_match_like_keys_and_may_nest() -> None:
+    text = "<arguments><dueDays>3</dueDays><other>x</other></arguments>"
+    assert parse_fill(text, ["due_days"], "create_task") == {"due_days": "3"}
+    assert parse_fill("<Title>Report</title>", ["title"], "t") == {"title": "Report"}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"q": "from json"} <q>from a tag</q>',
+        '```json\n{"toolCalls": [{"toolName": "webSearch", "arguments": {"q": "from json"}}]}\n``` <q>from a tag</q>',
+    ],
+    ids=["object", "envelope"],
+)
+def test_rule2_json_comes_before_tags(text: str) -> None:
+    assert parse_fill(text, ["q"], "webSearch") == {"q": "from json"}
+
+
+@pytest.mark.parametrize("text", ["<q>never closed", "<other>x</other>"], ids=["unclosed", "unasked"])
+def test_rule2_no_usable_tag_raises(text: str) -> None:
+    with pytest.raises(ParseError, match="'q'"):
+        parse_fill(text, ["q"], "t")
+
+
+def test_rule2_cut_off_reply_with_tags_still_raises() -> None:
+    with pytest.raises(ParseError, match="cut off"):
+        parse_fill("<q>x</q>", ["q"], "t", finish_reason="length")
+
+
 def test_fill_cut_off_raises() -> None:
     with pytest.raises(ParseError, match="cut off"):
         parse_fill('{"q": "x"}', ["q"], "t", finish_reason="length")

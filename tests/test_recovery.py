@@ -262,6 +262,20 @@ async def test_f1_missing_required_enum_is_arg_filled_never_first_value() -> Non
     assert r.response.usage.arg_fill_attempts == 1 and r.response.usage.arg_fill_successes == 1
 
 
+async def test_rule2_tagged_arg_fill_reply_passes_the_gate_like_any_value() -> None:
+    r = await run("Create a task 'write report'", [
+        one_step("create_task"), calls("create_task", {"title": "write report"}),
+        "I cannot do JSON well, so: <due_days>5</due_days> and <priority>High</priority>. Thanks!",
+        done(), ANSWER,
+    ])
+    assert RAN == [("create_task", {"title": "write report", "notify": False, "due_days": 5, "priority": "high"})]
+    assert r.phases().count("arg_fill") == 1
+    kinds = [e.type for e in r.events if e.type in (EventType.ARG_FILL_ATTEMPT, EventType.ARG_FILL_SUCCESS)]
+    assert kinds == [EventType.ARG_FILL_ATTEMPT, EventType.ARG_FILL_SUCCESS]
+    repairs = {(x["field"], x["from"], x["to"], x["rule"]) for x in r.of(EventType.ARG_REPAIR)}
+    assert {("due_days", "5", 5, "coerce_int"), ("priority", "High", "high", "enum_case")} <= repairs
+
+
 async def test_missing_enum_grounded_in_the_query_is_filled_deterministically() -> None:
     r = await run("Create a high priority task 'write report' due in 3 days", [
         one_step("create_task"), calls("create_task", {"title": "write report", "due_days": 3}), done(), ANSWER,

@@ -8,6 +8,7 @@ complete but is not), and anything tolerated is reported as a ``ParseWarning`` r
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
@@ -259,10 +260,14 @@ def _first_object(text: str) -> dict[str, Any] | None:
 def parse_fill(
     text: str, fields: Sequence[str], tool_name: str, *, finish_reason: str | None = "stop"
 ) -> dict[str, Any]:
-    """The asked ``fields`` from an arg-fill reply: a JSON object of them, or a call to ``tool_name``.
+    """The asked ``fields`` from an arg-fill reply, trying in order (RECOVERY.md, "Rules made exact"
+    2): a JSON object of them; a ``toolCalls`` envelope (or a bare call) for ``tool_name``; tagged
+    fields, ``<field>value</field>``, anywhere in the reply, the prose around them ignored.
 
-    Only asked fields with a non-null value are returned (a null fills nothing). Keys match exactly,
-    else case- and separator-insensitively when that is unambiguous.
+    Only asked fields with a non-null value are returned (a null fills nothing). Keys and tag names
+    match exactly, else case- and separator-insensitively when that is unambiguous. A tagged value is
+    the text between the tags, stripped (and unquoted when it is one JSON string): the gate coerces it
+    like any other value (a tagged ``5`` for an integer field becomes 5, with its repair event).
     """
     answer = _answer_or_thinking(text)
     reason = finish_reason or ""
@@ -274,11 +279,44 @@ def parse_fill(
         values = _asked(source, fields) if source is not None else {}
         if values:
             return values
+    values = _asked(_tagged(answer), fields)
+    if values:
+        return values
     raise ParseError(
-        f"arg-fill reply for tool {tool_name!r} holds no JSON object with any of the fields "
+        f"arg-fill reply for tool {tool_name!r} holds no JSON object and no tag with any of the fields "
         f"{list(fields)}; expected {{{', '.join(f'{f!r}: value' for f in fields)}}}. "
         f"Reply began: {excerpt(answer)}"
     )
+
+
+_OPEN_TAG = re.compile(r"<\s*([A-Za-z_][\w.-]*)\s*>")
+
+
+def _tagged(text: str) -> dict[str, str]:
+    """``<name>value</name>`` pairs anywhere in ``text``, the first of each name; tags may nest
+    (``<arguments><city>Lima</city></arguments>`` gives both ``arguments`` and ``city``)."""
+    values: dict[str, str] = {}
+    for opening in _OPEN_TAG.finditer(text):
+        name = opening.group(1)
+        if name in values:
+            continue
+        closing = re.compile(rf"<\s*/\s*{re.escape(name)}\s*>", re.IGNORECASE).search(text, opening.end())
+        if closing is not None:
+            values[name] = _tag_value(text[opening.end() : closing.start()])
+    return values
+
+
+def _tag_value(raw: str) -> str:
+    """The text between two tags, stripped; ``"high"`` (one JSON string) is read as ``high``."""
+    value = raw.strip()
+    if len(value) >= 2 and value[0] == value[-1] == '"':
+        try:
+            decoded = json.loads(value)
+        except ValueError:
+            return value
+        if isinstance(decoded, str):
+            return decoded
+    return value
 
 
 def _fill_source(value: Any, fields: Sequence[str], tool_name: str) -> Mapping[str, Any] | None:
