@@ -423,6 +423,191 @@ async def test_repeated_bad_calls_end_the_item_gracefully() -> None:
     assert item.status.value == "failed" and "create_task" in (item.error or "")
 
 
+def several(*pairs: tuple[str, Any]) -> str:
+    """One reply with several calls, ``c1``, ``c2``, ... in order."""
+    listed = [{"callId": f"c{i}", "toolName": n, "arguments": a} for i, (n, a) in enumerate(pairs, start=1)]
+    return "```json\n" + json.dumps({"toolCalls": listed}) + "\n```"
+
+
+def one_step_with(*tools: str) -> str:
+    item = {"id": "step_1", "description": "do it", "stepType": "tool", "requiredTools": list(tools), "dependencies": []}
+    return "---JSON_OUTPUT_START---\n" + json.dumps({"title": "t", "intent": "i", "plan": "p", "todoList": [item]}) + "\n---JSON_OUTPUT_END---"
+
+
+BAD_TASK = {"title": "x", "due_days": 0, "priority": "high"}
+"""A call the gate reasks (a `minimum` broken): one failure of `create_task` each time."""
+
+
+async def test_rule3_the_item_ends_at_once_when_a_counter_reaches_the_limit() -> None:
+    """The reply that reaches the limit is the last execution turn: no further model turn, and the
+    calls after it in that reply do not run."""
+    r = await run("Task x, then search JWST", [
+        one_step_with("create_task", "webSearch"),
+        calls("create_task", BAD_TASK),
+        several(("create_task", BAD_TASK), ("webSearch", {"query": "JWST"})),
+        ANSWER,
+    ], config={"gate": {"maxConsecutiveFailuresPerTool": 2}})
+    assert RAN == []
+    assert r.phases() == ["planning", "execution", "enforcement", "synthesis"]
+    item = r.response.todo_list[0]
+    assert item.status.value == "failed" and "create_task" in (item.error or "") and "2 times" in (item.error or "")
+    assert r.response.status == "partial" and r.response.response == "Done."
+
+
+async def test_rule3_refused_names_share_one_counter() -> None:
+    r = await run("Search for JWST", [
+        one_step("webSearch"), calls("searchTheWeb", {"query": "JWST"}), calls("find", {"query": "JWST"}),
+        calls("create_task", BAD_TASK),  # registered, but not a tool of this step: refused too
+        ANSWER,
+    ])
+    assert RAN == [] and r.phases() == ["planning", "execution", "enforcement", "enforcement", "synthesis"]
+    error = r.response.todo_list[0].error or ""
+    assert "3 calls in a row" in error and "searchTheWeb, find, create_task" in error and "webSearch" in error
+
+
+async def test_rule3_a_success_of_one_tool_never_resets_another_tools_counter() -> None:
+    r = await run("Task x, then search JWST", [
+        one_step_with("create_task", "webSearch"),
+        several(("create_task", BAD_TASK), ("webSearch", {"query": "JWST"})),
+        calls("create_task", BAD_TASK),
+        ANSWER,
+    ], config={"gate": {"maxConsecutiveFailuresPerTool": 2}})
+    assert RAN == [("webSearch", {"query": "JWST"})]
+    assert r.phases() == ["planning", "execution", "execution", "synthesis"]
+    assert r.response.todo_list[0].status.value == "failed"
+
+
+async def test_rule3_a_success_never_resets_the_refused_names_counter() -> None:
+    r = await run("Search for JWST", [
+        one_step_with("webSearch", "create_task"),
+        several(("searchTheWeb", {"query": "JWST"}), ("webSearch", {"query": "JWST"})),
+        calls("find", {"query": "JWST"}),
+        ANSWER,
+    ], config={"gate": {"maxConsecutiveFailuresPerTool": 2}})
+    assert RAN == [("webSearch", {"query": "JWST"})]
+    assert r.phases() == ["planning", "execution", "enforcement", "synthesis"]
+    assert "2 calls in a row" in (r.response.todo_list[0].error or "")
+
+
+@tool(
+    name="publish",
+    description="Publish a post.",
+    input_schema={
+        "type": "object",
+        "properties": {"title": {"type": "string", "minLength": 3, "description": "Title of the post."}},
+        "required": ["title"],
+        "additionalProperties": False,
+    },
+    requires_approval=True,
+)
+def publish(**args: Any) -> dict[str, Any]:
+    RAN.append(("publish", args))
+    return {"published": True}
+
+
+async def test_rule3_a_resumed_call_that_reaches_the_limit_gets_no_further_turn() -> None:
+    """Limit 1: the person approves with arguments the gate rejects; the item ends there, without
+    the model turn that would otherwise follow the approval."""
+    provider = ScriptedProvider([one_step("publish"), calls("publish", {"title": "Hello"}), ANSWER])
+    art = await create_art_instance(
+        {"storage": {"type": "memory"}, "gate": {"maxConsecutiveFailuresPerTool": 1}},
+        tools=[publish], providers={"s": provider},
+    )
+    first = await art.process("Publish 'Hello'", thread_id="p")
+    assert first.status == "suspended"
+    final = await art.resume("p", first.suspension["id"], {"approved": True, "modified_args": {"title": "Hi"}})
+    assert RAN == [] and final.status == "partial"
+    assert [c.phase for c in provider.calls] == ["planning", "execution", "synthesis"]
+    assert "publish" in (final.todo_list[0].error or "")
+
+
+def _give_up_error(r: Run) -> dict[str, Any]:
+    [error] = [e for e in r.events if e.type == EventType.ERROR]
+    assert error.step_id == "step_1"
+    return error.data
+
+
+CUT = ScriptedReply(text='```json\n{"toolCalls": [{"toolName": "webSearch", "arguments": {"query": "JW', finish_reason="length")
+
+
+@pytest.mark.parametrize(
+    ("replies", "config", "code"),
+    [
+        pytest.param([done("no"), done("no")], {"execution": {"maxIterations": 2, "taefMaxRetries": 5}},
+                     "max_iterations", id="max_iterations"),
+        pytest.param([done("no"), done("no")], {"execution": {"taefMaxRetries": 1}}, "taef_max_retries",
+                     id="taef_max_retries"),
+        pytest.param([calls("searchTheWeb", {"query": "JWST"})] * 3, {}, "max_consecutive_failures", id="counter"),
+        pytest.param([CUT, CUT], {"execution": {"maxIterations": 2}}, "unusable_reply", id="nothing_usable"),
+    ],
+)
+async def test_rule4_giving_up_a_step_emits_an_error_event(replies: list[Any], config: dict[str, Any], code: str) -> None:
+    r = await run("Search for JWST", [one_step("webSearch"), *replies, ANSWER], config=config)
+    assert RAN == [] and r.response.status == "partial"
+    error = _give_up_error(r)
+    assert (error["code"], error["phase"], error["step_id"]) == (code, "execution", "step_1")
+    assert error["message"] == r.response.todo_list[0].error
+
+
+def two_independent_steps(first: str, second: str) -> str:
+    items = [
+        {"id": f"step_{i}", "description": f"use {name}", "stepType": "tool", "requiredTools": [name], "dependencies": []}
+        for i, name in enumerate((first, second), start=1)
+    ]
+    return "---JSON_OUTPUT_START---\n" + json.dumps({"title": "t", "intent": "i", "plan": "p", "todoList": items}) + "\n---JSON_OUTPUT_END---"
+
+
+async def test_rule4_an_advisory_step_that_runs_out_of_turns_is_reported_and_not_passed() -> None:
+    r = await run("Search for JWST", [one_step("webSearch"), CUT, CUT, ANSWER],
+                  config={"execution": {"maxIterations": 2, "validationMode": "advisory"}})
+    item = r.response.todo_list[0]
+    assert item.status.value == "completed" and item.validation_status == "failed"
+    assert r.response.status == "partial"
+    assert _give_up_error(r)["code"] == "unusable_reply"
+
+
+async def test_rule4_the_error_event_stays_when_the_run_goes_on_to_other_items() -> None:
+    r = await run("Search JWST; run print(1) in python", [
+        two_independent_steps("webSearch", "run_code"),
+        *[calls("searchTheWeb", {"query": "JWST"})] * 3,
+        calls("run_code", {"runtime": "python", "code": "print(1)"}), done(),
+        ANSWER,
+    ])
+    assert RAN == [("run_code", {"runtime": "python", "code": "print(1)"})]
+    assert [i.status.value for i in r.response.todo_list] == ["failed", "completed"]
+    assert r.response.status == "partial"
+    assert _give_up_error(r)["code"] == "max_consecutive_failures"
+
+
+async def test_rule4_the_error_event_stays_when_the_run_ends_needs_input() -> None:
+    r = await run("Search JWST, then email the results to my manager", [
+        two_independent_steps("webSearch", "send_email"),
+        *[calls("searchTheWeb", {"query": "JWST"})] * 3,
+        calls("send_email", {"subject": "JWST", "body": "News."}),
+    ])
+    assert RAN == [] and r.response.status == "needs_input"
+    assert _give_up_error(r)["code"] == "max_consecutive_failures"
+
+
+async def test_rule4_a_guided_step_that_gives_up_emits_the_error_event_too() -> None:
+    """Guided mode: an unreadable reply is treated as cut off; when the turns run out on it, the
+    ERROR says so."""
+    provider = ScriptedProvider([json.dumps({"Compute 12 * 7": "calculator"}), "not json", "still not", "84"])
+    config = {
+        "providers": {"main": {"adapter": "scripted", "structured_output": True, "guided": True}},
+        "storage": {"type": "memory"},
+        "tools": ["pes_agent.demo.text_tools:LOCAL_TOOLS"],
+        "execution": {"maxIterations": 2},
+    }
+    async with await create_art_instance(config, providers={"main": provider}) as art:
+        response = await art.process("Compute 12 * 7", thread_id="g")
+        errors = await art.get_observations("g", types=[EventType.ERROR])
+    assert response.status == "partial" and response.todo_list[0].status.value == "failed"
+    [error] = errors
+    assert error.step_id == "step_1"
+    assert (error.data["code"], error.data["phase"], error.data["step_id"]) == ("unusable_reply", "execution", "step_1")
+
+
 async def test_f14_side_effect_target_nobody_gave_asks_the_user() -> None:
     r = await run("Email the report to my manager", [
         one_step("send_email"), calls("send_email", {"subject": "Report", "body": "Attached."}),

@@ -25,6 +25,11 @@ if TYPE_CHECKING:
     from pes_agent.agent.execution import ItemLoop
 
 
+NOT_A_TOOL = ""
+"""The failure counter shared by refused names (not a tool, or not one of this step's): no tool is
+named by the empty string, which the parser never lets through as a name."""
+
+
 @dataclass(frozen=True, kw_only=True)
 class CallOutcome:
     result: ToolResult
@@ -84,7 +89,9 @@ async def handle_call(
         if earlier is not None:
             return CallOutcome(result=await _repeat_result(ctx, loop, checked.call, earlier), call=checked.call)
         return CallOutcome(result=await run_or_ask(ctx, loop, checked.call, approved=approved), call=checked.call)
-    loop.failures[checked.call.tool_name] = loop.failures.get(checked.call.tool_name, 0) + 1
+    # One counter per tool, never reset by another tool's success; refused names share one.
+    counter = NOT_A_TOOL if checked.outcome == "refuse_tool" else checked.call.tool_name
+    loop.failures[counter] = loop.failures.get(counter, 0) + 1
     if checked.outcome == "clarify":
         return CallOutcome(
             result=_not_run(call, "error", checked.message), clarify=checked.needs, call=checked.call

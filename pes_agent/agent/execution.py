@@ -6,9 +6,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any
+from typing import Any, Literal
 
-from pes_agent.agent.calls import handle_call
+from pes_agent.agent.calls import NOT_A_TOOL, handle_call
 from pes_agent.agent.context import RunContext
 from pes_agent.agent.guided_step import guided_request, remember_turn, target_tool
 from pes_agent.agent.pauses import pause_for_approval, pause_for_clarification
@@ -53,7 +53,10 @@ class ItemLoop:
     enforcements: int = 0
     next_phase: Phase = "execution"
     failures: dict[str, int] = field(default_factory=dict)
-    """Consecutive calls per tool that the gate would not run."""
+    """Consecutive calls per tool that the gate would not run; refused names (not a tool of this
+    step) count under ``NOT_A_TOOL``. At `maxConsecutiveFailuresPerTool` the item ends at once."""
+    unusable: bool = False
+    """The last reply held nothing to act on (cut off, or neither calls nor content)."""
     fill_attempts: dict[str, int] = field(default_factory=dict)
     response_schema: Mapping[str, Any] | None = None
     """The reply schema of the item's first request, kept for every turn (structured output)."""
@@ -112,11 +115,27 @@ def first_request(ctx: RunContext, loop: ItemLoop) -> PromptRequest:
     )
 
 
-async def fail_item(ctx: RunContext, item: TodoItem, reason: str) -> ItemOutcome:
+GiveUp = Literal[
+    "tools_unavailable", "max_iterations", "taef_max_retries", "max_consecutive_failures", "unusable_reply"
+]
+"""Why an item was given up: no required tool usable; `maxIterations` or `taefMaxRetries` spent; a
+tool's failure counter at `maxConsecutiveFailuresPerTool`; the budget spent on a last reply that
+held nothing usable."""
+
+
+async def fail_item(ctx: RunContext, item: TodoItem, reason: str, *, code: GiveUp) -> ItemOutcome:
+    """Give the item up: failed, with ``reason`` for the user, and an ERROR event saying so, also
+    when the run goes on to other items or ends `partial` (RECOVERY.md, "Rules made exact" 4)."""
     item.error = reason
     item.result = item.result or reason
     await ctx.set_status(item, ItemStatus.FAILED)
+    await _report_give_up(ctx, item, reason, code)
     return ItemOutcome.DONE
+
+
+async def _report_give_up(ctx: RunContext, item: TodoItem, reason: str, code: GiveUp) -> None:
+    data = {"code": code, "phase": ctx.phase, "step_id": item.id, "message": reason}
+    await ctx.emit(EventType.ERROR, data, step_id=item.id)
 
 
 async def complete_item(ctx: RunContext, loop: ItemLoop, content: str | None) -> ItemOutcome:
@@ -144,7 +163,8 @@ async def run_item(ctx: RunContext, item: TodoItem) -> ItemOutcome:
     unavailable = [n for n in item.required_tools if n not in ctx.enabled_tools]
     if item.required_tools and len(unavailable) == len(item.required_tools):
         return await fail_item(
-            ctx, item, f"required tool(s) {', '.join(unavailable)} are not registered or not enabled"
+            ctx, item, f"required tool(s) {', '.join(unavailable)} are not registered or not enabled",
+            code="tools_unavailable",
         )
     loop.messages = recovery_messages(ctx, loop)
     return await turns(ctx, loop)
@@ -168,6 +188,9 @@ async def turns(ctx: RunContext, loop: ItemLoop) -> ItemOutcome:
     item = loop.item
     guided = ctx.guided and item.is_tool_step and bool(loop.allowed)
     while item.iterations < ctx.limits.max_iterations:
+        stuck = _stuck(ctx, loop)  # a resumed call may have reached the limit: no turn after it
+        if stuck is not None:
+            return await fail_item(ctx, item, stuck, code="max_consecutive_failures")
         item.iterations += 1
         outcome = await (_guided_turn if guided else _turn)(ctx, loop)
         if outcome is not None:
@@ -189,6 +212,7 @@ async def _turn(ctx: RunContext, loop: ItemLoop) -> ItemOutcome | None:
         await ctx.emit(EventType.THOUGHTS, {"phase": "execution", "text": parsed.thinking}, step_id=item.id)
     loop.messages.append(Message(role="assistant", content=reply.text))
     loop.next_phase = "execution"
+    loop.unusable = parsed.truncated or (not parsed.tool_calls and parsed.content is None)
     if parsed.truncated:
         loop.messages.append(Message(role="user", content=TRUNCATED_NOTE))
         return None
@@ -206,6 +230,7 @@ async def _guided_turn(ctx: RunContext, loop: ItemLoop) -> ItemOutcome | None:
     parsed = parse_guided_call(reply.text, tool, finish_reason=reply.finish_reason)
     await emit_warnings(ctx, parsed.warnings, step_id=loop.item.id)
     loop.messages.append(Message(role="assistant", content=reply.text))
+    loop.unusable = parsed.truncated
     if parsed.truncated:
         loop.retry_tool = tool
         loop.retry_tail = [loop.messages[-1], Message(role="user", content=TRUNCATED_NOTE)]
@@ -224,7 +249,8 @@ async def _handle_content(ctx: RunContext, loop: ItemLoop, parsed: ParsedStep) -
     if loop.enforcements >= ctx.limits.taef_max_retries:
         loop.item.validation_status = "failed"
         return await fail_item(
-            ctx, loop.item, f"the step ended without calling its required tool(s): {', '.join(missing)}"
+            ctx, loop.item, f"the step ended without calling its required tool(s): {', '.join(missing)}",
+            code="unusable_reply" if loop.unusable else "taef_max_retries",
         )
     loop.enforcements += 1
     loop.next_phase = "enforcement"
@@ -250,6 +276,9 @@ async def _handle_calls(ctx: RunContext, loop: ItemLoop, parsed: ParsedStep) -> 
     corrections: list[str] = []
     for call in _assign_ids(loop.item, parsed.tool_calls):
         outcome = await handle_call(ctx, loop, call)
+        stuck = _stuck(ctx, loop)
+        if stuck is not None:  # at once: no pause, no later call of this reply, no further turn
+            return await fail_item(ctx, loop.item, stuck, code="max_consecutive_failures")
         pausing = bool(outcome.clarify) or outcome.result.status == "suspended"
         if pausing and results:  # what already ran in this reply stays in the saved conversation
             ran = [tool_result_view(_record(loop, r)) for r in results if r.status != "refused"]
@@ -268,17 +297,26 @@ async def _handle_calls(ctx: RunContext, loop: ItemLoop, parsed: ParsedStep) -> 
     if _can_close_early(ctx, loop, parsed, results):
         outputs = [output_text(_record(loop, r)) for r in results if r.status == "success"]
         return await complete_item(ctx, loop, "\n".join(outputs))
-    stuck = [t for t, n in loop.failures.items() if n >= ctx.gate.max_consecutive_failures_per_tool]
-    if stuck:
-        return await fail_item(
-            ctx, loop.item,
-            f"stopped: {stuck[0]} was called with unusable arguments {loop.failures[stuck[0]]} times in a row",
-        )
     if ctx.guided:
         remember_turn(loop, loop.messages[-1].content, results)
         return None
     loop.messages.append(Message(role="user", content=after_calls_text(ctx, loop, results, corrections)))
     return None
+
+
+def _stuck(ctx: RunContext, loop: ItemLoop) -> str | None:
+    """Why the item must end now, when a failure counter reached `maxConsecutiveFailuresPerTool`."""
+    limit = ctx.gate.max_consecutive_failures_per_tool
+    over = [(n, c) for n, c in loop.failures.items() if c >= limit]
+    if not over:
+        return None
+    name, count = over[0]
+    if name != NOT_A_TOOL:
+        return f"stopped: {name} was called with unusable arguments {count} times in a row"
+    refused = [r.tool_name for r in loop.item.tool_results if r.status == "refused"][-count:]
+    names = ", ".join(dict.fromkeys(refused)) or "unnamed"
+    usable = ", ".join(loop.allowed) or "none"
+    return f"stopped: {count} calls in a row named no tool this step may use ({names}; its tools: {usable})"
 
 
 def _can_close_early(ctx: RunContext, loop: ItemLoop, parsed: ParsedStep, results: list[ToolResult]) -> bool:
@@ -332,11 +370,15 @@ def _record(loop: ItemLoop, result: ToolResult) -> ToolCallRecord:
 async def _out_of_turns(ctx: RunContext, loop: ItemLoop) -> ItemOutcome:
     """The iteration cap ends the item: complete if its required tools ran, else failed."""
     missing = loop.missing()
-    if loop.item.is_tool_step and missing and loop.item.validation_mode == "strict":
-        loop.item.validation_status = "failed"
-        return await fail_item(
-            ctx,
-            loop.item,
-            f"stopped after {ctx.limits.max_iterations} model calls without running: {', '.join(missing)}",
-        )
+    if not (loop.item.is_tool_step and missing):
+        return await complete_item(ctx, loop, None)
+    loop.item.validation_status = "failed"
+    reason = f"stopped after {ctx.limits.max_iterations} model calls without running: {', '.join(missing)}"
+    code: GiveUp = "max_iterations"
+    if loop.unusable:
+        code = "unusable_reply"
+        reason += " (the last reply held nothing usable: cut off or unreadable)"
+    if loop.item.validation_mode == "strict":
+        return await fail_item(ctx, loop.item, reason, code=code)
+    await _report_give_up(ctx, loop.item, reason, code)  # advisory: the item closes, not done
     return await complete_item(ctx, loop, None)
