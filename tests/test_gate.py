@@ -781,10 +781,20 @@ def test_fill_message_names_tool_fields_and_allowed_values() -> None:
     )
 
 
-def test_non_object_arguments_are_reasked() -> None:
+def test_rule5_non_object_arguments_are_reasked_naming_the_tool_and_its_fields() -> None:
     result = check("webSearch", ["x"])
-    assert result.outcome == "reask" and "must be a JSON object" in (result.message or "")
-    assert check("webSearch", '{"query": "x"}').outcome == "execute"
+    assert result.outcome == "reask"
+    text = result.message or ""
+    assert text.startswith("The call to `webSearch` was not run.")
+    assert "the arguments must be a JSON object of named fields (`query`, `limit`, `lang`), not a list" in text
+    assert check("webSearch", '{"query": "x"}').outcome == "execute"  # JSON text of an object is read
+
+
+def test_rule5_arguments_the_parser_found_not_to_be_an_object_are_reasked() -> None:
+    call = ToolCall(call_id="c1", tool_name="webSearch", arguments={}, non_object_arguments="weather in Paris")
+    result = make_gate().check(call, allowed=["webSearch"], grounding=NO_GROUNDING)
+    assert result.outcome == "reask" and "JSON object of named fields" in (result.message or "")
+    assert "not text" in (result.message or "")
 
 
 def test_disabled_gate_repairs_nothing() -> None:

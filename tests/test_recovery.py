@@ -410,8 +410,59 @@ async def test_f12_truncated_reply_never_runs() -> None:
     cut = ScriptedReply(text='```json\n{"toolCalls": [{"toolName": "webSearch", "arguments": {"query": "JW', finish_reason="length")
     r = await run("Search for JWST", [one_step("webSearch"), cut, calls("webSearch", {"query": "JWST"}), done(), ANSWER])
     assert RAN == [("webSearch", {"query": "JWST"})]
-    assert "cut off" in r.provider.calls[2].messages[-1]["content"]
+    assert "truncated" in r.provider.calls[2].messages[-1]["content"]
     assert any(x["code"] == "truncation_detected" for x in r.of(EventType.PARSE_WARNING))
+
+
+async def test_rule5_truncated_reply_says_so_names_the_tool_and_asks_for_chunks() -> None:
+    r = await run("Search for JWST", [one_step("webSearch"), CUT, calls("webSearch", {"query": "JWST"}), done(), ANSWER])
+    note = r.provider.calls[2].messages[-1]["content"]
+    for words in ("truncated", "shorter", "smaller chunks", "several calls", "`webSearch`"):
+        assert words in note
+    assert RAN == [("webSearch", {"query": "JWST"})]
+
+
+async def test_rule5_truncated_content_reply_names_the_tool_the_step_still_needs() -> None:
+    cut = ScriptedReply(text="I will now search for JWST and then I will", finish_reason="length")
+    r = await run("Search for JWST", [one_step("webSearch"), cut, calls("webSearch", {"query": "JWST"}), done(), ANSWER])
+    note = r.provider.calls[2].messages[-1]["content"]
+    assert "truncated" in note and "chunks" in note and "`webSearch`" in note
+
+
+async def test_rule5_truncated_guided_reply_names_its_tool() -> None:
+    provider = ScriptedProvider([json.dumps({"Compute 12 * 7": "calculator"}), '{"expression": "12 *', '{"expression": "12 * 7"}', "84"])
+    config = {
+        "providers": {"main": {"adapter": "scripted", "structured_output": True, "guided": True}},
+        "storage": {"type": "memory"},
+        "tools": ["pes_agent.demo.text_tools:LOCAL_TOOLS"],
+    }
+    async with await create_art_instance(config, providers={"main": provider}) as art:
+        response = await art.process("Compute 12 * 7", thread_id="g")
+    assert response.status == "success"
+    note = provider.calls[2].messages[-1]["content"]
+    assert "truncated" in note and "chunks" in note and "`calculator`" in note
+
+
+@pytest.mark.parametrize(("sent", "kind"), [(["JWST"], "a list"), ("JWST news", "text"), (42, "a number")])
+async def test_rule5_non_object_arguments_are_reasked_as_a_json_object_of_named_fields(sent: Any, kind: str) -> None:
+    r = await run("Search for JWST", [
+        one_step("webSearch"), calls("webSearch", sent), calls("webSearch", {"query": "JWST"}), done(), ANSWER,
+    ])
+    assert RAN == [("webSearch", {"query": "JWST"})]
+    message = r.provider.calls[2].messages[-1]["content"]
+    assert "`webSearch`" in message and "not run" in message
+    assert f"the arguments must be a JSON object of named fields (`query`), not {kind}" in message
+    assert len(r.of(EventType.REASK)) == 1
+    assert r.of(EventType.TOOL_CALL)[0]["arguments"] == sent  # the event shows what the model sent
+    assert "This step is not done" not in message  # the gate's voice alone
+
+
+async def test_rule5_non_object_arguments_without_the_gate_never_run_and_say_so() -> None:
+    r = await run("Search for JWST", [
+        one_step("webSearch"), calls("webSearch", ["JWST"]), calls("webSearch", {"query": "JWST"}), done(), ANSWER,
+    ], config={"gate": {"enabled": False}})
+    assert RAN == [("webSearch", {"query": "JWST"})]
+    assert "must be a JSON object of named fields (`query`), not a list" in r.provider.calls[2].messages[-1]["content"]
 
 
 async def test_repeated_bad_calls_end_the_item_gracefully() -> None:

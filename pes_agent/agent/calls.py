@@ -69,7 +69,7 @@ async def handle_call(
     item_id = loop.item.id
     await ctx.emit(
         EventType.TOOL_CALL,
-        {"call_id": call.call_id, "tool_name": call.tool_name, "arguments": dict(call.arguments)},
+        {"call_id": call.call_id, "tool_name": call.tool_name, "arguments": _as_sent(call)},
         step_id=item_id,
     )
     decided = None if approved else _decided_before(loop, call.tool_name)
@@ -97,6 +97,10 @@ async def handle_call(
             result=_not_run(call, "error", checked.message), clarify=checked.needs, call=checked.call
         )
     return await _refuse_or_reask(ctx, loop, call, checked)
+
+
+def _as_sent(call: ToolCall) -> Any:
+    return dict(call.arguments) if call.non_object_arguments is None else call.non_object_arguments
 
 
 async def gate_check(ctx: RunContext, loop: ItemLoop, call: ToolCall) -> GateResult:

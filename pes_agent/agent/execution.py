@@ -4,7 +4,7 @@ enforced, results saved after every change."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import Enum
 from typing import Any, Literal
 
@@ -26,14 +26,10 @@ from pes_agent.prompts.execution import (
     enforcement_text,
     resumed_text,
     tool_results_text,
+    truncated_text,
 )
 from pes_agent.state.models import ItemStatus, TodoItem, ToolCallRecord
 from pes_agent.tools.spec import ToolCall, ToolResult
-
-TRUNCATED_NOTE = (
-    "Your last reply was cut off before it ended, so nothing in it was run. Send it again, shorter: "
-    "split large content into smaller pieces or several calls."
-)
 
 
 class ItemOutcome(Enum):
@@ -214,7 +210,7 @@ async def _turn(ctx: RunContext, loop: ItemLoop) -> ItemOutcome | None:
     loop.next_phase = "execution"
     loop.unusable = parsed.truncated or (not parsed.tool_calls and parsed.content is None)
     if parsed.truncated:
-        loop.messages.append(Message(role="user", content=TRUNCATED_NOTE))
+        loop.messages.append(Message(role="user", content=truncated_text(_cut_for(loop, reply.text))))
         return None
     if parsed.updated_plan is not None:
         await apply_plan_update(ctx, parsed.updated_plan, current_id=item.id)
@@ -233,9 +229,15 @@ async def _guided_turn(ctx: RunContext, loop: ItemLoop) -> ItemOutcome | None:
     loop.unusable = parsed.truncated
     if parsed.truncated:
         loop.retry_tool = tool
-        loop.retry_tail = [loop.messages[-1], Message(role="user", content=TRUNCATED_NOTE)]
+        loop.retry_tail = [loop.messages[-1], Message(role="user", content=truncated_text([tool]))]
         return None
     return await _handle_calls(ctx, loop, parsed)
+
+
+def _cut_for(loop: ItemLoop, text: str) -> list[str]:
+    """The step's tools a cut-off reply names (in quotes), else those the step still needs."""
+    named = [n for n in loop.allowed if f'"{n}"' in text]
+    return named or [n for n in loop.missing() if n in loop.allowed]
 
 
 async def _handle_content(ctx: RunContext, loop: ItemLoop, parsed: ParsedStep) -> ItemOutcome | None:
@@ -267,7 +269,7 @@ def _assign_ids(item: TodoItem, calls: Sequence[ToolCall]) -> list[ToolCall]:
         while call_id in used:
             call_id = f"{call_id}_{len(used) + 1}"
         used.add(call_id)
-        out.append(ToolCall(call_id=call_id, tool_name=call.tool_name, arguments=call.arguments))
+        out.append(replace(call, call_id=call_id))
     return out
 
 

@@ -195,9 +195,11 @@ def _call(raw: Any, pos: int, warnings: _Warnings) -> ToolCall | None:
     arguments = maybe_json(maybe_json(pick(source, *_ARG_KEYS)))
     if arguments is None or arguments == "":
         arguments = {}
-    if not isinstance(arguments, dict):
-        return bad(f"arguments of {name.strip()!r} are not a JSON object: {excerpt(str(arguments))}")
     call_id = as_id(pick(raw, "callId", "call_id", "id")) or ""
+    if not isinstance(arguments, dict):  # kept: the gate tells the model to send an object
+        what = f"arguments of {name.strip()!r} are not a JSON object: {excerpt(str(arguments))}"
+        _warn(warnings, "non_object_arguments", f"tool call {pos}: {what}")
+        return ToolCall(call_id=call_id, tool_name=name.strip(), arguments={}, non_object_arguments=arguments)
     return ToolCall(call_id=call_id, tool_name=name.strip(), arguments=arguments)
 
 

@@ -112,6 +112,16 @@ def enforcement_text(
     )
 
 
+def truncated_text(tools: Sequence[str] = ()) -> str:
+    """The corrective for a reply cut off at the token limit, naming the ``tools`` it was for."""
+    head = "Your last reply was truncated: it hit the token limit before it ended, so nothing in it was run."
+    chunks = "large content in smaller chunks over several calls."
+    if not tools:
+        return f"{head} Send a shorter reply, and {chunks}"
+    names = " or ".join(f"`{t}`" for t in tools)
+    return f"{head} Call {names} with a shorter reply, and send {chunks}"
+
+
 def resumed_text(results: Sequence[ToolResultView], max_result_length: int) -> str:
     """After an interruption: the calls of this step that already ran, so they are not repeated."""
     share = max(max_result_length // max(len(results), 1), 200)

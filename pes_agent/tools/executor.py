@@ -15,6 +15,7 @@ from typing import Any
 from pes_agent.errors import ToolError
 from pes_agent.tools.registry import ToolRegistry
 from pes_agent.tools.spec import ToolCall, ToolContext, ToolResult, ToolSpec
+from pes_agent.tools.validation import ArgumentProblem, not_an_object
 
 _MAX_ERROR_CHARS = 2000
 
@@ -27,7 +28,11 @@ class ToolExecutor:
         spec = self.registry.get(call.tool_name) if call.tool_name in allowed else None
         if spec is None:
             return _refused(call, allowed)
-        problems = self.registry.validator(spec.name).validate(call.arguments)
+        if call.non_object_arguments is not None:
+            fields = spec.input_schema.get("properties") or {}
+            problems: tuple[ArgumentProblem, ...] = (not_an_object(call.non_object_arguments, fields),)
+        else:
+            problems = self.registry.validator(spec.name).validate(call.arguments)
         if problems:
             return ToolResult(
                 status="error",

@@ -69,7 +69,7 @@ class ArgumentGate:
         name, args = call.tool_name, call.arguments
         if not (
             self.config.enabled and name in allowed and name in self.registry and isinstance(args, Mapping)
-        ):
+        ) or call.non_object_arguments is not None:
             return None
         plan = self.plan(name)
         if not self._plain(plan, args, grounding):

@@ -17,7 +17,6 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from pes_agent.tools.gate_messages import (
-    NOT_AN_OBJECT,
     ambiguous_alias_problem,
     clarify_text,
     fill_text,
@@ -32,7 +31,7 @@ from pes_agent.tools.placeholders import Grounding, reserved_host, target_ground
 from pes_agent.tools.references import find_references, resolve
 from pes_agent.tools.schema_plan import FieldInfo, ToolPlan
 from pes_agent.tools.spec import ToolCall
-from pes_agent.tools.validation import ArgumentProblem
+from pes_agent.tools.validation import ArgumentProblem, not_an_object
 
 if TYPE_CHECKING:
     from pes_agent.tools.gate import ArgumentGate
@@ -61,9 +60,10 @@ class CallCheck:
         self.args: dict[str, Any] = {}
 
     def run(self) -> GateResult:
-        raw = _object(self.call.arguments)
+        sent = self.call.non_object_arguments
+        raw = _object(self.call.arguments) if sent is None else None
         if raw is None:
-            self.reasks.append(NOT_AN_OBJECT)
+            self.reasks.append(not_an_object(self.call.arguments if sent is None else sent, self.plan.fields))
         else:
             self.args = raw
         if self.cfg.enabled and raw is not None:

@@ -13,10 +13,6 @@ from pes_agent.tools.gate_result import FieldNeed
 from pes_agent.tools.references import Unresolved, reference_text
 from pes_agent.tools.validation import ArgumentProblem, short, show
 
-NOT_AN_OBJECT = ArgumentProblem(
-    field=None, path="", rule="type", message="the arguments must be a JSON object"
-)
-
 _NO_GOT = frozenset(
     {"required", "dependentRequired", "unknown_key", "ambiguous_alias", "false", "additionalProperties"}
 )

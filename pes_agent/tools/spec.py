@@ -64,6 +64,10 @@ class ToolCall:
     call_id: str
     tool_name: str
     arguments: Mapping[str, Any]
+    non_object_arguments: Any = None
+    """What the model sent as arguments when it was no JSON object (a list, a number, text that is
+    not JSON), with ``arguments`` then empty: such a call never runs, the model is told to send an
+    object of named fields."""
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -236,6 +236,25 @@ def _problem(path: Sequence[Any], rule: str, text: str) -> ArgumentProblem:
     )
 
 
+def not_an_object(sent: Any, fields: Iterable[str]) -> ArgumentProblem:
+    """Arguments that are no JSON object: the words a small model can act on, with the fields to send."""
+    names = ", ".join(f"`{n}`" for n in fields)
+    text = "the arguments must be a JSON object of named fields" + (f" ({names})" if names else "")
+    return ArgumentProblem(field=None, path="", rule="type", message=f"{text}, not {_what(sent)}")
+
+
+def _what(value: Any) -> str:
+    if isinstance(value, str):
+        return "text"
+    if isinstance(value, (list, tuple)):
+        return "a list"
+    if isinstance(value, bool):
+        return "true or false"
+    if isinstance(value, (int, float)):
+        return "a number"
+    return "null" if value is None else f"a {type(value).__name__}"
+
+
 def format_path(path: Iterable[Any]) -> str:
     """``["items", 0, "name"]`` → ``items[0].name``."""
     out = ""
