@@ -56,6 +56,9 @@ _FORMATS = {
     r'("." [0-9]{1,6})? ("Z" | [+-] [0-9]{2} ":" [0-9]{2})',
     "uuid": r'[0-9a-f]{8} "-" [0-9a-f]{4} "-" [0-9a-f]{4} "-" [0-9a-f]{4} "-" [0-9a-f]{12}',
 }
+_ANY_TYPES = ("object", "array", "string", "number", "boolean", "null")
+"""Every JSON type: a schema listing them all accepts anything (``llamacpp_schema`` spells ``{}`` so)."""
+
 COMPOSED_OF = "x-composed-of"
 """A string keyword of our own (``pes_agent.prompts.grounding``): the value is pieces from this list
 joined by arithmetic operators. Validators ignore unknown keywords, so the schema stays valid."""
@@ -133,6 +136,7 @@ class _Compiler:
             return self.any_value(hint)
         if schema is False or not isinstance(schema, Mapping):
             raise ValueError(f"schema at {hint!r} accepts nothing; a grammar for it cannot be built")
+        _check_satisfiable(schema, hint)
         if "$ref" in schema:
             return self.ref(str(schema["$ref"]))
         if "allOf" in schema:
@@ -151,6 +155,8 @@ class _Compiler:
                         for i, s in enumerate(schema[key])]
                 return self.rule(hint, " | ".join(alts))
         types = schema.get("type")
+        if isinstance(types, list) and not types:
+            raise ValueError(f"schema at {hint!r} allows no type (`type: []`); nothing can match it")
         if isinstance(types, list):
             alts = [self.visit({**schema, "type": t}, f"{hint}-{t}") for t in types]
             return self.rule(hint, " | ".join(alts))
@@ -263,6 +269,10 @@ class _Compiler:
         low, high = _int_range(schema)
         if low is not None and high is not None and 0 <= high - low < self.bounds.max_enumerated_range:
             return self.rule(hint, " | ".join(literal(str(v)) for v in range(low, high + 1)))
+        if low is not None and low > 0 and high is not None:
+            # as many digits as the bounds have: 1000..1000000 cannot be 12 (the gate checks the rest)
+            few, many = len(str(low)), len(str(high))
+            return self.rule(hint, f"[1-9] [0-9]{{{few - 1},{many - 1}}}")
         sign = "" if low is not None and low >= 0 else '"-"? '
         return self.rule(hint, f'{sign}("0" | [1-9] [0-9]{{0,{self.bounds.max_digits - 1}}})')
 
@@ -291,6 +301,26 @@ class _Compiler:
                 ]
             )
         return "value"
+
+
+def _check_satisfiable(schema: Mapping[str, Any], hint: str) -> None:
+    """Refuse a schema that no value can satisfy, naming why: a grammar for it would either accept
+    nothing (llama.cpp then returns an empty reply) or, worse, something the schema rejects."""
+    pairs = (("minLength", "maxLength"), ("minimum", "maximum"), ("minItems", "maxItems"),
+             ("minProperties", "maxProperties"))
+    for low_key, high_key in pairs:
+        low, high = schema.get(low_key), schema.get(high_key)
+        if isinstance(low, int | float) and isinstance(high, int | float) and low > high:
+            raise ValueError(f"schema at {hint!r} has {low_key} {low} above {high_key} {high}; nothing can match it")
+    negated = schema.get("not")
+    spelled_any = isinstance(negated, Mapping) and set(negated) == {"type"} and set(_ANY_TYPES) <= set(negated["type"])
+    if negated in ({}, True) or spelled_any:
+        raise ValueError(f"schema at {hint!r} is `not: {{}}`; nothing can match it")
+    parts = schema.get("allOf")
+    if isinstance(parts, list):
+        types = {p["type"] for p in parts if isinstance(p, Mapping) and isinstance(p.get("type"), str)}
+        if len({"number" if t == "integer" else t for t in types}) > 1:
+            raise ValueError(f"schema at {hint!r} needs one value of types {sorted(types)} at once (allOf)")
 
 
 def _implied_type(schema: Mapping[str, Any]) -> str | None:

@@ -2,11 +2,10 @@
 
 Supported: literals and escapes (``\\d \\w \\s \\.``), character classes (``[a-z0-9_-]``, negated),
 ``.``, groups (``(...)``, ``(?:...)``), alternation, quantifiers ``? * + {m} {m,} {m,n}``, and the
-anchors ``^``/``$`` at the ends (a JSON Schema pattern is a search; anchors make it whole-string).
-Anything else (look-around, back-references, ``\\b``) raises ``RegexUnsupported`` and the caller
-falls back to a bounded free string, which the gate's validation still judges. An unanchored
-pattern also falls back: it allows any text around the match, which a grammar for the match alone
-would forbid.
+anchors ``^``/``$`` at the ends (a JSON Schema pattern is a search: an unanchored side gets any
+text around the match). Anything else (look-around, back-references, ``\\b``) raises
+``RegexUnsupported`` and the caller falls back to a bounded free string, which the gate's
+validation still judges.
 
 Characters a JSON string cannot hold raw (``"``, ``\\``, controls) are left out of classes, since
 the grammar writes the string's characters unescaped.
@@ -31,13 +30,14 @@ _EXCLUDED = '"\\\\\\x00-\\x1f'
 def regex_to_gbnf(pattern: str, max_repeat: int = 400) -> str:
     """A GBNF expression matching exactly the strings the anchored ``pattern`` matches (unbounded
     repetitions capped at ``max_repeat``)."""
-    if not (pattern.startswith("^") and pattern.endswith("$") and not pattern.endswith("\\$")):
-        raise RegexUnsupported("an unanchored pattern matches inside longer text")
-    parser = _Parser(pattern[1:-1], max_repeat)
+    starts = pattern.startswith("^")
+    ends = pattern.endswith("$") and not pattern.endswith("\\$")
+    parser = _Parser(pattern[int(starts) : len(pattern) - int(ends)], max_repeat)
     out = parser.alternation()
     if parser.at < len(parser.text):
         raise RegexUnsupported(f"unexpected {parser.text[parser.at]!r} at {parser.at}")
-    return f"({out})"
+    around = f"[^{_EXCLUDED}]{{0,{max_repeat}}}"  # an unanchored side: any text may stand there
+    return " ".join(p for p in (None if starts else around, f"({out})", None if ends else around) if p)
 
 
 class _Parser:

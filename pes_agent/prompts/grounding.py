@@ -138,7 +138,7 @@ def grounded_property(schema: Mapping[str, Any], candidates: Sequence[Candidate]
     options: list[Any] = []
     for candidate in candidates:
         for value in _typed(candidate.value, schema):
-            if value not in options and validator.is_valid(value):
+            if value not in options and _valid(validator, value):
                 options.append(value)
     options = options[:MAX_CANDIDATES]
     pieces = composition_pieces(candidates) if _composable(schema, validator) else []
@@ -165,6 +165,14 @@ def _is_name(match: re.Match[str], text: str) -> bool:
     return match.group(0).lower() not in _STOPWORDS
 
 
+def _valid(validator: Draft202012Validator, value: Any) -> bool:
+    """A schema the validator cannot read (a dangling ``$ref``) offers no candidate, never raises."""
+    try:
+        return bool(validator.is_valid(value))
+    except Exception:  # jsonschema's referencing errors have no public base class
+        return False
+
+
 def _composable(schema: Mapping[str, Any], validator: Draft202012Validator) -> bool:
     """A string that may hold arithmetic of grounded numbers: free, or with a pattern that
     admits "1 + 2" (an expression field)."""
@@ -172,7 +180,7 @@ def _composable(schema: Mapping[str, Any], validator: Draft202012Validator) -> b
     is_string = types == "string" or (isinstance(types, list) and "string" in types)
     if not is_string or any(k in schema for k in ("enum", "const", "format")):
         return False
-    return "pattern" not in schema or bool(validator.is_valid("1 + 2"))
+    return "pattern" not in schema or _valid(validator, "1 + 2")
 
 
 def _typed(value: Any, schema: Mapping[str, Any]) -> Iterator[Any]:

@@ -33,6 +33,7 @@ from pes_agent.prompts.grounding import (
     text_spans,
     tool_choices,
 )
+from pes_agent.prompts.schemas import inline_refs
 from pes_agent.prompts.templates import (
     GUIDED_PLANNING,
     GUIDED_STEP,
@@ -139,6 +140,7 @@ def guided_arguments_schema(
     Optional arguments are left to their defaults (a small model fills them with noise).
     ``avoid`` holds values that already failed: not offered again while another option remains.
     """
+    input_schema = inline_refs(input_schema)
     properties: Mapping[str, Any] = input_schema.get("properties") or {}
     names = [n for n in input_schema.get("required") or () if n in properties]
     names = names or list(properties)[:MAX_FREE_ARGUMENTS]

@@ -13,6 +13,49 @@ from typing import Any
 _TEXT = {"type": "string"}
 
 
+REF_DEPTH = 3
+"""Levels a recursive ``$ref`` is unrolled to when a tool schema is embedded in a reply schema."""
+
+
+def inline_refs(schema: Mapping[str, Any]) -> dict[str, Any]:
+    """``schema`` with its local ``$ref``s replaced by what they point at, and no ``$defs``.
+
+    A tool's input schema (a pydantic model argument gives ``{"$ref": "#/$defs/Address"}``) is
+    embedded inside a reply schema, where ``#/...`` would point into the wrong document. A recursive
+    definition is unrolled ``REF_DEPTH`` levels; below that the reference admits no object (an
+    empty list or null where the schema allows one), never "anything".
+    """
+    inlined: dict[str, Any] = _inline(schema, schema, ())
+    return inlined
+
+
+def _inline(node: Any, root: Mapping[str, Any], seen: tuple[str, ...]) -> Any:
+    if isinstance(node, list):
+        return [_inline(n, root, seen) for n in node]
+    if not isinstance(node, Mapping):
+        return node
+    ref = node.get("$ref")
+    if isinstance(ref, str) and ref.startswith("#/"):
+        if seen.count(ref) >= REF_DEPTH:
+            return {"type": "null"}
+        target = _pointer(root, ref)
+        if target is None:  # dangling: left as it is, for the grammar to refuse with the reason
+            return dict(node)
+        rest = {k: v for k, v in node.items() if k != "$ref"}
+        return _inline({**target, **rest} if isinstance(target, Mapping) else target, root, (*seen, ref))
+    return {k: _inline(v, root, seen) for k, v in node.items() if k not in ("$defs", "definitions")}
+
+
+def _pointer(root: Mapping[str, Any], ref: str) -> Any:
+    node: Any = root
+    for part in ref[2:].split("/"):
+        part = part.replace("~1", "/").replace("~0", "~")
+        if not isinstance(node, Mapping) or part not in node:
+            return None
+        node = node[part]
+    return node
+
+
 def plan_reply_schema(tool_names: Sequence[str]) -> dict[str, Any]:
     tools: dict[str, Any] = {"type": "array", "items": {"type": "string", "enum": list(tool_names)}}
     if not tool_names:
@@ -57,7 +100,7 @@ def step_reply_schema(tools: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
     calls = [
         {
             "type": "object",
-            "properties": {"toolName": {"const": name}, "arguments": dict(schema)},
+            "properties": {"toolName": {"const": name}, "arguments": inline_refs(schema)},
             "required": ["toolName", "arguments"],
             "additionalProperties": False,
         }
