@@ -84,7 +84,7 @@ async def _validate(args: argparse.Namespace, out: TextIO) -> int:
     Loading alone would pass a file whose storage backend or adapter this version lacks.
     """
     from pes_agent.factory import create_art_instance
-    from pes_agent.providers import build_provider
+    from pes_agent.llm.providers import build_provider
 
     art = await create_art_instance(args.file)
     async with art:

@@ -8,7 +8,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from pes_agent.config import ArtInstanceConfig
+from pes_agent.config import ArtInstanceConfig, config_from_dict, load_config
 from pes_agent.instance import ArtInstance
 from pes_agent.llm.types import Provider
 from pes_agent.observability import Tracer, tracer_from_config
@@ -34,8 +34,6 @@ async def create_art_instance(
     ``tracer`` receives the run, phase, model-call and tool-call spans; without one,
     ``observability.otel: true`` builds an OpenTelemetry tracer (see `pes_agent.otel`).
     """
-    from pes_agent.config import config_from_dict, load_config
-
     source: str | None = None
     base_dir: str | None = None
     if isinstance(config, ArtInstanceConfig):

@@ -12,19 +12,18 @@ from typing import Any
 
 from pes_agent.agent.context import RunContext
 from pes_agent.agent.lease import abandon, claim, release
-from pes_agent.agent.setup import RunSetup, derive_setup
-from pes_agent.agent.thread_locks import ThreadLocks
 from pes_agent.agent.pes import recover_run, remember, run_pes, suspension_info
-from pes_agent.streaming import stream_run
 from pes_agent.agent.props import AgentProps as AgentProps
 from pes_agent.agent.response import AgentFinalResponse
 from pes_agent.agent.settings import (
     check_suspension,
-    toggle_tools,
     enabled_tools,
     prompt_settings,
     thread_config,
+    toggle_tools,
 )
+from pes_agent.agent.setup import RunSetup, derive_setup
+from pes_agent.agent.thread_locks import ThreadLocks
 from pes_agent.config import ArtInstanceConfig, PersonaConfig, ThreadConfig
 from pes_agent.errors import (
     InvalidInputError,
@@ -33,13 +32,14 @@ from pes_agent.errors import (
     UnknownThreadError,
 )
 from pes_agent.events import Event, EventBus, EventType, Listener, Subscription
+from pes_agent.llm.providers import build_provider
 from pes_agent.llm.types import PromptRequest, Provider
 from pes_agent.observability import NOOP_TRACER, LoggingTracer, Tracer
 from pes_agent.prompts.planning import build_planning
 from pes_agent.prompts.views import HistoryTurn, PromptSettings
-from pes_agent.providers import build_provider
 from pes_agent.state.models import ItemStatus, Suspension, ThreadState
 from pes_agent.state.store import StateStore
+from pes_agent.streaming import stream_run
 from pes_agent.tools.executor import ToolExecutor
 from pes_agent.tools.gate import ArgumentGate
 from pes_agent.tools.registry import ToolRegistry

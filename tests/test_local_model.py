@@ -25,8 +25,8 @@ from pes_agent.errors import ConfigError, ProviderError
 from pes_agent.events import Event, EventType
 from pes_agent.llm.llamacpp import INSTALL_HINT, LlamaCppProvider, LoadSettings, grammar_for, locate_model
 from pes_agent.llm.llamacpp_schema import bounds_for, grammar_schema
+from pes_agent.llm.providers import build_provider
 from pes_agent.llm.types import CallOptions, Message, PromptRequest
-from pes_agent.providers import build_provider
 from tests.local_model_check import local_model_missing
 
 REPO = Path(__file__).resolve().parents[1]

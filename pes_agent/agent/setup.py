@@ -7,11 +7,10 @@ from dataclasses import dataclass
 from string import Template
 
 from pes_agent.agent.settings import enabled_tools, first_persona, prompt_settings
-from pes_agent.config import ArtInstanceConfig, ThreadConfig, resolve_execution
-from pes_agent.limits import ResolvedExecution
+from pes_agent.config import ArtInstanceConfig, ResolvedExecution, ThreadConfig, resolve_execution
+from pes_agent.llm.providers import call_options, pick_selection, provider_name
 from pes_agent.llm.types import CallOptions, Provider
 from pes_agent.prompts.views import PromptSettings
-from pes_agent.providers import call_options, pick_selection, provider_name
 
 
 @dataclass(frozen=True, kw_only=True)

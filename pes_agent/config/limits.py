@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 if TYPE_CHECKING:
-    from pes_agent.config import ExecutionConfig
+    from pes_agent.config.model import ExecutionConfig
 
 
 @dataclass(frozen=True, kw_only=True)

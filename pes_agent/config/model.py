@@ -6,8 +6,9 @@ from call → thread → instance → built-in default.
 
 Checks that span fields (a default provider that exists, a model for each endpoint) live in
 validators here, so a config built in Python fails the same way as one loaded from a file. Reading
-files and ``${VAR}`` interpolation live in ``config_loader``, the TypeScript original's shape in
-``config_original``, and turning pydantic's errors into readable ones in ``config_errors``.
+files and ``${VAR}`` interpolation live in ``loader``, the TypeScript original's shape in
+``original``, and turning pydantic's errors into readable ones in ``errors``; this module imports
+none of them.
 """
 
 from __future__ import annotations
@@ -393,27 +394,3 @@ class ArtInstanceConfig(ConfigModel):
         if problems:
             _fail(*problems)
         return self
-
-
-def load_config(path: str | os.PathLike[str]) -> ArtInstanceConfig:
-    """Read a ``.json``, ``.yaml``/``.yml`` or ``.toml`` config file (see ``config_loader``)."""
-    from pes_agent.config_loader import load_file
-
-    return load_file(path)
-
-
-def config_from_dict(
-    data: Mapping[str, Any], *, source: str = "<dict>", base_dir: str | os.PathLike[str] | None = None
-) -> ArtInstanceConfig:
-    """Validate a mapping exactly as a loaded file would be (interpolation, original shape, errors).
-
-    ``base_dir`` anchors relative paths (``script``); the working directory when not given.
-    """
-    from pes_agent.config_loader import load_mapping
-
-    return load_mapping(data, source=source, base_dir=base_dir)
-
-
-from pes_agent.limits import ResolvedExecution as ResolvedExecution  # noqa: E402  (re-export)
-from pes_agent.limits import resolve_execution as resolve_execution  # noqa: E402
-from pes_agent.provider_choice import require_provider as require_provider  # noqa: E402  (re-export)

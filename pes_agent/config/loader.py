@@ -1,7 +1,7 @@
 """Reading a config file into an ArtInstanceConfig, with errors a user can act on.
 
 The pipeline is: parse (JSON / YAML / TOML) → ``${VAR}`` interpolation → the original's shape
-rewritten into ours (``config_original``) → pydantic validation. Every problem found becomes one line
+rewritten into ours (``original``) → pydantic validation. Every problem found becomes one line
 of a single ``ConfigError`` naming the file, the key path as the user spelled it, the bad value and
 what is allowed; values under secret-named keys are never shown.
 """
@@ -18,9 +18,9 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from pes_agent.config import ArtInstanceConfig
-from pes_agent.config_errors import NOT_SHOWN, Problem, problems_from_validation, redacted
-from pes_agent.config_original import normalise_original
+from pes_agent.config.errors import NOT_SHOWN, Problem, problems_from_validation, redacted
+from pes_agent.config.model import ArtInstanceConfig
+from pes_agent.config.original import normalise_original
 from pes_agent.errors import ConfigError
 from pes_agent.secrets import EnvText, is_secret_key
 
@@ -28,8 +28,9 @@ _ENV_REFERENCE = re.compile(r"\$\$\{|\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\
 _TEMPLATE_KEYS = frozenset({"prompts", "systemPrompt", "system_prompt"})
 
 
-def load_file(path: str | os.PathLike[str]) -> ArtInstanceConfig:
-    """Parse the file by its extension, then validate it as :func:`load_mapping` does."""
+def load_config(path: str | os.PathLike[str]) -> ArtInstanceConfig:
+    """Read a ``.json``, ``.yaml``/``.yml`` or ``.toml`` config file: parse it by its extension, then
+    validate it as :func:`config_from_dict` does."""
     file = Path(path)
     source = str(path)
     parser = _PARSERS.get(file.suffix.lower())
@@ -58,13 +59,17 @@ def load_file(path: str | os.PathLike[str]) -> ArtInstanceConfig:
         raise ConfigError(
             f"the top level must be a mapping of keys, got {type(data).__name__}", source=source
         )
-    return load_mapping(data, source=source, base_dir=file.absolute().parent)
+    return config_from_dict(data, source=source, base_dir=file.absolute().parent)
 
 
-def load_mapping(
+def config_from_dict(
     data: Mapping[str, Any], *, source: str = "<dict>", base_dir: str | os.PathLike[str] | None = None
 ) -> ArtInstanceConfig:
-    """Interpolate, normalise and validate; raise one ConfigError listing every problem."""
+    """Validate a mapping exactly as a loaded file would be: interpolate, normalise and validate;
+    raise one ConfigError listing every problem.
+
+    ``base_dir`` anchors relative paths (``script``); the working directory when not given.
+    """
     if not isinstance(data, Mapping):
         raise ConfigError(f"a config must be a mapping of keys, got {type(data).__name__}", source=source)
     missing: list[Problem] = []

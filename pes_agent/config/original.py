@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 
-from pes_agent.config_errors import Path, Problem
+from pes_agent.config.errors import Path, Problem
 
 OPENAI_COMPATIBLE: Mapping[str, str | None] = MappingProxyType(
     {

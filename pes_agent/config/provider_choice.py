@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 from pes_agent.errors import ConfigError
 
 if TYPE_CHECKING:
-    from pes_agent.config import ArtInstanceConfig, ProviderConfig
+    from pes_agent.config.model import ArtInstanceConfig, ProviderConfig
 
 
 def require_provider(config: ArtInstanceConfig, name: str | None = None) -> tuple[str, ProviderConfig]:

@@ -1,0 +1,56 @@
+"""Configuration: the models a service team writes, and reading them from files.
+
+Layered so that nothing imports upwards: ``model`` (ArtInstanceConfig and its parts) is the ground
+floor; ``errors`` (pydantic's errors in the author's words), ``original`` (the TypeScript original's
+shape, rewritten into ours), ``limits`` (execution limits resolved call → thread → instance →
+default) and ``provider_choice`` stand on it; ``loader`` (parsing, ``${VAR}`` interpolation,
+validation) on those. This module only hands the public names on.
+"""
+
+from pes_agent.config.limits import ResolvedExecution, resolve_execution
+from pes_agent.config.loader import config_from_dict, load_config
+from pes_agent.config.model import (
+    CONFIG_ERROR_TYPE,
+    DEFAULT_PLACEHOLDERS,
+    ArgFillConfig,
+    ArtInstanceConfig,
+    ConcurrencyConfig,
+    ConfigModel,
+    ExecutionConfig,
+    GateConfig,
+    HistoryConfig,
+    ObservabilityConfig,
+    PersonaConfig,
+    PersonaPrompts,
+    PromptTemplates,
+    ProviderConfig,
+    ProviderSelection,
+    StorageConfig,
+    ThreadConfig,
+)
+from pes_agent.config.provider_choice import require_provider
+
+__all__ = [
+    "CONFIG_ERROR_TYPE",
+    "DEFAULT_PLACEHOLDERS",
+    "ArgFillConfig",
+    "ArtInstanceConfig",
+    "ConcurrencyConfig",
+    "ConfigModel",
+    "ExecutionConfig",
+    "GateConfig",
+    "HistoryConfig",
+    "ObservabilityConfig",
+    "PersonaConfig",
+    "PersonaPrompts",
+    "PromptTemplates",
+    "ProviderConfig",
+    "ProviderSelection",
+    "ResolvedExecution",
+    "StorageConfig",
+    "ThreadConfig",
+    "config_from_dict",
+    "load_config",
+    "require_provider",
+    "resolve_execution",
+]
