@@ -29,9 +29,9 @@ if _ROOT not in sys.path:  # run as a script: make `pes_agent` and `benchmarks` 
 
 from benchmarks._common import format_table
 from pes_agent.config import GateConfig
+from pes_agent.gate import ArgumentGate, Grounding
 from pes_agent.tools import registry as registry_module
 from pes_agent.tools.decorators import tool_from_schema
-from pes_agent.tools.gate import ArgumentGate, Grounding
 from pes_agent.tools.registry import ToolRegistry
 from pes_agent.tools.spec import ToolCall, ToolSpec
 from pes_agent.tools.validation import SchemaValidator

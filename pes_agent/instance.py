@@ -32,6 +32,7 @@ from pes_agent.errors import (
     UnknownThreadError,
 )
 from pes_agent.events import Event, EventBus, EventType, Listener, Subscription
+from pes_agent.gate import ArgumentGate
 from pes_agent.llm.providers import build_provider
 from pes_agent.llm.types import PromptRequest, Provider
 from pes_agent.observability import NOOP_TRACER, LoggingTracer, Tracer
@@ -41,7 +42,6 @@ from pes_agent.state.models import ItemStatus, Suspension, ThreadState
 from pes_agent.state.store import StateStore
 from pes_agent.streaming import stream_run
 from pes_agent.tools.executor import ToolExecutor
-from pes_agent.tools.gate import ArgumentGate
 from pes_agent.tools.registry import ToolRegistry
 
 

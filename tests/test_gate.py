@@ -13,10 +13,10 @@ from typing import Any
 import pytest
 
 from pes_agent.config import GateConfig
+from pes_agent.gate import ArgumentGate, GateResult, Grounding, Repair
+from pes_agent.gate.placeholders import PlaceholderRules
+from pes_agent.gate.references import available_paths, find_references, resolve
 from pes_agent.tools.decorators import tool_from_schema
-from pes_agent.tools.gate import ArgumentGate, GateResult, Grounding, Repair
-from pes_agent.tools.placeholders import PlaceholderRules
-from pes_agent.tools.references import available_paths, find_references, resolve
 from pes_agent.tools.registry import ToolRegistry
 from pes_agent.tools.spec import ToolCall, ToolSpec
 

@@ -14,11 +14,11 @@ from pes_agent.agent.context import RunContext
 from pes_agent.agent.views import output_text, results_before
 from pes_agent.errors import ParseError, ProviderError
 from pes_agent.events import EventType
+from pes_agent.gate import FieldNeed, GateResult, Grounding
 from pes_agent.llm.parser import parse_fill
 from pes_agent.prompts.recovery import NeededField, build_arg_fill
 from pes_agent.state.journal import CallFinish
 from pes_agent.state.models import ItemStatus, ToolCallRecord
-from pes_agent.tools.gate import FieldNeed, GateResult, Grounding
 from pes_agent.tools.spec import ToolCall, ToolContext, ToolResult
 
 if TYPE_CHECKING:

@@ -12,6 +12,7 @@ from typing import Any
 from pes_agent.agent.response import RunUsage
 from pes_agent.config import ArgFillConfig, GateConfig, ResolvedExecution
 from pes_agent.events import Event, EventBus, EventType, new_event_id
+from pes_agent.gate import ArgumentGate
 from pes_agent.llm.streaming import accepts_token_sink, replay_reply
 from pes_agent.llm.types import CallOptions, LLMReply, Phase, PromptRequest, Provider, TokenKind, TokenSink
 from pes_agent.observability import NOOP_TRACER, Tracer
@@ -20,7 +21,6 @@ from pes_agent.state.journal import CallFinish
 from pes_agent.state.models import ItemStatus, ThreadState, TodoItem
 from pes_agent.state.store import StateStore
 from pes_agent.tools.executor import ToolExecutor
-from pes_agent.tools.gate import ArgumentGate
 from pes_agent.tools.registry import ToolRegistry
 
 

@@ -12,9 +12,9 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pes_agent.agent.context import RunContext
 from pes_agent.events import EventType
+from pes_agent.gate import FieldNeed
 from pes_agent.prompts.recovery import NeededField, clarification_text
 from pes_agent.state.models import ItemStatus, Suspension, TodoItem
-from pes_agent.tools.gate import FieldNeed
 from pes_agent.tools.spec import ToolCall, ToolResult
 
 if TYPE_CHECKING:

@@ -14,9 +14,10 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Collection, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from pes_agent.tools.gate_messages import (
+from pes_agent.config import GateConfig
+from pes_agent.gate.messages import (
     ambiguous_alias_problem,
     clarify_text,
     fill_text,
@@ -25,29 +26,38 @@ from pes_agent.tools.gate_messages import (
     unknown_key_problem,
     unresolved_line,
 )
-from pes_agent.tools.gate_result import FieldNeed, GateResult, NeedReason, Outcome
-from pes_agent.tools.normalize import Repair, map_keys, normalize_value, unwrap_envelope
-from pes_agent.tools.placeholders import Grounding, reserved_host, target_grounded
-from pes_agent.tools.references import find_references, resolve
-from pes_agent.tools.schema_plan import FieldInfo, ToolPlan
+from pes_agent.gate.normalize import Repair, map_keys, normalize_value, unwrap_envelope
+from pes_agent.gate.placeholders import Grounding, PlaceholderRules, reserved_host, target_grounded
+from pes_agent.gate.references import find_references, resolve
+from pes_agent.gate.result import FieldNeed, GateResult, NeedReason, Outcome
+from pes_agent.gate.schema_plan import FieldInfo, ToolPlan
 from pes_agent.tools.spec import ToolCall
-from pes_agent.tools.validation import ArgumentProblem, not_an_object
-
-if TYPE_CHECKING:
-    from pes_agent.tools.gate import ArgumentGate
+from pes_agent.tools.validation import ArgumentProblem, SchemaValidator, not_an_object
 
 _REQUIRED_RULES = ("required", "dependentRequired")
 
 
 class CallCheck:
-    """The slow path for one call: working state, one method per gate step."""
+    """The slow path for one call: working state, one method per gate step.
+
+    Given what it needs of the gate (its config, placeholder rules and the tool's validator) rather
+    than the gate itself, so that this module does not look back at the one that calls it.
+    """
 
     def __init__(
-        self, gate: ArgumentGate, plan: ToolPlan, call: ToolCall, grounding: Grounding, repair: Repair | None
+        self,
+        config: GateConfig,
+        placeholder_rules: PlaceholderRules,
+        validator: SchemaValidator,
+        plan: ToolPlan,
+        call: ToolCall,
+        grounding: Grounding,
+        repair: Repair | None,
     ) -> None:
-        self.gate = gate
         self.plan = plan
-        self.cfg = gate.config
+        self.cfg = config
+        self.placeholder_rules = placeholder_rules
+        self.validator = validator
         self.call = call
         self.grounding = grounding
         self.repairs: list[Repair] = [repair] if repair is not None else []
@@ -148,7 +158,7 @@ class CallCheck:
             return any(self.is_placeholder(info.item or info, v) for v in value if isinstance(v, str))
         if not isinstance(value, str) or (info.enum is not None and value in info.enum):
             return False
-        if not self.gate.placeholders.matches(value) or self.grounding.mentions(value):
+        if not self.placeholder_rules.matches(value) or self.grounding.mentions(value):
             return False
         host = reserved_host(value.strip())
         return not (host and self.grounding.mentions(host))
@@ -177,7 +187,7 @@ class CallCheck:
         return filled
 
     def finish(self) -> GateResult:
-        validate = self.gate.registry.validator(self.plan.spec.name).validate
+        validate = self.validator.validate
         if self.cfg.enabled and self.plan.conditional:
             self.conditional_empties(validate)
         problems = validate(self.args)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from pes_agent.tools.normalize import Repair
+from pes_agent.gate.normalize import Repair
 from pes_agent.tools.spec import ToolCall
 from pes_agent.tools.validation import ArgumentProblem
 

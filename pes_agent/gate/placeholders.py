@@ -21,8 +21,8 @@ from functools import cached_property
 from typing import Any
 from urllib.parse import urlsplit
 
-from pes_agent.tools.normalize import FieldInfo
-from pes_agent.tools.references import as_text
+from pes_agent.gate.normalize import FieldInfo
+from pes_agent.gate.references import as_text
 
 _RESERVED_DOMAINS = ("example.com", "example.org", "example.net")
 """RFC 2606 names kept for documentation; nothing real lives there."""

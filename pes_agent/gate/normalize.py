@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from difflib import SequenceMatcher
 from typing import Any, Literal
 
-from pes_agent.tools.schema_plan import (
+from pes_agent.gate.schema_plan import (
     NO_DEFAULT,
     FieldInfo,
     ToolPlan,

@@ -2,8 +2,8 @@
 
 It makes no model call and has no side effects: it returns the call as repaired, every repair (one
 ``ARG_REPAIR`` event each) and one outcome for the agent loop to act on, so that one bad call gets
-one corrective voice. The repair steps, in order, are in ``gate_check``; their wording is in
-``gate_messages``.
+one corrective voice. The repair steps, in order, are in ``check``; their wording is in
+``messages``.
 
 A valid call (exact allowed name, declared keys, strictly typed values, nothing that looks like a
 reference, a value alias or a placeholder) takes a fast path: it runs as sent, plus the schema
@@ -18,16 +18,16 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pes_agent.config import GateConfig
-from pes_agent.tools.gate_check import CallCheck, add_defaults
-from pes_agent.tools.gate_messages import refusal_text
-from pes_agent.tools.gate_result import FieldNeed, GateResult, NeedReason, Outcome
-from pes_agent.tools.normalize import Repair, match_tool_name
-from pes_agent.tools.placeholders import Grounding, PlaceholderRules
+from pes_agent.gate.check import CallCheck, add_defaults
+from pes_agent.gate.messages import refusal_text
+from pes_agent.gate.normalize import Repair, match_tool_name
+from pes_agent.gate.placeholders import Grounding, PlaceholderRules
+from pes_agent.gate.result import GateResult
+from pes_agent.gate.schema_plan import FieldInfo, ToolPlan, build_plan
 from pes_agent.tools.registry import ToolRegistry
-from pes_agent.tools.schema_plan import FieldInfo, ToolPlan, build_plan
 from pes_agent.tools.spec import ToolCall
 
-__all__ = ["ArgumentGate", "FieldNeed", "GateResult", "Grounding", "NeedReason", "Outcome", "Repair"]
+__all__ = ["ArgumentGate"]
 
 
 class ArgumentGate:
@@ -61,7 +61,9 @@ class ArgumentGate:
             return GateResult(
                 outcome="refuse_tool", call=call, repairs=(), needs=(), message=text, problems=()
             )
-        return CallCheck(self, self.plan(found), call, grounding, repair).run()
+        plan = self.plan(found)
+        validator = self.registry.validator(found)
+        return CallCheck(self.config, self.placeholders, validator, plan, call, grounding, repair).run()
 
     def _fast_path(self, call: ToolCall, allowed: Sequence[str], grounding: Grounding) -> GateResult | None:
         """Exact allowed name, nothing for a repair step to do but defaults, and valid with them:

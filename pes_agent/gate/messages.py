@@ -9,8 +9,8 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from pes_agent.tools.gate_result import FieldNeed
-from pes_agent.tools.references import Unresolved, reference_text
+from pes_agent.gate.references import Unresolved, reference_text
+from pes_agent.gate.result import FieldNeed
 from pes_agent.tools.validation import ArgumentProblem, short, show
 
 _NO_GOT = frozenset(
