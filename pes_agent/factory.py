@@ -8,10 +8,11 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from pes_agent.config import ArtInstanceConfig, config_from_dict, load_config
+from pes_agent.config import ArtInstanceConfig, ObservabilityConfig, config_from_dict, load_config
+from pes_agent.errors import ConfigError
 from pes_agent.instance import ArtInstance
 from pes_agent.llm.types import Provider
-from pes_agent.observability import Tracer, tracer_from_config
+from pes_agent.observability import Tracer
 from pes_agent.prompts import templates as prompt_templates
 from pes_agent.state.factory import open_store
 from pes_agent.state.store import StateStore
@@ -32,7 +33,8 @@ async def create_art_instance(
     """Build an instance from a config object, a dict, or a config file path.
 
     ``tracer`` receives the run, phase, model-call and tool-call spans; without one,
-    ``observability.otel: true`` builds an OpenTelemetry tracer (see `pes_agent.otel`).
+    ``observability.otel: true`` builds an OpenTelemetry tracer (see
+    `pes_agent.observability.otel`).
     """
     source: str | None = None
     base_dir: str | None = None
@@ -60,3 +62,22 @@ async def create_art_instance(
         clock=clock,
         tracer=tracer if tracer is not None else tracer_from_config(cfg.observability),
     )
+
+
+def tracer_from_config(config: ObservabilityConfig) -> Tracer | None:
+    """The OpenTelemetry tracer when ``observability.otel`` is on; None (the no-op) otherwise.
+
+    Imported lazily: without the option, opentelemetry is never imported.
+    """
+    if not config.otel:
+        return None
+    try:
+        from pes_agent.observability.otel import tracer_for_service
+    except ImportError as exc:
+        raise ConfigError(
+            f"OpenTelemetry is not installed ({exc}); install it with `pip install 'pes-agent[otel]'` "
+            "or set `observability.otel` to false",
+            key_path="observability.otel",
+            value=True,
+        ) from exc
+    return tracer_for_service(config.service_name, capture_content=config.capture_content)

@@ -99,7 +99,7 @@ def _tracer(exporter: Any, *, capture_content: bool = False) -> Any:
     from opentelemetry.sdk.trace import TracerProvider
     from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 
-    from pes_agent.otel import OTelTracer
+    from pes_agent.observability.otel import OTelTracer
 
     provider = TracerProvider()
     provider.add_span_processor(SimpleSpanProcessor(exporter))
@@ -267,7 +267,7 @@ async def test_config_switch_builds_an_otel_tracer_with_the_service_name(
     from opentelemetry.sdk.trace import TracerProvider
     from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 
-    from pes_agent.otel import OTelTracer
+    from pes_agent.observability.otel import OTelTracer
 
     monkeypatch.delenv("OTEL_SERVICE_NAME", raising=False)
     art, _ = await _instance(_script(), None, otel=True, serviceName="svc-under-test")
@@ -281,7 +281,8 @@ async def test_config_switch_builds_an_otel_tracer_with_the_service_name(
 
 
 async def test_otel_switch_without_the_extra_is_a_config_error(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setitem(sys.modules, "pes_agent.otel", None)  # import fails as if the extra were missing
+    # The import fails as if the extra were missing.
+    monkeypatch.setitem(sys.modules, "pes_agent.observability.otel", None)
     with pytest.raises(ConfigError) as info:
         await _instance([], None, otel=True)
     assert "pip install 'pes-agent[otel]'" in str(info.value)
@@ -289,7 +290,7 @@ async def test_otel_switch_without_the_extra_is_a_config_error(monkeypatch: pyte
 
 
 async def test_without_the_switch_no_otel_tracer_is_built(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setitem(sys.modules, "pes_agent.otel", None)
+    monkeypatch.setitem(sys.modules, "pes_agent.observability.otel", None)
     art, _ = await _instance(_script())
     assert (await art.process(QUERY)).status == "success"
 

@@ -1,9 +1,9 @@
 """Tracing hook points and structured logging.
 
 The agent opens spans through a `Tracer` and never learns what is behind it: the default does
-nothing, `pes_agent.otel.OTelTracer` (the ``otel`` extra) exports OpenTelemetry spans, and tests can
-plug in a recording tracer. Every instance wraps its tracer in a `LoggingTracer`, so the standard
-``logging`` module sees the same hook points whichever tracer is in use.
+nothing, `pes_agent.observability.otel.OTelTracer` (the ``otel`` extra) exports OpenTelemetry spans,
+and tests can plug in a recording tracer. Every instance wraps its tracer in a `LoggingTracer`, so
+the standard ``logging`` module sees the same hook points whichever tracer is in use.
 
 Span kinds and the generic attribute keys the agent passes (tracers map them to their own names):
 
@@ -23,10 +23,7 @@ import logging
 import time
 from collections.abc import Iterator, Mapping
 from contextlib import AbstractContextManager, contextmanager, nullcontext
-from typing import TYPE_CHECKING, Any, Protocol
-
-if TYPE_CHECKING:
-    from pes_agent.config import ObservabilityConfig
+from typing import Any, Protocol
 
 LOGGER = logging.getLogger("pes_agent")
 """Run start and end at INFO; each model call and tool call at DEBUG. Never prompt text or secrets."""
@@ -156,27 +153,3 @@ class LoggingTracer:
     def _log(self, level: int, event: str, fields: Mapping[str, Any]) -> None:
         text = " ".join(f"{k}={v}" for k, v in fields.items() if v is not None)
         self._logger.log(level, "%s %s", event, text, extra={"pes_agent": {"event": event, **fields}})
-
-
-# -- configuration ----------------------------------------------------------------------------------
-
-
-def tracer_from_config(config: ObservabilityConfig) -> Tracer | None:
-    """The OpenTelemetry tracer when ``observability.otel`` is on; None (the no-op) otherwise.
-
-    Imported lazily: without the option, opentelemetry is never imported.
-    """
-    if not config.otel:
-        return None
-    from pes_agent.errors import ConfigError
-
-    try:
-        from pes_agent.otel import tracer_for_service
-    except ImportError as exc:
-        raise ConfigError(
-            f"OpenTelemetry is not installed ({exc}); install it with `pip install 'pes-agent[otel]'` "
-            "or set `observability.otel` to false",
-            key_path="observability.otel",
-            value=True,
-        ) from exc
-    return tracer_for_service(config.service_name, capture_content=config.capture_content)

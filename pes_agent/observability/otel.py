@@ -23,7 +23,7 @@ from typing import Any
 from opentelemetry import trace
 from opentelemetry.trace import SpanKind, Status, StatusCode
 
-from pes_agent.observability import Span
+from pes_agent.observability.tracing import Span
 
 SCOPE = "pes_agent"
 """The instrumentation scope name of every span."""
