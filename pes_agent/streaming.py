@@ -6,16 +6,22 @@ import asyncio
 import uuid
 from collections.abc import AsyncIterator
 from dataclasses import replace
-from typing import TYPE_CHECKING
+from typing import Protocol
 
+from pes_agent.agent.props import AgentProps
 from pes_agent.agent.response import AgentFinalResponse
-from pes_agent.events import Event
-
-if TYPE_CHECKING:
-    from pes_agent.instance import AgentProps, ArtInstance
+from pes_agent.events import Event, Listener, Subscription
 
 
-async def stream_run(art: ArtInstance, props: AgentProps) -> AsyncIterator[Event | AgentFinalResponse]:
+class Runner(Protocol):
+    """What a stream needs of an `ArtInstance`: its events, and a run to start (no import back)."""
+
+    def subscribe(self, listener: Listener, *, thread_id: str | None = None) -> Subscription: ...
+
+    async def process(self, query: AgentProps) -> AgentFinalResponse: ...
+
+
+async def stream_run(art: Runner, props: AgentProps) -> AsyncIterator[Event | AgentFinalResponse]:
     """Events of this run (matched by trace id) in order, then the final response.
 
     Leaving the loop early cancels the run.

@@ -208,7 +208,7 @@ async def test_killed_inside_a_non_idempotent_tool_asks_before_running_it_again(
 
 
 REJECTION_BLOCKED_BY_TAEF = (
-    "pes_agent/agent/execution.py `ItemLoop.ran`: a rejected call is recorded with status `error`, so "
+    "pes_agent/agent/item_loop.py `ItemLoop.ran`: a rejected call is recorded with status `error`, so "
     "strict TAEF still counts its required tool as missing; the item cannot 'continue without it' as the "
     "suspension message and pes_agent/agent/resume.py promise: the closing reply is met with an "
     "enforcement turn and the item fails, leaving later steps unreached"

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from pes_agent.agent.context import RunContext
+from pes_agent.agent.item_loop import ItemLoop
 from pes_agent.agent.views import output_text, results_before
 from pes_agent.errors import ParseError, ProviderError
 from pes_agent.events import EventType
@@ -20,10 +21,6 @@ from pes_agent.prompts.recovery import NeededField, build_arg_fill
 from pes_agent.state.journal import CallFinish
 from pes_agent.state.models import ItemStatus, ToolCallRecord
 from pes_agent.tools.spec import ToolCall, ToolContext, ToolResult
-
-if TYPE_CHECKING:
-    from pes_agent.agent.execution import ItemLoop
-
 
 NOT_A_TOOL = ""
 """The failure counter shared by refused names (not a tool, or not one of this step's): no tool is

@@ -8,18 +8,16 @@ next turn carries that reply and why it failed, once; a call that worked starts 
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from pes_agent.agent.context import RunContext
+from pes_agent.agent.item_loop import ItemLoop
 from pes_agent.agent.views import output_text
 from pes_agent.llm.types import Message, PromptRequest
 from pes_agent.prompts.guided import EarlierResult, build_guided_step
 from pes_agent.prompts.templates import GUIDED_RETRY
 from pes_agent.state.models import ItemStatus
 from pes_agent.tools.spec import ToolResult
-
-if TYPE_CHECKING:
-    from pes_agent.agent.execution import ItemLoop
 
 
 def target_tool(loop: ItemLoop) -> str:

@@ -8,17 +8,15 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 from pes_agent.agent.context import RunContext
+from pes_agent.agent.item_loop import ItemLoop, new_loop, recovery_messages
 from pes_agent.events import EventType
 from pes_agent.gate import FieldNeed
 from pes_agent.prompts.recovery import NeededField, clarification_text
 from pes_agent.state.models import ItemStatus, Suspension, TodoItem
 from pes_agent.tools.spec import ToolCall, ToolResult
-
-if TYPE_CHECKING:
-    from pes_agent.agent.execution import ItemLoop
 
 
 async def _pause(ctx: RunContext, loop: ItemLoop, suspension: Suspension) -> None:
@@ -97,8 +95,6 @@ async def pause_unknown_outcome(
     ctx: RunContext, item: TodoItem, call_id: str, tool_name: str, arguments: dict[str, Any]
 ) -> None:
     """A run died while a non-idempotent tool was running: ask a person rather than guess."""
-    from pes_agent.agent.execution import new_loop, recovery_messages
-
     loop = new_loop(ctx, item)
     loop.messages = recovery_messages(ctx, loop)
     call = ToolCall(call_id=call_id, tool_name=tool_name, arguments=arguments)

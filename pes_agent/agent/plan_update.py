@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from pes_agent.agent.context import RunContext
-from pes_agent.agent.planning import plan_event_data, todo_from_plan
+from pes_agent.agent.plan_items import plan_event_data, todo_from_plan
 from pes_agent.events import EventType
 from pes_agent.llm.replies import ParsedPlan
 from pes_agent.state.models import ItemStatus, TodoItem

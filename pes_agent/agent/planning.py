@@ -5,29 +5,19 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from pes_agent.agent.context import PhaseFailure, RunContext
+from pes_agent.agent.plan_items import plan_event_data, todo_from_plan
+from pes_agent.agent.plan_update import apply_plan_update
+from pes_agent.agent.views import results_before
 from pes_agent.errors import ParseError
 from pes_agent.events import EventType
 from pes_agent.llm.guided import parse_guided_plan
 from pes_agent.llm.parser import parse_plan
-from pes_agent.llm.replies import ParsedPlan, ParseWarning, PlannedItem
+from pes_agent.llm.replies import ParsedPlan, ParseWarning
 from pes_agent.prompts.grounding import query_parts
 from pes_agent.prompts.guided import build_guided_planning
 from pes_agent.prompts.planning import build_planning
+from pes_agent.prompts.refinement import build_refinement
 from pes_agent.prompts.views import HistoryTurn
-from pes_agent.state.models import TodoItem
-
-
-def todo_from_plan(planned: PlannedItem, *, validation_mode: str, now: float) -> TodoItem:
-    return TodoItem(
-        id=planned.id,
-        description=planned.description,
-        step_type=planned.step_type,
-        required_tools=list(planned.required_tools),
-        expected_outcome=planned.expected_outcome,
-        dependencies=list(planned.dependencies),
-        validation_mode="advisory" if validation_mode == "advisory" else "strict",
-        created_at=now,
-    )
 
 
 async def emit_warnings(ctx: RunContext, warnings: Sequence[ParseWarning], step_id: str | None = None) -> None:
@@ -35,15 +25,6 @@ async def emit_warnings(ctx: RunContext, warnings: Sequence[ParseWarning], step_
         await ctx.emit(
             EventType.PARSE_WARNING, {"code": warning.code, "detail": warning.detail}, step_id=step_id
         )
-
-
-def plan_event_data(ctx: RunContext) -> dict[str, object]:
-    return {
-        "title": ctx.state.title,
-        "intent": ctx.state.intent,
-        "plan": ctx.state.plan,
-        "todo_list": [item.model_dump(mode="json") for item in ctx.state.todo_list],
-    }
 
 
 async def run_planning(ctx: RunContext, history: Sequence[HistoryTurn]) -> ParsedPlan:
@@ -84,10 +65,6 @@ async def run_planning(ctx: RunContext, history: Sequence[HistoryTurn]) -> Parse
 async def run_refinement(ctx: RunContext, history: Sequence[HistoryTurn]) -> None:
     """A follow-up on a thread with a plan: revise it, merged by id (completed items keep their
     status and results), with a PLAN_UPDATE event carrying the diff."""
-    from pes_agent.agent.plan_update import apply_plan_update
-    from pes_agent.agent.views import results_before
-    from pes_agent.prompts.refinement import build_refinement
-
     request = build_refinement(
         ctx.query,
         intent=ctx.state.intent,

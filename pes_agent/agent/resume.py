@@ -20,7 +20,8 @@ from typing import Any
 
 from pes_agent.agent.calls import CallOutcome, handle_call, record
 from pes_agent.agent.context import RunContext
-from pes_agent.agent.execution import ItemLoop, ItemOutcome, after_calls_text, new_loop, turns
+from pes_agent.agent.execution import ItemOutcome, after_calls_text, turns
+from pes_agent.agent.item_loop import ItemLoop, new_loop
 from pes_agent.agent.pauses import pause_for_approval, pause_for_clarification
 from pes_agent.events import EventType
 from pes_agent.llm.types import Message
