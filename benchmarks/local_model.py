@@ -81,7 +81,8 @@ from pes_agent.demo.text_tools import LOCAL_TOOLS
 from pes_agent.errors import PesAgentError
 from pes_agent.events import Event, EventType
 from pes_agent.factory import create_art_instance
-from pes_agent.llm.llamacpp import LlamaCppProvider, locate_model
+from pes_agent.llm.llamacpp import LlamaCppProvider
+from pes_agent.llm.llamacpp_load import locate_model
 from pes_agent.llm.types import CallOptions, LLMReply, Message, PromptRequest, Provider
 from pes_agent.tools.spec import ToolSpec
 

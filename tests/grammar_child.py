@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from pes_agent.config import ProviderConfig
-from pes_agent.llm.llamacpp import LoadSettings, load_llama, locate_model
+from pes_agent.llm.llamacpp_load import LoadSettings, load_llama, locate_model
 
 
 def main(job_path: str, progress_path: str) -> int:

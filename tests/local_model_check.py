@@ -7,7 +7,7 @@ from functools import cache
 
 from pes_agent.config import ProviderConfig
 from pes_agent.errors import ConfigError
-from pes_agent.llm.llamacpp import INSTALL_HINT, locate_model
+from pes_agent.llm.llamacpp_load import INSTALL_HINT, locate_model
 
 
 @cache

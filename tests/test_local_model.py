@@ -23,7 +23,8 @@ from pes_agent import create_art_instance
 from pes_agent.config import ProviderConfig
 from pes_agent.errors import ConfigError, ProviderError
 from pes_agent.events import Event, EventType
-from pes_agent.llm.llamacpp import INSTALL_HINT, LlamaCppProvider, LoadSettings, grammar_for, locate_model
+from pes_agent.llm.llamacpp import LlamaCppProvider, grammar_for
+from pes_agent.llm.llamacpp_load import INSTALL_HINT, LoadSettings, locate_model
 from pes_agent.llm.llamacpp_schema import bounds_for, grammar_schema
 from pes_agent.llm.providers import build_provider
 from pes_agent.llm.types import CallOptions, Message, PromptRequest

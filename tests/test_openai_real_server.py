@@ -37,7 +37,7 @@ from pes_agent import create_art_instance
 from pes_agent.config import ProviderConfig, load_config
 from pes_agent.errors import ConfigError
 from pes_agent.events import Event, EventType
-from pes_agent.llm.llamacpp import INSTALL_HINT, locate_model
+from pes_agent.llm.llamacpp_load import INSTALL_HINT, locate_model
 
 REPO = Path(__file__).resolve().parents[1]
 LOCAL_CONFIG = REPO / "config" / "local.yaml"
