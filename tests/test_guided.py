@@ -18,15 +18,14 @@ from pes_agent.demo.text_tools import LOCAL_TOOLS
 from pes_agent.events import Event, EventType
 from pes_agent.llm.gbnf import schema_to_gbnf
 from pes_agent.llm.guided import parse_guided_call, parse_guided_plan
+from pes_agent.prompts.choices import mentioned_choices, tool_choices
 from pes_agent.prompts.grounding import (
     Candidate,
     grounded_property,
     holds_data,
-    mentioned_choices,
     output_candidates,
     query_parts,
     text_spans,
-    tool_choices,
 )
 from pes_agent.prompts.guided import (
     EarlierResult,

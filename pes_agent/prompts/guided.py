@@ -21,17 +21,13 @@ from typing import Any
 
 from pes_agent.llm.markers import sanitize_user_text
 from pes_agent.llm.types import Message, PromptRequest
+from pes_agent.prompts.choices import can_ground, enum_choices, introduced_choice, named_leaves, tool_choices
 from pes_agent.prompts.grounding import (
     Candidate,
-    can_ground,
-    enum_choices,
     grounded_property,
     holds_data,
-    introduced_choice,
-    named_leaves,
     output_candidates,
     text_spans,
-    tool_choices,
 )
 from pes_agent.prompts.schemas import inline_refs
 from pes_agent.prompts.templates import (

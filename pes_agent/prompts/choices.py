@@ -1,0 +1,178 @@
+"""Choices a part of the query narrows: which tools may do it, which enum values it names, which
+earlier field it means.
+
+All by words: a part names its action ("convert", "add"), the options it wants ("to miles"), the
+earlier result it uses ("the word count"). Nothing here knows a tool or a domain; the words come
+from the query, the tools' own names and descriptions, the schemas' options and the outputs' keys.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Collection, Mapping, Sequence
+from typing import Any
+
+from jsonschema import Draft202012Validator
+
+from pes_agent.prompts.grounding import Candidate, composable, grounded_property, text_spans, without_quotes
+
+__all__ = [
+    "can_ground",
+    "enum_choices",
+    "introduced_choice",
+    "mentioned_choices",
+    "named_leaves",
+    "tool_choices",
+]
+
+
+def named_leaves(candidates: Sequence[Candidate], part: str) -> list[Candidate]:
+    """The earlier-output candidates whose field the part names ("the word count" → ``words``,
+    "the capital's name" → ``capital``); none when it names no field."""
+    wanted = set(_stem_list(part))
+    return [c for c in candidates if c.path and wanted & set(_stem_list(c.path))]
+
+
+def can_ground(input_schema: Mapping[str, Any], part: str, before: str) -> bool:
+    """Whether a tool's required arguments could take values grounded for this part.
+
+    ``before`` is the text of the query's earlier parts; when there is any, an earlier result may
+    supply a value, so only choices (an ``enum``) must be named, here or before. A first part must
+    hold a valid value for every required argument itself: a date tool for a part with no date is
+    not the part's tool. A value with a shape (``pattern``, ``format``) must show in this part or an
+    earlier one in any case: "add 10 to the result" is no date arithmetic when no date was given.
+    """
+    properties: Mapping[str, Any] = input_schema.get("properties") or {}
+    spans = [Candidate(value=s, source="step") for s in text_spans(part)]
+    for name in input_schema.get("required") or ():
+        schema = properties.get(name)
+        if not isinstance(schema, Mapping) or schema.get("type") == "boolean" or "const" in schema:
+            continue
+        if "enum" in schema:
+            if not (_names_any(schema, part) or (before and _names_any(schema, before))):
+                return False
+        elif (_constrained(schema) and not composable(schema, Draft202012Validator(dict(schema)))) or not before:
+            seen = spans + [Candidate(value=s, source="query") for s in text_spans(before)] if before else spans
+            if grounded_property(schema, seen) is None:
+                return False
+    return True
+
+
+def _constrained(schema: Mapping[str, Any]) -> bool:
+    """A value with a shape (a date, a code): it must be seen somewhere in the query. (Arithmetic
+    of numbers is the exception: earlier results supply the numbers.)"""
+    return "pattern" in schema or "format" in schema
+
+
+def _names_any(schema: Mapping[str, Any], text: str) -> bool:
+    options = schema.get("enum")
+    return isinstance(options, list) and bool(_named(options, text))
+
+
+def tool_choices(part: str, tools: Mapping[str, str]) -> list[str]:
+    """The tools a part of the query may choose among: those whose name and description share the
+    most words with the part (its quoted text left out: that is data, not intent), or every tool
+    when none shares a word. A small model picks the first offered tool when it cannot tell; words
+    it can see in both places are the evidence it lacks."""
+    words = _stem_list(without_quotes(part))
+    lead = words[:1]
+    scores = {}
+    for name, about in tools.items():
+        known = set(_stem_list(f"{name} {about}"))
+        scores[name] = len(set(words) & known) + LEAD_WEIGHT * len(set(lead) & known)
+    best = max(scores.values(), default=0)
+    if best == 0:
+        return list(tools)
+    return [name for name, score in scores.items() if score == best]
+
+
+LEAD_WEIGHT = 2
+"""Extra weight of a part's first content word: an instruction opens with its action ("add 10 to
+the word count" adds; "word count" there names an earlier result)."""
+
+
+def _stem_list(text: str) -> list[str]:
+    words = re.findall(r"[a-z]+", text.replace("_", " ").casefold())
+    return [_stem(w) for w in words if len(w) > 2 and w not in _STOPWORDS_FOR_TOOLS]
+
+
+def mentioned_choices(schema: Mapping[str, Any], text: str) -> dict[str, Any] | None:
+    """An ``enum`` narrowed to the values ``text`` names ("reverse the text" → ``reverse``), or
+    None when it names none or all of them. Order of mention is kept: a small model given two
+    options takes the first more often, and texts name the first operand first ("km to miles")."""
+    options = schema.get("enum")
+    if not isinstance(options, list):
+        return None
+    named = _named(options, text)
+    if not named or len(named) == len(options):
+        return None
+    return {**schema, "enum": named}
+
+
+def introduced_choice(schema: Mapping[str, Any], name: str, text: str) -> Any | None:
+    """The option ``text`` introduces with a word of the argument's own name: "to miles" for
+    ``to_unit``, "from pounds" for ``from_unit``. Argument names carry these words exactly when
+    two arguments share one set of options, which is when a small model mixes them up."""
+    options = schema.get("enum")
+    if not isinstance(options, list):
+        return None
+    words = {w for w in re.findall(r"[a-z]+", re.sub(r"([a-z])([A-Z])", r"\1 \2", name).casefold()) if w}
+    lowered = " ".join(re.findall(r"[\w-]+", text.casefold()))
+    for option in options:
+        if isinstance(option, str) and option.strip():
+            value = " ".join(re.findall(r"[\w-]+", option.casefold()))
+            if any(re.search(rf"\b{re.escape(w)} {re.escape(value)}\b", lowered) for w in words):
+                return option
+    return None
+
+
+def enum_choices(
+    schema: Mapping[str, Any], part: str, earlier: Sequence[Any], taken: Collection[Any] = ()
+) -> dict[str, Any] | None:
+    """An ``enum`` narrowed to the values the part names, less those another argument ``taken`` by
+    name (see ``introduced_choice``); failing that, to the values earlier results hold; None when
+    that leaves nothing or everything. What the part names wins: "look up the price of a chair"
+    after a lamp's price is about the chair."""
+    options = schema.get("enum")
+    if not isinstance(options, list):
+        return None
+    named = _named(options, part)
+    folded = {str(v).casefold() for v in earlier if isinstance(v, str)}
+    held = [o for o in options if isinstance(o, str) and o.casefold() in folded]
+    kept = [o for o in named if o not in taken] or [o for o in held if o not in taken] or named
+    if not kept or len(kept) == len(options):
+        return None
+    return {**schema, "enum": kept}
+
+
+def _named(options: Sequence[Any], text: str) -> list[Any]:
+    """The string options ``text`` names, as words or stems, in the order it names them."""
+    lowered = " " + " ".join(re.findall(r"[\w-]+", text.casefold())) + " "
+    stems = set(_stem_list(text))
+    found = []
+    for option in options:
+        if not isinstance(option, str) or not option.strip():
+            continue
+        value = " ".join(re.findall(r"[\w-]+", option.casefold()))
+        at = lowered.find(f" {value} ")
+        if at < 0 and _stem(value) in stems:
+            at = len(lowered)
+        if at >= 0:
+            found.append((at, option))
+    return [option for _, option in sorted(found, key=lambda n: n[0])]
+
+
+def _stem(word: str) -> str:
+    """A crude suffix strip: "words"/"word", "converted"/"convert", "counting"/"count" meet."""
+    if word.endswith(("ses", "xes", "zes", "ches", "shes")) and len(word) > 5:
+        return word[:-2]  # boxes -> box; but prices -> price below
+    for suffix in ("ations", "ation", "ings", "ing", "ers", "er", "ed", "s"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            return word[: -len(suffix)]
+    return word
+
+
+_STOPWORDS_FOR_TOOLS = frozenset(
+    ["the", "and", "for", "from", "with", "into", "than", "then", "that", "this", "these", "those", "what", "which", "who", "how", "many", "much", "please", "can", "could", "would", "should", "will", "does", "did", "tell", "show", "give", "get", "make", "use", "result", "results"]
+)
+"""Unlike ``_STOPWORDS``, verbs like "count" and "convert" stay: they say which tool is meant."""
