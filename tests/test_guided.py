@@ -426,3 +426,19 @@ def test_values_flow_from_the_step_a_part_depends_on_unless_it_names_another_fie
     ]
     args = guided_arguments_schema(TOOLS["calculator"].input_schema, "add the two prices", "q", prices)
     assert sorted(args["properties"]["expression"]["x-composed-of"]) == ["32.5", "85"]
+
+
+def test_a_part_with_no_tool_words_and_no_data_gets_no_tool() -> None:
+    plan = guided_plan_schema(["What is the weather like", "Compute 12 * 7"], SUMMARIES)
+    assert plan["properties"]["What is the weather like"] == {"enum": ["none"]}
+    assert "calculator" in plan["properties"]["Compute 12 * 7"]["enum"]
+
+
+def test_a_list_argument_is_made_of_grounded_items() -> None:
+    schema = {"type": "object", "properties": {"urls": {"type": "array", "items": {"type": "string"}}},
+              "required": ["urls"]}
+    earlier = [EarlierResult(step_id="step_1", description="d",
+                             output={"results": [{"url": "https://a.example/x"}, {"url": "https://b.example/y"}]}, text="")]
+    args = guided_arguments_schema(schema, "extract the first result", "q", earlier)["properties"]["urls"]
+    assert args["type"] == "array" and 1 <= args["minItems"] <= args["maxItems"] <= 3
+    assert {"https://a.example/x", "https://b.example/y"} <= set(args["items"]["enum"])

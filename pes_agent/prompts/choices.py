@@ -23,6 +23,7 @@ __all__ = [
     "mentioned_choices",
     "named_leaves",
     "tool_choices",
+    "tool_scores",
 ]
 
 
@@ -74,16 +75,22 @@ def tool_choices(part: str, tools: Mapping[str, str]) -> list[str]:
     most words with the part (its quoted text left out: that is data, not intent), or every tool
     when none shares a word. A small model picks the first offered tool when it cannot tell; words
     it can see in both places are the evidence it lacks."""
-    words = _stem_list(without_quotes(part))
-    lead = words[:1]
-    scores = {}
-    for name, about in tools.items():
-        known = set(_stem_list(f"{name} {about}"))
-        scores[name] = len(set(words) & known) + LEAD_WEIGHT * len(set(lead) & known)
+    scores = tool_scores(part, tools)
     best = max(scores.values(), default=0)
     if best == 0:
         return list(tools)
     return [name for name, score in scores.items() if score == best]
+
+
+def tool_scores(part: str, tools: Mapping[str, str]) -> dict[str, int]:
+    """Words each tool's name and description share with the part; its first word counts more."""
+    words = _stem_list(without_quotes(part))
+    lead = set(words[:1])
+    scores = {}
+    for name, about in tools.items():
+        known = set(_stem_list(f"{name} {about}"))
+        scores[name] = len(set(words) & known) + LEAD_WEIGHT * len(lead & known)
+    return scores
 
 
 LEAD_WEIGHT = 2

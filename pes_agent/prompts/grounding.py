@@ -44,6 +44,8 @@ MAX_PARTS = 6
 """A query split into more parts than this is planned as its first parts plus one remainder."""
 MAX_CANDIDATES = 24
 """Options offered for one value: enough for any clause, few enough to choose among."""
+MAX_LIST_ITEMS = 3
+"""Items of a grounded list: a step passes on a few values, not everything it saw."""
 LONG_VALUE = 80
 """An earlier result longer than this (in characters) is offered as its ``$step.path`` reference."""
 
@@ -131,6 +133,9 @@ def grounded_property(schema: Mapping[str, Any], candidates: Sequence[Candidate]
     a choice: enum, const, boolean). Free strings may also be compositions of grounded numbers."""
     if "enum" in schema or "const" in schema or schema.get("type") == "boolean":
         return None
+    items = schema.get("items")
+    if schema.get("type") == "array" and isinstance(items, Mapping):
+        return _grounded_list(schema, items, candidates)
     validator = Draft202012Validator(dict(schema))
     options: list[Any] = []
     for candidate in candidates:
@@ -151,6 +156,20 @@ def grounded_property(schema: Mapping[str, Any], candidates: Sequence[Candidate]
     if len(alternatives) == 1:
         return {**narrowed, **alternatives[0]}
     return {**narrowed, "anyOf": alternatives}
+
+
+def _grounded_list(
+    schema: Mapping[str, Any], items: Mapping[str, Any], candidates: Sequence[Candidate]
+) -> dict[str, Any] | None:
+    """A list whose items are each a grounded option (``urls`` from an earlier search's results)."""
+    narrowed = grounded_property(items, candidates)
+    if narrowed is None:
+        return None
+    count = len(narrowed.get("enum") or ()) or 1
+    most = min(int(schema.get("maxItems", MAX_LIST_ITEMS)), MAX_LIST_ITEMS, count)
+    low = min(int(schema.get("minItems", 1)), most)
+    return {**{k: v for k, v in schema.items() if k in ("description", "title")},
+            "type": "array", "items": narrowed, "minItems": max(low, 1), "maxItems": max(most, 1)}
 
 
 def _is_name(match: re.Match[str], text: str) -> bool:

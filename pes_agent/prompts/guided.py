@@ -21,7 +21,14 @@ from typing import Any
 
 from pes_agent.llm.markers import sanitize_user_text
 from pes_agent.llm.types import Message, PromptRequest
-from pes_agent.prompts.choices import can_ground, enum_choices, introduced_choice, named_leaves, tool_choices
+from pes_agent.prompts.choices import (
+    can_ground,
+    enum_choices,
+    introduced_choice,
+    named_leaves,
+    tool_choices,
+    tool_scores,
+)
 from pes_agent.prompts.grounding import (
     Candidate,
     grounded_property,
@@ -82,17 +89,19 @@ def guided_plan_schema(
     ones the part's words point to (``grounding.tool_choices``): the plan in as few tokens as it
     takes to name the tools.
 
-    "none" is offered only to a part that matches no tool and holds no data (no number, quote or
-    date) to act on: offered everywhere, a small model picks it everywhere.
+    A part that shares no word with any tool and holds no data (no number, quote or date) to act on
+    gets no tool ("none", decided here): offered as an option, a small model picks it everywhere,
+    and left to the model such a part gets an arbitrary tool ("What is the weather like?" counted
+    its words).
     """
     properties = {}
     for i, part in enumerate(parts):
         before = " ".join(parts[:i])
         fitting = {n: s for n, s in tools.items() if schemas is None or n not in schemas or can_ground(schemas[n], part, before)}
-        choices = tool_choices(part, fitting or tools)
-        if not choices or (len(choices) == len(tools) and not holds_data(part)):
-            choices = [*choices, NO_TOOL]
-        properties[part] = {"enum": choices}
+        offered = fitting or tools
+        evidence = max(tool_scores(part, offered).values(), default=0) > 0
+        choices = tool_choices(part, offered) if evidence or holds_data(part) else []
+        properties[part] = {"enum": choices or [NO_TOOL]}
     return {
         "type": "object",
         "properties": properties,
