@@ -13,6 +13,7 @@ from pes_agent.llm.types import Message, PromptRequest
 from pes_agent.prompts.templates import ARG_FILL_SYSTEM
 from pes_agent.prompts.views import PromptSettings, StepResultView, render_previous
 
+
 @dataclass(frozen=True, kw_only=True)
 class NeededField:
     """A value to ask for; built from the gate's FieldNeed so prompts don't depend on the gate."""

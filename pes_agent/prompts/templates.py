@@ -38,7 +38,7 @@ class PromptTemplate(Template):
         parts.append((self.template[at:], None))
         return tuple(parts)
 
-    def substitute(self, mapping: Mapping[str, object] = {}, /, **kws: object) -> str:  # noqa: B006
+    def substitute(self, mapping: Mapping[str, object] = {}, /, **kws: object) -> str:
         if self._parts is None:  # an invalid `$`: let the standard method raise its ValueError
             return super().substitute(mapping, **kws)
         values = {**mapping, **kws} if mapping else kws
