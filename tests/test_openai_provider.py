@@ -430,3 +430,28 @@ async def test_no_api_key_for_the_hosted_endpoint_says_where_to_put_one(
     with pytest.raises(ProviderError, match=r"providers\.cloud\.api_key.*OPENAI_API_KEY"):
         await provider.complete(REQUEST, CallOptions())
     await provider.aclose()
+
+
+ANSWER = PromptRequest(phase="synthesis", step_id=None, messages=(Message(role="user", content="answer"),))
+LOOP = "The result is 84 and the count is 4.\n" * 12
+
+
+async def test_free_text_is_cut_at_its_first_repeat(sleeps: Sleeps) -> None:
+    async with serving([LOOP], sleeps) as (_, provider):
+        out = await provider.complete(ANSWER, CallOptions())
+    assert (out.text, out.finish_reason) == ("The result is 84 and the count is 4.", "repetition")
+
+
+async def test_a_streamed_answer_stops_at_its_first_repeat(sleeps: Sleeps) -> None:
+    pieces: list[str] = []
+    async with serving([FakeReply(text=LOOP, chunk_chars=8)], sleeps) as (_, provider):
+        out = await provider.complete(ANSWER, CallOptions(), on_token=lambda kind, text: pieces.append(text))
+    assert out.text == "The result is 84 and the count is 4."
+    assert len("".join(pieces)) < len(LOOP) // 2  # the stream was closed, not read to its end
+
+
+async def test_a_reply_with_a_schema_is_never_cut(sleeps: Sleeps) -> None:
+    body = '{"answer": "' + "x y z w " * 20 + '"}'
+    async with serving([body], sleeps) as (_, provider):
+        out = await provider.complete(REQUEST, CallOptions())
+    assert out.text == body

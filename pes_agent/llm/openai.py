@@ -23,6 +23,7 @@ import json
 import logging
 import os
 from collections.abc import Awaitable, Callable
+from dataclasses import replace
 from functools import partial
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Self, cast
@@ -33,6 +34,7 @@ from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_aft
 from pes_agent.config import ProviderConfig
 from pes_agent.errors import ProviderError
 from pes_agent.llm.dialects import Dialect, DialectChooser, constraint_fields, probe_body
+from pes_agent.llm.repetition import RepetitionGuard, cut_repeat
 from pes_agent.llm.retry import (
     describe_failure,
     failure_report,
@@ -93,6 +95,13 @@ def build_chat_body(
         body["stream"] = True
         body["stream_options"] = {"include_usage": True}
     return body, refused
+
+
+def _delta_text(chunk: Any) -> str:
+    try:
+        return str(chunk["choices"][0]["delta"].get("content") or "")
+    except (KeyError, IndexError, TypeError, AttributeError):
+        return ""
 
 
 class OpenAIProvider:
@@ -158,9 +167,13 @@ class OpenAIProvider:
         send: Callable[[], Awaitable[Completion]] = (
             partial(self._send, body, timeout)
             if on_token is None
-            else partial(self._send_streamed, body, timeout, on_token)
+            else partial(self._send_streamed, body, timeout, on_token, free=request.response_schema is None)
         )
         completion = await self._with_retries(send, model=model, timeout=timeout, dialect=dialect)
+        if request.response_schema is None:  # free text (the answer): ends at its first repeat
+            text, repeated = cut_repeat(completion.text)
+            if repeated:
+                completion = replace(completion, text=text, finish_reason="repetition")
         return self._reply(completion, request, model)
 
     async def aclose(self) -> None:
@@ -227,7 +240,10 @@ class OpenAIProvider:
         )
         return self._parse(raw.content, status=raw.status_code, model=body["model"])
 
-    async def _send_streamed(self, body: dict[str, Any], timeout: float, on_token: TokenSink) -> Completion:
+    async def _send_streamed(
+        self, body: dict[str, Any], timeout: float, on_token: TokenSink, *, free: bool = False
+    ) -> Completion:
+        """``free``: a free-text reply, read through a ``RepetitionGuard`` (stopped at its first repeat)."""
         import openai
 
         client = self._client_for_loop()
@@ -249,9 +265,12 @@ class OpenAIProvider:
         stream = raw.parse(to=openai.AsyncStream[object])
         cut: openai.APIError | None = None
         not_json = False
+        guard = RepetitionGuard() if free else None
         try:
             async for chunk in stream:
                 reader.take(chunk)
+                if guard is not None and guard.feed(_delta_text(chunk)):
+                    break  # closing the stream (below) stops a server's generation
         except openai.APIError as exc:
             if not reader.received:
                 raise  # nothing delivered yet: the retry layer may try again

@@ -9,7 +9,7 @@ before. The reply keeps what came before the repeat.
 
 from __future__ import annotations
 
-__all__ = ["RepetitionGuard"]
+__all__ = ["RepetitionGuard", "cut_repeat"]
 
 NGRAM = 8
 """Words in a run that, said twice, is a repeat (short enough to catch loops, long enough that
@@ -81,3 +81,10 @@ class RepetitionGuard:
                     return run[0][1]
                 self._seen.add(key)
         return None
+
+
+def cut_repeat(text: str) -> tuple[str, bool]:
+    """``text`` up to its first repeat, and whether it had one (for a reply that arrived whole)."""
+    guard = RepetitionGuard()
+    guard.feed(text + "\n")
+    return (guard.text, True) if guard.repeated else (text, False)
