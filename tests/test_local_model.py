@@ -389,3 +389,13 @@ async def test_a_two_step_task_runs_on_the_real_local_model(tmp_path: Path) -> N
     assert response.status != "error", f"the run failed: {response.error}"
     assert response.response.strip(), f"empty answer (status {response.status})"
     assert state is not None and version > 0 and state.todo_list
+
+
+async def test_a_free_text_plan_is_never_cut_for_repeating(tmp_path: Path) -> None:
+    """Without a grammar a plan is free text too, but JSON: its lines repeat by design."""
+    plan = '{\n  "todoList": [\n    {"stepType": "tool"},\n    {"stepType": "tool"},\n    {"stepType": "tool"}\n  ]\n}'
+    model = FakeModel([plan])
+    reply = await _provider(tmp_path, model, structured_output=False).complete(
+        PromptRequest(phase="planning", step_id=None, messages=(Message(role="user", content="hi"),)), CallOptions()
+    )
+    assert reply.text == plan

@@ -208,9 +208,10 @@ class LlamaCppProvider:
         timeout = options.timeout_s if options.timeout_s is not None else self.config.timeout_s
         stop = threading.Event()
         generate: Callable[[], Any] = partial(self._generate, kwargs, stop)
-        if on_token is not None or "grammar" not in kwargs:  # free text is read as it comes: see below
+        answer = request.phase == "synthesis"  # prose, read as it comes: see `_generate_streamed`
+        if on_token is not None or answer:
             sink = _on_loop(on_token) if on_token is not None else _discard
-            generate = partial(self._generate_streamed, kwargs, stop, sink)
+            generate = partial(self._generate_streamed, kwargs, stop, sink, guard=answer)
         try:
             async with asyncio.timeout(timeout):
                 completion = await asyncio.to_thread(generate)
@@ -243,31 +244,34 @@ class LlamaCppProvider:
             except Exception as exc:  # llama.cpp raises ValueError/RuntimeError with useful text
                 raise ProviderError(self._describe(exc), provider=self.name) from exc
 
-    def _generate_streamed(self, kwargs: Mapping[str, Any], stop: threading.Event, on_token: TokenSink) -> Any:
+    def _generate_streamed(
+        self, kwargs: Mapping[str, Any], stop: threading.Event, on_token: TokenSink, *, guard: bool = False
+    ) -> Any:
         """llama-cpp-python streams OpenAI-shaped chunks, read by the OpenAI adapter's own reader.
 
-        Free text (no grammar) also passes a ``RepetitionGuard``: at its first repeat the stream is
-        closed, which stops generation, and the reply ends before the repeat (finish reason
-        ``repetition``).
+        With ``guard`` (the answer, prose) the text also passes a ``RepetitionGuard``: at its first
+        repeat the stream is closed, which stops generation, and the reply ends before the repeat
+        (finish reason ``repetition``). Only the answer: other replies are JSON, whose lines repeat
+        by design, free-text plans included.
         """
         with self._lock:
             if stop.is_set():
                 return {"choices": [{"message": {"content": ""}, "finish_reason": "cancelled"}]}
             model = self._loaded()
             reader = ChunkReader(on_token)
-            guard = RepetitionGuard() if "grammar" not in kwargs else None
+            repeats = RepetitionGuard() if guard else None
             try:
                 stream = model.create_chat_completion(**kwargs, stream=True)
                 for chunk in stream:
                     reader.take(chunk)
-                    if guard is not None and guard.feed(_delta_text(chunk)):
+                    if repeats is not None and repeats.feed(_delta_text(chunk)):
                         getattr(stream, "close", lambda: None)()
                         break
             except Exception as exc:
                 raise ProviderError(self._describe(exc), provider=self.name) from exc
             completion = reader.finish()
-            if guard is not None and guard.repeated:
-                return replace(completion, text=guard.text, finish_reason="repetition")
+            if repeats is not None and repeats.repeated:
+                return replace(completion, text=repeats.text, finish_reason="repetition")
             return completion
 
     def _loaded(self) -> ChatModel:

@@ -167,10 +167,10 @@ class OpenAIProvider:
         send: Callable[[], Awaitable[Completion]] = (
             partial(self._send, body, timeout)
             if on_token is None
-            else partial(self._send_streamed, body, timeout, on_token, free=request.response_schema is None)
+            else partial(self._send_streamed, body, timeout, on_token, free=request.phase == "synthesis")
         )
         completion = await self._with_retries(send, model=model, timeout=timeout, dialect=dialect)
-        if request.response_schema is None:  # free text (the answer): ends at its first repeat
+        if request.phase == "synthesis":  # the answer, prose: it ends at its first repeat
             text, repeated = cut_repeat(completion.text)
             if repeated:
                 completion = replace(completion, text=text, finish_reason="repetition")
@@ -243,7 +243,8 @@ class OpenAIProvider:
     async def _send_streamed(
         self, body: dict[str, Any], timeout: float, on_token: TokenSink, *, free: bool = False
     ) -> Completion:
-        """``free``: a free-text reply, read through a ``RepetitionGuard`` (stopped at its first repeat)."""
+        """``free``: the answer, prose read through a ``RepetitionGuard`` (stopped at its first repeat).
+        Only the answer: any other reply is JSON, whose lines repeat by design."""
         import openai
 
         client = self._client_for_loop()
