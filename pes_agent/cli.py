@@ -1,4 +1,4 @@
-"""The `pes-agent` command: run a query, validate a config file, show the planning prompt.
+"""The `pes-agent` command: run a query, validate a config file, show the planning prompt, list the tools.
 
 Exit codes: 0 success, 1 the run ended in error, 2 bad usage or config, 3 the run needs the user
 (partial, needs_input or suspended: the output says what is missing).
@@ -33,6 +33,8 @@ def _parser() -> argparse.ArgumentParser:
     prompts = sub.add_parser("prompts", help="print the planning prompt for a query and its token count")
     prompts.add_argument("--config", required=True)
     prompts.add_argument("query")
+    tools = sub.add_parser("tools", help="list every tool the config yields: source, name, one line")
+    tools.add_argument("--config", required=True)
     return parser
 
 
@@ -115,6 +117,22 @@ async def _prompts(args: argparse.Namespace, out: TextIO) -> int:
     return 0
 
 
+async def _tools(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """What the planner will see: every tool the config yields (Python and MCP servers), one line each."""
+    from pes_agent.factory import create_art_instance
+    from pes_agent.state.memory import MemoryStore
+
+    art = await create_art_instance(args.config, store=MemoryStore())
+    async with art:
+        rows = [(art.tool_sources.get(spec.name, "python"), spec.name, spec.summary) for spec in art.registry]
+    source_width = max((len(source) for source, _, _ in rows), default=0)
+    name_width = max((len(name) for _, name, _ in rows), default=0)
+    for source, name, summary in rows:
+        print(f"{source:<{source_width}}  {name:<{name_width}}  {summary}".rstrip(), file=out)
+    print(f"# {len(rows)} tool(s)", file=err)
+    return 0
+
+
 def main(argv: Sequence[str] | None = None, *, out: TextIO | None = None, err: TextIO | None = None) -> int:
     """Run one command and return its exit code; ``out``/``err`` default to the current sys streams."""
     out = out if out is not None else sys.stdout
@@ -124,13 +142,15 @@ def main(argv: Sequence[str] | None = None, *, out: TextIO | None = None, err: T
             args = _parser().parse_args(argv)
     except SystemExit as exc:  # --help (0) or a usage error (2): a return value, like every other outcome
         return exc.code if isinstance(exc.code, int) else 2
-    source = args.config if args.command in ("run", "prompts") else args.file
+    source = args.config if args.command in ("run", "prompts", "tools") else args.file
     try:
         with _naming_the_file(source):
             if args.command == "run":
                 return asyncio.run(_run(args, out, err))
             if args.command == "validate":
                 return asyncio.run(_validate(args, out))
+            if args.command == "tools":
+                return asyncio.run(_tools(args, out, err))
             return asyncio.run(_prompts(args, out))
     except PesAgentError as exc:
         print(f"pes-agent: {exc}", file=err)

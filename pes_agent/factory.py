@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pes_agent.config import ArtInstanceConfig, ObservabilityConfig, config_from_dict, load_config
 from pes_agent.errors import ConfigError
@@ -19,6 +19,9 @@ from pes_agent.state.store import StateStore
 from pes_agent.tools.loading import load_tools
 from pes_agent.tools.registry import ToolRegistry
 from pes_agent.tools.spec import ToolSpec
+
+if TYPE_CHECKING:
+    from pes_agent.tools.mcp import McpTools
 
 
 async def create_art_instance(
@@ -48,20 +51,52 @@ async def create_art_instance(
         cfg = load_config(config)
     templates = prompt_templates.resolve(cfg.prompts.model_dump(), source=source)
     registry = ToolRegistry()
+    sources: dict[str, str] = {}
     for spec in [*load_tools(cfg.tools, source=source), *(tools or [])]:
         registry.register(spec)
-    owned_store = store is None
-    the_store = store if store is not None else open_store(cfg.storage, base_dir=base_dir)
-    return ArtInstance(
-        cfg,
-        registry=registry,
-        provider_overrides=dict(providers or {}),
-        store=the_store,
-        owns_store=owned_store,
-        templates=templates,
-        clock=clock,
-        tracer=tracer if tracer is not None else tracer_from_config(cfg.observability),
-    )
+        sources[spec.name] = f"python:{getattr(spec.fn, '__module__', None) or '?'}"
+    closers: list[Callable[[], Awaitable[None]]] = []
+    try:
+        if any(server.enabled for server in cfg.mcp.servers):
+            mcp_tools = await _open_mcp(cfg, registry.names(), source)
+            closers.append(mcp_tools.aclose)
+            for spec in mcp_tools.specs:
+                registry.register(spec)
+                sources[spec.name] = f"mcp:{mcp_tools.server_of[spec.name]}"
+        owned_store = store is None
+        the_store = store if store is not None else open_store(cfg.storage, base_dir=base_dir)
+        return ArtInstance(
+            cfg,
+            registry=registry,
+            provider_overrides=dict(providers or {}),
+            store=the_store,
+            owns_store=owned_store,
+            templates=templates,
+            clock=clock,
+            tracer=tracer if tracer is not None else tracer_from_config(cfg.observability),
+            tool_sources=sources,
+            closers=closers,
+        )
+    except BaseException:
+        for close in closers:
+            await close()
+        raise
+
+
+async def _open_mcp(cfg: ArtInstanceConfig, taken: Sequence[str], source: str | None) -> McpTools:
+    """The tools of the enabled MCP servers. Imported lazily: without a server, the SDK never is."""
+    try:
+        from pes_agent.tools.mcp import open_mcp_tools
+    except ImportError as exc:
+        if (exc.name or "").split(".")[0] != "mcp":
+            raise
+        raise ConfigError(
+            f"the MCP SDK is not installed ({exc}); install it with `pip install 'pes-agent[mcp]'` or set "
+            "`enabled: false` on the servers under `mcp.servers`",
+            source=source,
+            key_path="mcp.servers",
+        ) from exc
+    return await open_mcp_tools(cfg.mcp, taken=taken, source=source)
 
 
 def tracer_from_config(config: ObservabilityConfig) -> Tracer | None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import uuid
-from collections.abc import AsyncIterator, Awaitable, Callable, Collection, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Collection, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager
 from dataclasses import replace
 from typing import Any
@@ -57,8 +57,13 @@ class ArtInstance:
         templates: Mapping[str, Any],
         clock: Callable[[], float],
         tracer: Tracer | None = None,
+        tool_sources: Mapping[str, str] | None = None,
+        closers: Sequence[Callable[[], Awaitable[None]]] = (),
     ) -> None:
         self.config = config
+        self.tool_sources: Mapping[str, str] = dict(tool_sources or {})
+        """Where each registered tool came from: ``python:<module>`` or ``mcp:<serverId>``."""
+        self._closers = list(closers)
         self.tracer: Tracer = tracer if tracer is not None else NOOP_TRACER
         """The tracer given or built (OpenTelemetry: ``art.tracer.provider`` takes span processors)."""
         self._tracer = LoggingTracer(self.tracer)
@@ -268,6 +273,9 @@ class ArtInstance:
         return await self.store.events(thread_id, types=wanted, since=since)
 
     async def aclose(self) -> None:
+        closers, self._closers = self._closers, []
+        for close in closers:  # MCP sessions: a stdio server's process ends here
+            await close()
         for provider in self._built.values():
             await provider.aclose()
         self._built.clear()

@@ -217,7 +217,7 @@ def test_unknown_key_suggests_the_field_in_the_users_spelling() -> None:
 
 
 def test_unknown_keys_from_the_original_say_why() -> None:
-    assert "MCP is not supported in this version" in str(dict_error({"mcpConfig": {"servers": []}}))
+    assert "list the servers under `mcp.servers`" in str(dict_error({"mcpConfig": {"servers": []}}))
     assert "`prompts.execution`" in str(dict_error({"persona": {"prompts": {"execution": "x"}}}))
 
 

@@ -100,8 +100,8 @@ def test_tool_error_is_deliberately_outside_the_tree() -> None:
     assert not issubclass(ToolError, PesAgentError)
 
 
-OPTIONAL_EXTRA_PACKAGES = {"opentelemetry", "asyncpg", "fastapi", "uvicorn", "llama_cpp"}
-"""Imported only by the modules of pyproject's extras (otel, postgres, service, local)."""
+OPTIONAL_EXTRA_PACKAGES = {"opentelemetry", "asyncpg", "fastapi", "uvicorn", "llama_cpp", "mcp"}
+"""Imported only by the modules of pyproject's extras (otel, postgres, service, local, mcp)."""
 
 
 def test_exceptions_are_defined_only_in_the_errors_module() -> None:
@@ -127,7 +127,7 @@ def test_exceptions_are_defined_only_in_the_errors_module() -> None:
 
 
 def test_importing_pes_agent_loads_no_heavy_dependency() -> None:
-    heavy = ["openai", "tiktoken", "httpx", "llama_cpp", "psycopg", "psycopg2", "asyncpg", "opentelemetry"]
+    heavy = ["openai", "tiktoken", "httpx", "llama_cpp", "psycopg", "psycopg2", "asyncpg", "opentelemetry", "mcp"]
     code = (
         "import json, sys\nfrom pes_agent import *\nimport pes_agent.testing\n"
         f"print(json.dumps({{m: m in sys.modules for m in {heavy!r}}}))"

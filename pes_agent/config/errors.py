@@ -75,7 +75,10 @@ def show_value(path: Path, value: Any) -> str:
 # "Model.lowercased key" -> what to do instead.
 _UNSUPPORTED = "is not supported in this version; remove the key"
 _KEY_HINTS: Mapping[str, str] = {
-    "ArtInstanceConfig.mcpconfig": f"MCP {_UNSUPPORTED}",
+    "ArtInstanceConfig.mcpconfig": (
+        "the original's `mcpConfig` (discovery endpoint, server cards) is not read yet; list the servers "
+        "under `mcp.servers` (`id`, `transport`, `command` or `url`)"
+    ),
     "ArtInstanceConfig.a2aconfig": f"agent-to-agent delegation {_UNSUPPORTED}",
     "ArtInstanceConfig.authconfig": f"an authentication manager {_UNSUPPORTED}",
     "ArtInstanceConfig.agentcore": "the agent is always the PES agent; remove the key",

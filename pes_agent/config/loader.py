@@ -26,6 +26,8 @@ from pes_agent.secrets import EnvText, is_secret_key
 
 _ENV_REFERENCE = re.compile(r"\$\$\{|\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
 _TEMPLATE_KEYS = frozenset({"prompts", "systemPrompt", "system_prompt"})
+_SECRET_MAPS = frozenset({"headers", "env"})
+"""Maps whose every value is a secret (an MCP server's request headers and process environment)."""
 
 
 def load_config(path: str | os.PathLike[str]) -> ArtInstanceConfig:
@@ -129,6 +131,8 @@ def _scrub(text: str, secrets: set[str]) -> str:
 
 
 def _secret_strings(node: Any, key: object = None) -> set[str]:
+    if key in _SECRET_MAPS and isinstance(node, Mapping):  # an MCP server's headers and env
+        return {v for v in node.values() if isinstance(v, str) and len(v) >= 4}
     if isinstance(node, Mapping):
         return set().union(*(_secret_strings(v, k) for k, v in node.items())) if node else set()
     if isinstance(node, list):

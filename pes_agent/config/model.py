@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Mapping
 from pathlib import Path
 from string import Template
@@ -40,7 +41,7 @@ CONFIG_ERROR_TYPE = "pes_config"
 """pydantic error type of the checks below; the loader turns each into one line of a ConfigError."""
 
 
-def _problem(field: tuple[str, ...], msg: str, allowed: list[str], value: Any = None) -> dict[str, Any]:
+def _problem(field: tuple[str | int, ...], msg: str, allowed: list[str], value: Any = None) -> dict[str, Any]:
     """One finding of a check: ``field`` is its path below the model being validated."""
     found = {"field": field, "msg": msg, "allowed": allowed}
     return found if value is None else {**found, "value": value}
@@ -312,6 +313,87 @@ class GateConfig(ConfigModel):
     max_consecutive_failures_per_tool: int = Field(default=3, ge=1)
 
 
+MCP_TRANSPORTS = ("stdio", "streamable-http")
+_SERVER_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,31}")
+
+
+class McpServerConfig(ConfigModel):
+    """One MCP server whose tools the instance registers as ``mcp_<id>_<toolName>``."""
+
+    id: str
+    """Short name, part of every tool name: letters, digits, ``_`` and ``-`` (at most 32)."""
+    transport: Literal["stdio", "streamable-http"]
+    """``stdio``: the instance starts ``command`` and owns the process; ``streamable-http``: ``url``."""
+    command: str | None = None
+    """stdio: the program to start (``python``, ``npx``, ``uvx``...), looked up on ``PATH``."""
+    args: list[str] = Field(default_factory=list)
+    """stdio: its arguments."""
+    env: dict[str, SecretValue] = Field(default_factory=dict)
+    """stdio: extra environment variables for the process (over the SDK's safe default set); values
+    are secrets: write ``${TOKEN}``, they are never logged or dumped."""
+    cwd: str | None = None
+    """stdio: working directory of the process (default: the current one)."""
+    url: str | None = None
+    """streamable-http: the endpoint, e.g. ``http://127.0.0.1:8000/mcp``."""
+    headers: dict[str, SecretValue] = Field(default_factory=dict)
+    """streamable-http: request headers (``Authorization: Bearer ${TOKEN}``); values are secrets."""
+    enabled: bool = True
+    timeout_s: float = Field(default=30.0, gt=0)
+    """Bound on connecting and on each tool call; a call past it is a tool error."""
+    include: list[str] | None = None
+    """Only these tools of the server (its own names); None means all."""
+    exclude: list[str] = Field(default_factory=list)
+    """Tools of the server left out (its own names)."""
+
+    @field_validator("id")
+    @classmethod
+    def _check_id(cls, value: str) -> str:
+        if not _SERVER_ID.fullmatch(value):
+            raise PydanticCustomError(
+                CONFIG_ERROR_TYPE,
+                "this MCP server id cannot be part of a tool name: use 1 to 32 letters, digits, `_` "
+                "and `-`, starting with a letter or digit",
+                {"value": value, "allowed": ["e.g. files, github, my-server"]},
+            )
+        return value
+
+    @model_validator(mode="after")
+    def _check_transport_needs(self) -> McpServerConfig:
+        stdio_keys = [k for k in ("command", "args", "env", "cwd") if getattr(self, k)]
+        http_keys = [k for k in ("url", "headers") if getattr(self, k)]
+        if self.transport == "stdio":
+            if not self.command:
+                _fail(_problem(("command",), "transport 'stdio' needs the command that starts the server",
+                               ["a program name or path, e.g. `python`"]))
+            if http_keys:
+                _fail(_problem((http_keys[0],), f"`{http_keys[0]}` belongs to transport 'streamable-http'; "
+                               "remove it or change `transport`", ["command", "args", "env", "cwd"]))
+        else:
+            if not self.url or not re.match(r"^https?://[^\s/]+", self.url):
+                _fail(_problem(("url",), "transport 'streamable-http' needs the server's http(s) URL",
+                               ["http://host:port/mcp", "https://host/mcp"], self.url))
+            if stdio_keys:
+                _fail(_problem((stdio_keys[0],), f"`{stdio_keys[0]}` belongs to transport 'stdio'; "
+                               "remove it or change `transport`", ["url", "headers"]))
+        return self
+
+
+class McpConfig(ConfigModel):
+    """Tools from MCP servers (``pip install 'pes-agent[mcp]'``)."""
+
+    servers: list[McpServerConfig] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _unique_ids(self) -> McpConfig:
+        seen: set[str] = set()
+        for i, server in enumerate(self.servers):
+            if server.id in seen:
+                _fail(_problem(("servers", i, "id"), f"MCP server id {server.id!r} is used twice; "
+                               "ids name the tools, so each must be unique", ["a unique id"], server.id))
+            seen.add(server.id)
+        return self
+
+
 class ProviderSelection(ConfigModel):
     """Runtime choice of provider, as the original's ``providerConfig {providerName, modelId}``."""
 
@@ -358,6 +440,8 @@ class ArtInstanceConfig(ConfigModel):
     observability: ObservabilityConfig = ObservabilityConfig()
     tools: list[str] = Field(default_factory=list)
     """Tools by import path, ``package.module:attr`` (a ToolSpec, or a list of them)."""
+    mcp: McpConfig = McpConfig()
+    """MCP servers whose tools are registered at instance start."""
     system_prompt: str | None = None
     thread_defaults: ThreadConfig | None = None
     """Thread config used when a thread has none (the original's runtime ``providerConfig``)."""

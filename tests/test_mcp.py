@@ -1,0 +1,386 @@
+"""Tools from MCP servers, against a real server (`pes_agent.testing.mcp_server`, the SDK's FastMCP):
+over stdio as a child process the instance starts, and over streamable HTTP on 127.0.0.1."""
+
+from __future__ import annotations
+
+import importlib.util
+import io
+import json
+import logging
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from pes_agent import create_art_instance
+from pes_agent.cli import main
+from pes_agent.config import config_from_dict
+from pes_agent.errors import ConfigError
+from pes_agent.instance import ArtInstance
+from pes_agent.testing import ScriptedProvider
+from pes_agent.tools.executor import ToolExecutor
+from pes_agent.tools.spec import ToolCall, ToolContext, ToolResult
+
+needs_mcp = pytest.mark.skipif(
+    importlib.util.find_spec("mcp") is None,
+    reason="the `mcp` extra is not installed (pip install -e '.[mcp]')",
+)
+SERVER = [sys.executable, "-m", "pes_agent.testing.mcp_server"]
+SECRET = "tok-3141592653-secret"
+
+
+def stdio_server(server_id: str = "t", **extra: Any) -> dict[str, Any]:
+    return {"id": server_id, "transport": "stdio", "command": SERVER[0], "args": SERVER[1:], **extra}
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+@pytest.fixture(scope="module")
+def http_url() -> Iterator[str]:
+    """The test server over streamable HTTP: a child process on a free loopback port."""
+    if importlib.util.find_spec("mcp") is None:
+        pytest.skip("the `mcp` extra is not installed")
+    port = free_port()
+    child = subprocess.Popen([*SERVER, "--port", str(port)], stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 20
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                if child.poll() is not None or time.monotonic() > deadline:
+                    pytest.fail(f"the MCP test server did not start on port {port}")
+                time.sleep(0.05)
+        yield f"http://127.0.0.1:{port}/mcp"
+    finally:
+        child.terminate()
+        child.wait(timeout=10)
+
+
+@pytest.fixture(params=["stdio", "http"])
+def server(request: pytest.FixtureRequest) -> dict[str, Any]:
+    """One server entry of `mcp.servers`, id `t`, for each transport."""
+    if request.param == "stdio":
+        return stdio_server(timeoutS=1.5)
+    url = request.getfixturevalue("http_url")
+    return {
+        "id": "t",
+        "transport": "streamable-http",
+        "url": url,
+        "headers": {"X-Token": SECRET},
+        "timeoutS": 1.5,
+    }
+
+
+def children() -> set[int]:
+    """Child processes of this test process (from /proc)."""
+    me, found = os.getpid(), set()
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                status = (entry / "status").read_text()
+            except OSError:
+                continue
+            ppid = next((line.split()[1] for line in status.splitlines() if line.startswith("PPid:")), None)
+            if ppid == str(me):
+                found.add(int(entry.name))
+    return found
+
+
+async def make(
+    servers: list[dict[str, Any]], replies: Sequence[Any] = (), **kwargs: Any
+) -> tuple[ArtInstance, ScriptedProvider]:
+    provider = ScriptedProvider(list(replies))
+    cfg = {"storage": {"type": "memory"}, "mcp": {"servers": servers}}
+    art = await create_art_instance(cfg, providers={"scripted": provider}, **kwargs)
+    return art, provider
+
+
+async def execute(art: ArtInstance, name: str, arguments: dict[str, Any]) -> ToolResult:
+    context = ToolContext(thread_id="th", trace_id="tr", step_id="step_1", call_id="c1")
+    call = ToolCall(call_id="c1", tool_name=name, arguments=arguments)
+    return await ToolExecutor(art.registry).execute(call, allowed=[name], context=context)
+
+
+def plan(*tools: str) -> str:
+    steps = [
+        {
+            "id": f"step_{i}",
+            "description": f"use {t}",
+            "stepType": "tool",
+            "requiredTools": [t],
+            "dependencies": [],
+        }
+        for i, t in enumerate(tools, 1)
+    ]
+    body = {"title": "t", "intent": "i", "plan": "p", "todoList": steps}
+    return f"---JSON_OUTPUT_START---\n{json.dumps(body)}\n---JSON_OUTPUT_END---"
+
+
+def call(tool: str, arguments: dict[str, Any]) -> str:
+    return "```json\n" + json.dumps({"toolCalls": [{"toolName": tool, "arguments": arguments}]}) + "\n```"
+
+
+def content(text: str) -> str:
+    return "```json\n" + json.dumps({"content": text, "nextStepDecision": "complete_item"}) + "\n```"
+
+
+# --- names and listing -------------------------------------------------------------------------
+
+
+def test_tool_names_are_sanitised_and_cut_to_64() -> None:
+    pytest.importorskip("mcp")
+    from pes_agent.tools.mcp import mcp_tool_name
+
+    assert mcp_tool_name("files", "read_file") == "mcp_files_read_file"
+    assert mcp_tool_name("gh", "repos/get.contents v2") == "mcp_gh_repos_get_contents_v2"
+    long = mcp_tool_name("server", "x" * 100)
+    assert len(long) == 64 and long.startswith("mcp_server_xxx")
+
+
+@needs_mcp
+async def test_tools_are_listed_named_and_described_by_their_first_line(server: dict[str, Any]) -> None:
+    art, _ = await make([{**server, "exclude": ["crash"]}])
+    async with art:
+        names = art.registry.names()
+        assert names == ["mcp_t_convert_currency", "mcp_t_echo", "mcp_t_refuse", "mcp_t_sleep"]
+        assert {art.tool_sources[n] for n in names} == {"mcp:t"}
+        assert art.registry.manifesto_lines(["mcp_t_convert_currency"]) == [
+            "- mcp_t_convert_currency: Convert an amount of money to US dollars."
+        ]
+        schema = art.registry.get("mcp_t_convert_currency").input_schema  # type: ignore[union-attr]
+        assert schema["properties"]["currency"]["enum"] == ["EUR", "GBP", "USD"]  # the server's inputSchema
+
+
+@needs_mcp
+async def test_include_keeps_only_the_named_tools() -> None:
+    art, _ = await make([stdio_server(include=["echo", "refuse"])])
+    async with art:
+        assert art.registry.names() == ["mcp_t_echo", "mcp_t_refuse"]
+
+
+# --- calls ---------------------------------------------------------------------------------------
+
+
+@needs_mcp
+async def test_a_run_calls_an_mcp_tool_through_the_gate_and_synthesis_sees_the_result(
+    server: dict[str, Any],
+) -> None:
+    answer = "<mainContent>12.5 EUR is 13.5 USD.</mainContent>"
+    replies = [
+        plan("mcp_t_convert_currency"),
+        call("mcp_t_convert_currency", {"amount": "12.5", "currency": "eur"}),  # the gate repairs both
+        content("12.5 EUR = 13.5 USD"),
+        answer,
+    ]
+    art, provider = await make([server], replies)
+    async with art:
+        response = await art.process("How much is 12.5 euros in dollars?")
+    assert response.status == "success", response.error
+    assert response.response == "12.5 EUR is 13.5 USD."
+    assert [c.phase for c in provider.calls] == ["planning", "execution", "execution", "synthesis"]
+    assert '"usd": 13.5' in provider.calls[2].text or '"usd":13.5' in provider.calls[2].text
+    provider.assert_complete()
+
+
+@needs_mcp
+async def test_text_content_is_the_output_when_there_is_no_structured_content(server: dict[str, Any]) -> None:
+    art, _ = await make([server])
+    async with art:
+        result = await execute(art, "mcp_t_echo", {"text": "hello"})
+    assert (result.status, result.output) == ("success", "hello")
+
+
+@needs_mcp
+async def test_is_error_becomes_a_tool_error_the_model_sees(server: dict[str, Any]) -> None:
+    art, _ = await make([server])
+    async with art:
+        result = await execute(art, "mcp_t_refuse", {"reason": "closed on Sundays"})
+    assert result.status == "error"
+    assert "MCP server 't', tool 'refuse'" in (result.error or "")
+    assert "refused: closed on Sundays" in (result.error or "")
+
+
+@needs_mcp
+async def test_a_timeout_is_a_tool_error_and_the_next_call_works(server: dict[str, Any]) -> None:
+    art, _ = await make([server])
+    async with art:
+        started = time.monotonic()
+        result = await execute(art, "mcp_t_sleep", {"seconds": 10})
+        assert time.monotonic() - started < 8
+        assert result.status == "error" and "no answer within 1.5s" in (result.error or "")
+        again = await execute(art, "mcp_t_echo", {"text": "still here"})
+        assert (again.status, again.output) == ("success", "still here")
+
+
+@needs_mcp
+async def test_a_dropped_connection_is_a_tool_error_and_the_next_call_reconnects() -> None:
+    base = children()  # e.g. the HTTP server of other tests
+    art, _ = await make([stdio_server(timeoutS=5)])
+    async with art:
+        before = children() - base
+        assert len(before) == 1
+        crashed = await execute(art, "mcp_t_crash", {})
+        assert crashed.status == "error" and "the next call reconnects" in (crashed.error or "")
+        again = await execute(art, "mcp_t_echo", {"text": "back"})
+        assert (again.status, again.output) == ("success", "back")
+        after = children() - base
+        assert len(after) == 1 and after != before  # a new server process
+    assert children() == base
+
+
+@needs_mcp
+async def test_aclose_leaves_no_child_process() -> None:
+    base = children()
+    art, _ = await make([stdio_server("a"), stdio_server("b")])
+    assert len(children() - base) == 2
+    await art.aclose()
+    assert children() == base
+
+
+# --- start-up problems ---------------------------------------------------------------------------
+
+
+@needs_mcp
+async def test_a_server_down_at_start_is_logged_and_the_others_still_serve(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    down = {
+        "id": "down",
+        "transport": "streamable-http",
+        "url": f"http://127.0.0.1:{free_port()}/mcp",
+        "headers": {"Authorization": f"Bearer {SECRET}"},
+        "timeoutS": 3,
+    }
+    missing = {"id": "nocmd", "transport": "stdio", "command": "/nonexistent/mcp-server", "timeoutS": 3}
+    with caplog.at_level(logging.INFO, logger="pes_agent.tools.mcp"):
+        art, _ = await make([down, missing, stdio_server(include=["echo"])])
+        async with art:
+            assert art.registry.names() == ["mcp_t_echo"]
+    warnings = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+    assert any("MCP server 'down'" in w and "could not be reached" in w for w in warnings)
+    assert any("MCP server 'nocmd'" in w and "/nonexistent/mcp-server" in w for w in warnings)
+    assert SECRET not in caplog.text
+
+
+@needs_mcp
+async def test_a_name_collision_is_a_config_error_naming_both() -> None:
+    from pes_agent import tool
+
+    @tool(name="mcp_t_echo")
+    def local_echo(text: str) -> str:
+        """A Python tool that takes the MCP tool's name."""
+        return text
+
+    before = children()
+    with pytest.raises(ConfigError) as caught:
+        await make([stdio_server()], tools=[local_echo])
+    message = str(caught.value)
+    assert "'mcp_t_echo'" in message and "tool 'echo' of MCP server 't'" in message
+    assert children() == before  # the server started for listing was stopped
+
+
+def test_an_unknown_transport_or_a_missing_command_is_a_clear_config_error() -> None:
+    with pytest.raises(ConfigError, match=r"mcp.servers\[0\].transport.*allowed: stdio, streamable-http"):
+        config_from_dict({"mcp": {"servers": [{"id": "x", "transport": "sse", "url": "http://h/mcp"}]}})
+    with pytest.raises(ConfigError, match=r"mcp.servers\[0\].command.*needs the command"):
+        config_from_dict({"mcp": {"servers": [{"id": "x", "transport": "stdio"}]}})
+    with pytest.raises(ConfigError, match=r"mcp.servers\[0\].url.*http\(s\) URL"):
+        config_from_dict({"mcp": {"servers": [{"id": "x", "transport": "streamable-http", "url": "h/mcp"}]}})
+    with pytest.raises(ConfigError, match=r"mcp.servers\[0\].url.*belongs to transport 'streamable-http'"):
+        config_from_dict(
+            {"mcp": {"servers": [{"id": "x", "transport": "stdio", "command": "c", "url": "http://h"}]}}
+        )
+    with pytest.raises(ConfigError, match=r"mcp.servers\[1\].id.*used twice"):
+        config_from_dict({"mcp": {"servers": [stdio_server("x"), stdio_server("x")]}})
+    with pytest.raises(ConfigError, match=r"mcp.servers\[0\].id.*cannot be part of a tool name"):
+        config_from_dict({"mcp": {"servers": [stdio_server("my server")]}})
+
+
+def test_header_and_env_values_are_secrets(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MCP_TOKEN", SECRET)
+    cfg = config_from_dict(
+        {
+            "mcp": {
+                "servers": [
+                    {
+                        "id": "h",
+                        "transport": "streamable-http",
+                        "url": "http://h/mcp",
+                        "headers": {"Authorization": "${MCP_TOKEN}"},
+                    },
+                    stdio_server("s", env={"API_TOKEN": "${MCP_TOKEN}"}),
+                ]
+            }
+        }
+    )
+    assert cfg.mcp.servers[0].headers["Authorization"].get_secret_value() == SECRET
+    dumped = json.dumps(cfg.model_dump(mode="json"))
+    assert SECRET not in dumped and SECRET not in repr(cfg) and "${MCP_TOKEN}" in dumped
+    with pytest.raises(ConfigError) as caught:  # a bad value elsewhere in the same server entry
+        config_from_dict(
+            {
+                "mcp": {
+                    "servers": [
+                        {
+                            "id": "h",
+                            "transport": "streamable-http",
+                            "url": "h/mcp",
+                            "headers": {"Authorization": SECRET},
+                        }
+                    ]
+                }
+            }
+        )
+    assert SECRET not in str(caught.value)
+
+
+def test_without_the_extra_an_mcp_section_asks_for_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    import asyncio
+
+    monkeypatch.setitem(sys.modules, "mcp", None)  # as if not installed
+    monkeypatch.delitem(sys.modules, "pes_agent.tools.mcp", raising=False)
+    with pytest.raises(ConfigError, match=r"pes-agent\[mcp\]"):
+        asyncio.run(make([stdio_server()]))
+
+
+# --- pes-agent tools -----------------------------------------------------------------------------
+
+
+@needs_mcp
+def test_cli_tools_lists_python_and_mcp_tools_with_source_and_one_line(tmp_path: Path) -> None:
+    base = children()
+    config = tmp_path / "agent.yaml"
+    config.write_text(
+        yaml.safe_dump(
+            {
+                "storage": {"type": "memory"},
+                "tools": ["tests.tools_for_loading:echo"],
+                "mcp": {"servers": [stdio_server(exclude=["crash", "sleep"])]},
+            }
+        ),
+        encoding="utf-8",
+    )
+    out, err = io.StringIO(), io.StringIO()
+    assert main(["tools", "--config", str(config)], out=out, err=err) == 0, err.getvalue()
+    lines = [" ".join(line.split()) for line in out.getvalue().splitlines()]
+    assert lines == [
+        "python:tests.tools_for_loading echo Return the text unchanged.",
+        "mcp:t mcp_t_convert_currency Convert an amount of money to US dollars.",
+        "mcp:t mcp_t_echo Repeat the text back.",
+        "mcp:t mcp_t_refuse Always fails, with the reason given.",
+    ]
+    assert children() == base
