@@ -172,6 +172,21 @@ async def test_include_keeps_only_the_named_tools() -> None:
         assert art.registry.names() == ["mcp_t_echo", "mcp_t_refuse"]
 
 
+@needs_mcp
+async def test_an_unusable_schema_leaves_that_tool_out_and_odd_names_are_sanitised(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    server = stdio_server(args=[*SERVER[1:], "--odd-tools"], include=["broken", "lookup.v2/beta", "echo"])
+    with caplog.at_level(logging.WARNING, logger="pes_agent.tools.mcp"):
+        art, _ = await make([server])
+    async with art:
+        assert art.registry.names() == ["mcp_t_lookup_v2_beta", "mcp_t_echo"]
+        result = await execute(art, "mcp_t_lookup_v2_beta", {"key": "k"})  # called by its own name
+        assert (result.status, result.output) == ("success", {"result": "value of k"})
+    [warning] = [r.getMessage() for r in caplog.records]
+    assert "tool 'broken' of MCP server 't'" in warning and "input schema" in warning
+
+
 # --- calls ---------------------------------------------------------------------------------------
 
 

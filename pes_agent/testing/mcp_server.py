@@ -10,6 +10,9 @@ HTTP on loopback (``python -m pes_agent.testing.mcp_server --port 8765``: endpoi
 - ``refuse``: always answers with ``isError`` and the reason.
 - ``sleep``: sleeps the given seconds (past a timeout), then answers.
 - ``crash``: ends the server process mid-call (a dropped connection).
+
+With ``--odd-tools`` it also serves what a client must cope with: ``broken``, whose ``inputSchema`` is
+no valid JSON Schema, and ``lookup.v2/beta``, a name providers would refuse as it is.
 """
 
 from __future__ import annotations
@@ -21,12 +24,32 @@ from typing import Literal
 
 from mcp.server.fastmcp import FastMCP
 from mcp.server.fastmcp.exceptions import ToolError
+from mcp.server.fastmcp.tools import Tool
 
 RATES = {"EUR": 1.08, "GBP": 1.27, "USD": 1.0}
 
 
-def build_server(*, port: int = 8000) -> FastMCP:
-    server = FastMCP("pes-agent-test", host="127.0.0.1", port=port, log_level="WARNING")
+BROKEN_SCHEMA = {"type": "object", "properties": {"x": {"type": "nonsense"}}}
+
+
+def _broken(x: str) -> str:
+    """A tool whose input schema is no valid JSON Schema."""
+    return x
+
+
+def _lookup(key: str) -> str:
+    """Look a key up (a tool whose name has a dot, a slash and a space)."""
+    return f"value of {key}"
+
+
+def build_server(*, port: int = 8000, odd_tools: bool = False) -> FastMCP:
+    odd = [
+        Tool.from_function(_broken, name="broken").model_copy(update={"parameters": BROKEN_SCHEMA}),
+        Tool.from_function(_lookup, name="lookup.v2/beta"),
+    ]
+    server = FastMCP(
+        "pes-agent-test", host="127.0.0.1", port=port, log_level="WARNING", tools=odd if odd_tools else None
+    )
 
     @server.tool()
     def convert_currency(amount: float, currency: Literal["EUR", "GBP", "USD"]) -> dict[str, object]:
@@ -63,11 +86,12 @@ def build_server(*, port: int = 8000) -> FastMCP:
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--port", type=int, help="serve streamable HTTP on 127.0.0.1:PORT (default: stdio)")
+    parser.add_argument("--odd-tools", action="store_true", help="also serve `broken` and `lookup.v2/beta`")
     args = parser.parse_args(argv)
     if args.port is None:
-        build_server().run("stdio")
+        build_server(odd_tools=args.odd_tools).run("stdio")
     else:
-        build_server(port=args.port).run("streamable-http")
+        build_server(port=args.port, odd_tools=args.odd_tools).run("streamable-http")
 
 
 if __name__ == "__main__":
