@@ -21,6 +21,16 @@ SECRET_KEY_NAMES = frozenset({"apikey", "api_key", "dsn", "token", "password", "
 """Key names (lower-cased) whose values are secrets wherever they appear, also in free-form maps."""
 
 
+SECRET_MAP_NAMES = frozenset({"headers", "env"})
+"""Key names of maps whose every value is a secret (an MCP server's request headers and environment)."""
+
+
+def is_secret_path(path: object) -> bool:
+    """Whether a config key path leads to a secret: through a secret-named key or a secret map."""
+    parts = path if isinstance(path, (tuple, list)) else ()
+    return any(is_secret_key(p) or p in SECRET_MAP_NAMES for p in parts)
+
+
 def is_secret_key(key: object) -> bool:
     """Whether a key names a secret, in any spelling (``apiKey``, ``api_key``, ``API_KEY``)."""
     return isinstance(key, str) and key.lower() in SECRET_KEY_NAMES

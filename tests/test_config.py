@@ -217,7 +217,8 @@ def test_unknown_key_suggests_the_field_in_the_users_spelling() -> None:
 
 
 def test_unknown_keys_from_the_original_say_why() -> None:
-    assert "list the servers under `mcp.servers`" in str(dict_error({"mcpConfig": {"servers": []}}))
+    mcp = str(dict_error({"mcpConfig": {"servers": []}}))
+    assert "allowed keys: enabled, discoveryEndpoint, mcpServers" in mcp
     assert "`prompts.execution`" in str(dict_error({"persona": {"prompts": {"execution": "x"}}}))
 
 

@@ -363,6 +363,92 @@ def test_header_and_env_values_are_secrets(monkeypatch: pytest.MonkeyPatch) -> N
     assert SECRET not in str(caught.value)
 
 
+def card(**extra: Any) -> dict[str, Any]:
+    """A server card of the original's `art_mcp_config.json`."""
+    return {
+        "id": "tavily",
+        "type": "streamable-http",
+        "enabled": True,
+        "displayName": "Tavily",
+        "description": "web search",
+        "connection": {
+            "url": "https://mcp.example.com/mcp",
+            "headers": {"Authorization": f"Bearer {SECRET}"},
+        },
+        "timeout": 15000,
+        "tools": [],
+        "resources": [],
+        "resourceTemplates": [],
+        **extra,
+    }
+
+
+def test_the_originals_mcp_config_and_server_cards_load() -> None:
+    cfg = config_from_dict({"mcpConfig": {"enabled": True, "mcpServers": {"tavily": card()}}})
+    [server] = cfg.mcp.servers
+    assert (server.id, server.transport, server.url, server.timeout_s, server.enabled) == (
+        "tavily",
+        "streamable-http",
+        "https://mcp.example.com/mcp",
+        15.0,
+        True,
+    )
+    assert server.headers["Authorization"].get_secret_value() == f"Bearer {SECRET}"
+    off = config_from_dict({"mcpConfig": {"mcpServers": {"tavily": card()}}})  # the original's default
+    assert off.mcp.servers[0].enabled is False
+
+
+@pytest.mark.parametrize(
+    ("mcp_config", "where", "says"),
+    [
+        (
+            {"enabled": True, "discoveryEndpoint": "https://d"},
+            "mcpConfig.discoveryEndpoint",
+            "discovery is not",
+        ),
+        ({"mcpServers": {"tavily": card(type="stdio")}}, "mcpConfig.mcpServers.tavily.type", "mcp.servers"),
+        ({"mcpServers": {"tavily": card(timeout=-1)}}, "mcpConfig.mcpServers.tavily.timeout", "milliseconds"),
+        (
+            {"mcpServers": {"tavily": card(id="other")}},
+            "mcpConfig.mcpServers.tavily.id",
+            "differs from its key",
+        ),
+        (
+            {"mcpServers": {"tavily": card(connection={"url": "https://h/mcp", "oauth": {"type": "pkce"}})}},
+            "mcpConfig.mcpServers.tavily.connection.oauth",
+            "`connection.headers`",
+        ),
+        (
+            {"mcpServers": {"tavily": card(connection={"url": "h/mcp", "headers": {"A": SECRET}})}},
+            "mcpConfig.mcpServers.tavily.connection.url",
+            "http(s) URL",
+        ),
+    ],
+)
+def test_the_originals_shape_is_refused_clearly_where_it_cannot_be_served(
+    mcp_config: dict[str, Any], where: str, says: str
+) -> None:
+    with pytest.raises(ConfigError) as caught:
+        config_from_dict({"mcpConfig": mcp_config})
+    message = str(caught.value)
+    assert f"`{where}`" in message and says in message
+    assert SECRET not in message
+
+
+@needs_mcp
+async def test_a_server_card_of_the_original_serves_its_tools(http_url: str) -> None:
+    cards = {"test": card(id="test", connection={"url": http_url}, timeout=5000)}
+    provider = ScriptedProvider([])
+    art = await create_art_instance(
+        {"storage": {"type": "memory"}, "mcpConfig": {"enabled": True, "mcpServers": cards}},
+        providers={"scripted": provider},
+    )
+    async with art:
+        assert "mcp_test_echo" in art.registry.names()
+        result = await execute(art, "mcp_test_echo", {"text": "from a card"})
+    assert (result.status, result.output) == ("success", "from a card")
+
+
 def test_without_the_extra_an_mcp_section_asks_for_it(monkeypatch: pytest.MonkeyPatch) -> None:
     import asyncio
 

@@ -21,7 +21,7 @@ from pydantic import AliasChoices, BaseModel, SecretStr, ValidationError
 from pydantic.fields import FieldInfo
 
 from pes_agent.config.model import CONFIG_ERROR_TYPE, ArtInstanceConfig
-from pes_agent.secrets import is_secret_key
+from pes_agent.secrets import is_secret_path
 
 Path = tuple[str | int, ...]
 
@@ -60,12 +60,12 @@ def format_path(path: Sequence[str | int]) -> str:
 
 
 def redacted(path: Path, value: Any) -> Any:
-    return "<redacted>" if any(is_secret_key(p) for p in path) else value
+    return "<redacted>" if is_secret_path(path) else value
 
 
 def show_value(path: Path, value: Any) -> str:
     """A value as a message shows it: short, JSON spelling for literals, secrets hidden."""
-    if any(is_secret_key(p) for p in path) or isinstance(value, SecretStr):
+    if is_secret_path(path) or isinstance(value, SecretStr):
         return "<redacted>"
     text = json.dumps(value) if value is None or isinstance(value, bool) else repr(value)
     return text if len(text) <= 60 else text[:57] + "..."
@@ -75,10 +75,6 @@ def show_value(path: Path, value: Any) -> str:
 # "Model.lowercased key" -> what to do instead.
 _UNSUPPORTED = "is not supported in this version; remove the key"
 _KEY_HINTS: Mapping[str, str] = {
-    "ArtInstanceConfig.mcpconfig": (
-        "the original's `mcpConfig` (discovery endpoint, server cards) is not read yet; list the servers "
-        "under `mcp.servers` (`id`, `transport`, `command` or `url`)"
-    ),
     "ArtInstanceConfig.a2aconfig": f"agent-to-agent delegation {_UNSUPPORTED}",
     "ArtInstanceConfig.authconfig": f"an authentication manager {_UNSUPPORTED}",
     "ArtInstanceConfig.agentcore": "the agent is always the PES agent; remove the key",

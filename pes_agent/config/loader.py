@@ -22,12 +22,10 @@ from pes_agent.config.errors import NOT_SHOWN, Problem, problems_from_validation
 from pes_agent.config.model import ArtInstanceConfig
 from pes_agent.config.original import normalise_original
 from pes_agent.errors import ConfigError
-from pes_agent.secrets import EnvText, is_secret_key
+from pes_agent.secrets import SECRET_MAP_NAMES, EnvText, is_secret_key
 
 _ENV_REFERENCE = re.compile(r"\$\$\{|\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
 _TEMPLATE_KEYS = frozenset({"prompts", "systemPrompt", "system_prompt"})
-_SECRET_MAPS = frozenset({"headers", "env"})
-"""Maps whose every value is a secret (an MCP server's request headers and process environment)."""
 
 
 def load_config(path: str | os.PathLike[str]) -> ArtInstanceConfig:
@@ -131,7 +129,7 @@ def _scrub(text: str, secrets: set[str]) -> str:
 
 
 def _secret_strings(node: Any, key: object = None) -> set[str]:
-    if key in _SECRET_MAPS and isinstance(node, Mapping):  # an MCP server's headers and env
+    if key in SECRET_MAP_NAMES and isinstance(node, Mapping):  # an MCP server's headers and env
         return {v for v in node.values() if isinstance(v, str) and len(v) >= 4}
     if isinstance(node, Mapping):
         return set().union(*(_secret_strings(v, k) for k, v in node.items())) if node else set()

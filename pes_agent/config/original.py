@@ -71,6 +71,14 @@ def normalise_original(data: Mapping[str, Any]) -> Normalised:
       ``type`` itself is validated as ours (``indexedDB`` and ``supabase`` are refused there).
     - ``stateSavingStrategy`` (state is always saved after each change) and ``logger`` (use Python's
       ``logging``) → dropped.
+    - ``mcpConfig {enabled, discoveryEndpoint, mcpServers}`` → ``mcp.servers``. ``mcpServers`` holds the
+      server cards of the original's ``art_mcp_config.json`` by id, ``{id, type: "streamable-http",
+      enabled, connection: {url, headers}, timeout}`` (``timeout`` in milliseconds); each becomes
+      ``{id, transport, url, headers, enabled, timeoutS}``, enabled only when ``mcpConfig.enabled`` is
+      true too (the original's default is false). The cards' ``displayName``, ``description``,
+      ``installation`` and cached ``tools``/``resources``/``resourceTemplates`` are dropped (tools are
+      listed from the server). ``discoveryEndpoint`` and ``connection.authStrategyId``/``oauth`` are
+      problems: pes-agent neither discovers servers nor runs auth strategies (headers carry tokens).
     """
     out = {k: v for k, v in data.items() if k not in _DROPPED_TOP_KEYS}
     paths: dict[Path, Path] = {}
@@ -82,6 +90,8 @@ def normalise_original(data: Mapping[str, Any]) -> Normalised:
     storage = out.get("storage")
     if isinstance(storage, Mapping):
         out["storage"] = {k: v for k, v in storage.items() if k not in _INDEXEDDB_KEYS}
+    if "mcpConfig" in out:
+        _move_mcp_config(out, paths, problems)
     return Normalised(out, MappingProxyType(paths), tuple(problems))
 
 
@@ -235,3 +245,160 @@ def _move_provider_config(out: dict[str, Any], paths: dict[Path, Path], problems
         return
     out[target_key] = {**target, "providerConfig": out.pop(key)}
     paths[(target_key, "providerConfig")] = (key,)
+
+
+_MCP_CONFIG_KEYS = ("enabled", "discoveryEndpoint", "mcpServers")
+_CARD_DROPPED = frozenset(
+    {"displayName", "description", "installation", "tools", "resources", "resourceTemplates"}
+)
+_CARD_KEYS = ("id", "type", "enabled", "connection", "timeout", *sorted(_CARD_DROPPED))
+
+
+def _move_mcp_config(out: dict[str, Any], paths: dict[Path, Path], problems: list[Problem]) -> None:
+    """The original's ``mcpConfig`` and server cards → ``mcp.servers``."""
+    config = out.pop("mcpConfig")
+    where: Path = ("mcpConfig",)
+    if not isinstance(config, Mapping):
+        problems.append(Problem(path=where, value=config, message="expected a mapping {enabled, mcpServers}"))
+        return
+    if "mcp" in out:
+        problems.append(Problem(path=where, message="given twice (also as `mcp`); keep one"))
+        return
+    for key in config:
+        if key == "discoveryEndpoint":
+            problems.append(
+                Problem(
+                    path=(*where, key),
+                    value=config[key],
+                    message="server discovery is not supported; list the server cards under "
+                    "`mcpConfig.mcpServers` (by id, as in `art_mcp_config.json`) or the servers under "
+                    "`mcp.servers`",
+                )
+            )
+        elif key not in _MCP_CONFIG_KEYS:
+            problems.append(
+                Problem(
+                    path=(*where, key),
+                    allowed=_MCP_CONFIG_KEYS,
+                    message=f"unknown key; allowed keys: {', '.join(_MCP_CONFIG_KEYS)}",
+                )
+            )
+    enabled = config.get("enabled", False)
+    cards = config.get("mcpServers") or {}
+    if not isinstance(cards, Mapping):
+        problems.append(
+            Problem(
+                path=(*where, "mcpServers"),
+                value=cards,
+                message="expected a mapping of server id → server card",
+            )
+        )
+        return
+    servers: list[dict[str, Any]] = []
+    for card_id, card in cards.items():
+        server = _server_card(card_id, card, enabled is True, (*where, "mcpServers", card_id), problems)
+        if server is None:
+            continue
+        index = len(servers)
+        servers.append(server)
+        theirs: Path = (*where, "mcpServers", card_id)
+        paths[("mcp", "servers", index)] = theirs
+        paths[("mcp", "servers", index, "transport")] = (*theirs, "type")
+        paths[("mcp", "servers", index, "url")] = (*theirs, "connection", "url")
+        paths[("mcp", "servers", index, "headers")] = (*theirs, "connection", "headers")
+        paths[("mcp", "servers", index, "timeoutS")] = (*theirs, "timeout")
+    out["mcp"] = {"servers": servers}
+    paths[("mcp",)] = where
+
+
+def _server_card(
+    card_id: Any, card: Any, mcp_enabled: bool, where: Path, problems: list[Problem]
+) -> dict[str, Any] | None:
+    """One server card of ``art_mcp_config.json`` as our server entry, or None after a problem."""
+    if not isinstance(card, Mapping):
+        problems.append(
+            Problem(
+                path=where, value=card, message="expected a server card {type, enabled, connection: {url}}"
+            )
+        )
+        return None
+    for key in card:
+        if key not in _CARD_KEYS:
+            problems.append(
+                Problem(
+                    path=(*where, key),
+                    allowed=_CARD_KEYS,
+                    message=f"unknown key; allowed keys: {', '.join(_CARD_KEYS)}",
+                )
+            )
+    if "id" in card and card["id"] != card_id:
+        problems.append(
+            Problem(
+                path=(*where, "id"),
+                value=card["id"],
+                message=f"the card's `id` differs from its key {card_id!r}; make them the same",
+            )
+        )
+        return None
+    connection = card.get("connection")
+    if not isinstance(connection, Mapping):
+        problems.append(
+            Problem(
+                path=(*where, "connection"),
+                value=connection,
+                message="every server card needs `connection: {url, headers}`",
+            )
+        )
+        return None
+    for key in connection:
+        if key in ("authStrategyId", "oauth"):
+            problems.append(
+                Problem(
+                    path=(*where, "connection", key),
+                    message="auth strategies and OAuth are not supported; send a token in "
+                    "`connection.headers` (e.g. `Authorization: Bearer ${TOKEN}`)",
+                )
+            )
+        elif key not in ("url", "headers"):
+            problems.append(
+                Problem(
+                    path=(*where, "connection", key),
+                    allowed=("url", "headers"),
+                    message="unknown key; allowed keys: url, headers",
+                )
+            )
+    if card.get("type") != "streamable-http":
+        problems.append(
+            Problem(
+                path=(*where, "type"),
+                value=card.get("type"),
+                allowed=("streamable-http",),
+                message="the original's server cards are `type: streamable-http`; list a stdio server under "
+                "`mcp.servers` (`transport: stdio`, `command`)",
+            )
+        )
+        return None
+    timeout = card.get("timeout")
+    if timeout is not None and (
+        isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or timeout <= 0
+    ):
+        problems.append(
+            Problem(
+                path=(*where, "timeout"),
+                value=timeout,
+                allowed=("milliseconds > 0",),
+                message=f"expected a number of milliseconds > 0, got {timeout!r}",
+            )
+        )
+        return None
+    server: dict[str, Any] = {
+        "id": card_id,
+        "transport": "streamable-http",
+        "url": connection.get("url"),
+        "enabled": mcp_enabled and card.get("enabled", True) is True,
+    }
+    if "headers" in connection:
+        server["headers"] = connection["headers"]
+    if timeout is not None:
+        server["timeoutS"] = timeout / 1000
+    return server
