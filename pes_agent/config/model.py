@@ -315,6 +315,7 @@ class GateConfig(ConfigModel):
 
 MCP_TRANSPORTS = ("stdio", "streamable-http")
 _SERVER_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,31}")
+_TOOL_PREFIX = re.compile(r"[A-Za-z0-9_-]{0,32}")
 
 
 class McpServerConfig(ConfigModel):
@@ -340,6 +341,10 @@ class McpServerConfig(ConfigModel):
     enabled: bool = True
     timeout_s: float = Field(default=30.0, gt=0)
     """Bound on connecting and on each tool call; a call past it is a tool error."""
+    tool_prefix: str | None = None
+    """What goes before each of the server's tool names; None means ``mcp_<id>_`` (the original's
+    convention), ``""`` registers the server's own names. The prefix costs about 3.5 planning-prompt
+    tokens per tool (some 700 at 200 tools): a large catalogue from one server may do without it."""
     include: list[str] | None = None
     """Only these tools of the server (its own names); None means all."""
     exclude: list[str] = Field(default_factory=list)
@@ -354,6 +359,17 @@ class McpServerConfig(ConfigModel):
                 "this MCP server id cannot be part of a tool name: use 1 to 32 letters, digits, `_` "
                 "and `-`, starting with a letter or digit",
                 {"value": value, "allowed": ["e.g. files, github, my-server"]},
+            )
+        return value
+
+    @field_validator("tool_prefix")
+    @classmethod
+    def _check_prefix(cls, value: str | None) -> str | None:
+        if value is not None and not _TOOL_PREFIX.fullmatch(value):
+            raise PydanticCustomError(
+                CONFIG_ERROR_TYPE,
+                "a tool name prefix may hold only letters, digits, `_` and `-` (at most 32)",
+                {"allowed": ["e.g. gh_, files-, or an empty prefix"]},
             )
         return value
 

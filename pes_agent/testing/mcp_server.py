@@ -12,14 +12,18 @@ HTTP on loopback (``python -m pes_agent.testing.mcp_server --port 8765``: endpoi
 - ``crash``: ends the server process mid-call (a dropped connection).
 
 With ``--odd-tools`` it also serves what a client must cope with: ``broken``, whose ``inputSchema`` is
-no valid JSON Schema, and ``lookup.v2/beta``, a name providers would refuse as it is.
+no valid JSON Schema, and ``lookup.v2/beta``, a name providers would refuse as it is. With
+``--catalog FILE`` it serves only the tools of a benchmark catalogue (``{"tools": [{name,
+description, inputSchema}]}``), for listing: calling one answers that it is a catalogue entry.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import os
+from pathlib import Path
 from typing import Literal
 
 from mcp.server.fastmcp import FastMCP
@@ -40,6 +44,23 @@ def _broken(x: str) -> str:
 def _lookup(key: str) -> str:
     """Look a key up (a tool whose name has a dot, a slash and a space)."""
     return f"value of {key}"
+
+
+def _catalogued() -> str:
+    """A benchmark catalogue entry: listed for its name, description and schema, never meant to run."""
+    return "catalogue entry: listing only"
+
+
+def catalog_server(path: str | Path, *, port: int = 8000) -> FastMCP:
+    """A server whose tools are a benchmark catalogue's, each with the catalogue's own schema."""
+    entries = json.loads(Path(path).read_text(encoding="utf-8"))["tools"]
+    tools = [
+        Tool.from_function(_catalogued, name=t["name"], description=t["description"]).model_copy(
+            update={"parameters": t["inputSchema"]}
+        )
+        for t in entries
+    ]
+    return FastMCP("pes-agent-catalog", host="127.0.0.1", port=port, log_level="WARNING", tools=tools)
 
 
 def build_server(*, port: int = 8000, odd_tools: bool = False) -> FastMCP:
@@ -87,8 +108,12 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--port", type=int, help="serve streamable HTTP on 127.0.0.1:PORT (default: stdio)")
     parser.add_argument("--odd-tools", action="store_true", help="also serve `broken` and `lookup.v2/beta`")
+    parser.add_argument("--catalog", help="serve only the tools of this benchmark catalogue (JSON)")
     args = parser.parse_args(argv)
-    if args.port is None:
+    if args.catalog:
+        server = catalog_server(args.catalog, port=args.port or 8000)
+        server.run("stdio" if args.port is None else "streamable-http")
+    elif args.port is None:
         build_server(odd_tools=args.odd_tools).run("stdio")
     else:
         build_server(port=args.port, odd_tools=args.odd_tools).run("streamable-http")

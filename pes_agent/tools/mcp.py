@@ -4,7 +4,8 @@ Only imported when the config has an enabled ``mcp`` server, so nothing else pay
 
 At instance start each enabled server gets a connection (stdio: the instance starts the command and
 owns the process; streamable HTTP: a URL with optional headers), its tools are listed once and each
-becomes an ordinary ``ToolSpec`` named ``mcp_<serverId>_<toolName>``: the manifesto shows the first line
+becomes an ordinary ``ToolSpec`` named ``mcp_<serverId>_<toolName>`` (or with the server's
+``toolPrefix``): the manifesto shows the first line
 of its description, a step gets the server's ``inputSchema`` in full, and the argument gate applies
 unchanged. A call maps the MCP result to a tool result: ``structuredContent`` when the server sent it,
 else the text contents joined; ``isError``, a timeout and a dropped connection are tool errors (the
@@ -47,9 +48,11 @@ _NOT_NAME = re.compile(r"[^A-Za-z0-9_-]")
 _MAX_NAME = 64
 
 
-def mcp_tool_name(server_id: str, tool_name: str) -> str:
-    """``mcp_<serverId>_<toolName>`` in the characters every provider accepts, at most 64 of them."""
-    return _NOT_NAME.sub("_", f"mcp_{server_id}_{tool_name}")[:_MAX_NAME]
+def mcp_tool_name(server_id: str, tool_name: str, *, prefix: str | None = None) -> str:
+    """``mcp_<serverId>_<toolName>`` (or ``<prefix><toolName>``) in the characters every provider
+    accepts, at most 64 of them."""
+    head = f"mcp_{server_id}_" if prefix is None else prefix
+    return _NOT_NAME.sub("_", f"{head}{tool_name}")[:_MAX_NAME] or "_"
 
 
 def describe_server(server: McpServerConfig) -> str:
@@ -288,12 +291,12 @@ async def _add_server(
     found.connections.append(connection)
     count = 0
     for item in _selected(listed, server):
-        name = mcp_tool_name(server.id, item.name)
+        name = mcp_tool_name(server.id, item.name, prefix=server.tool_prefix)
         here = f"tool {item.name!r} of {connection.label}"
         if name in owner:
             raise ConfigError(
                 f"two tools would both be named {name!r}: {owner[name]} and {here}; leave one out with "
-                "`include`/`exclude` or change the server's `id`",
+                "`include`/`exclude` or change the server's `id` or `toolPrefix`",
                 source=source,
                 key_path=f"mcp.servers[{index}]",
                 value=item.name,
