@@ -3,6 +3,7 @@ over stdio as a child process the instance starts, and over streamable HTTP on 1
 
 from __future__ import annotations
 
+import asyncio
 import importlib.util
 import io
 import json
@@ -303,6 +304,36 @@ async def test_aclose_leaves_no_child_process() -> None:
     assert children() == base
 
 
+@needs_mcp
+async def test_concurrent_calls_share_one_session() -> None:
+    art, _ = await make([stdio_server()])
+    async with art:
+        base = children()
+        results = await asyncio.gather(*(execute(art, "mcp_t_echo", {"text": str(i)}) for i in range(8)))
+        assert [r.output for r in results] == [str(i) for i in range(8)]
+        assert children() == base  # no second server process
+
+
+@needs_mcp
+async def test_servers_start_together_and_register_in_config_order() -> None:
+    base = children()
+    art, _ = await make([stdio_server("b", include=["echo"]), stdio_server("a", include=["refuse", "echo"])])
+    async with art:
+        assert art.registry.names() == ["mcp_b_echo", "mcp_a_echo", "mcp_a_refuse"]
+    assert children() == base
+
+
+@needs_mcp
+async def test_an_instance_built_in_one_task_closes_from_another() -> None:
+    """The SDK's transports are task groups that must be left by the task that entered them; the
+    instance's connections are held by tasks of their own, so a service may close it anywhere."""
+    base = children()
+    art, _ = await asyncio.create_task(make([stdio_server()]))
+    assert (await execute(art, "mcp_t_echo", {"text": "x"})).output == "x"
+    await asyncio.create_task(art.aclose())
+    assert children() == base
+
+
 # --- start-up problems ---------------------------------------------------------------------------
 
 
@@ -489,8 +520,6 @@ async def test_a_server_card_of_the_original_serves_its_tools(http_url: str) -> 
 
 
 def test_without_the_extra_an_mcp_section_asks_for_it(monkeypatch: pytest.MonkeyPatch) -> None:
-    import asyncio
-
     monkeypatch.setitem(sys.modules, "mcp", None)  # as if not installed
     monkeypatch.delitem(sys.modules, "pes_agent.tools.mcp", raising=False)
     with pytest.raises(ConfigError, match=r"pes-agent\[mcp\]"):

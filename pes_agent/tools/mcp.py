@@ -259,36 +259,48 @@ class McpTools:
 async def open_mcp_tools(
     config: McpConfig, *, taken: Collection[str] = (), source: str | None = None
 ) -> McpTools:
-    """Connect to every enabled server and build its tools. Name collisions (with each other or with
-    ``taken``, the names already registered) are a ``ConfigError`` naming both; the connections opened
-    so far are closed first."""
+    """Connect to every enabled server (all at once: start-up waits for the slowest, not the sum) and
+    build their tools, in config order. Name collisions (with each other or with ``taken``, the names
+    already registered) are a ``ConfigError`` naming both; the connections opened are closed first."""
     found = McpTools()
+    enabled = [(index, McpConnection(server)) for index, server in enumerate(config.servers) if server.enabled]
+    found.connections = [connection for _, connection in enabled]
     owner: dict[str, str] = {name: f"tool {name!r}" for name in taken}
     try:
-        for index, server in enumerate(config.servers):
-            if server.enabled:
-                await _add_server(found, server, index, owner, source)
+        listings = await asyncio.gather(*(_listing(connection) for _, connection in enabled))
+        for (index, connection), listed in zip(enabled, listings, strict=True):
+            if isinstance(listed, str):
+                found.failures[connection.server.id] = listed
+            else:
+                _add_tools(found, connection, listed, index, owner, source)
     except BaseException:
         await found.aclose()
         raise
     return found
 
 
-async def _add_server(
-    found: McpTools, server: McpServerConfig, index: int, owner: dict[str, str], source: str | None
-) -> None:
-    connection = McpConnection(server)
+async def _listing(connection: McpConnection) -> list[mcp_types.Tool] | str:
+    """The server's tools, or why it has none to give (after closing what was opened)."""
     try:
-        listed = await connection.list_tools()
+        return await connection.list_tools()
     except (ConnectionError, McpError, TimeoutError) as exc:
         await connection.aclose()
         why = str(exc)
         if not isinstance(exc, ConnectionError):
             why = f"{connection.label}: listing its tools failed ({_first_error(exc)})"
         logger.warning("%s; its tools are left out", why)
-        found.failures[server.id] = why
-        return
-    found.connections.append(connection)
+        return why
+
+
+def _add_tools(
+    found: McpTools,
+    connection: McpConnection,
+    listed: Sequence[mcp_types.Tool],
+    index: int,
+    owner: dict[str, str],
+    source: str | None,
+) -> None:
+    server = connection.server
     count = 0
     for item in _selected(listed, server):
         name = mcp_tool_name(server.id, item.name, prefix=server.tool_prefix)
