@@ -170,10 +170,27 @@ async def test_tools_are_listed_named_and_described_by_their_first_line(server: 
 
 
 @needs_mcp
-async def test_include_keeps_only_the_named_tools() -> None:
-    art, _ = await make([stdio_server(include=["echo", "refuse"])])
+async def test_include_keeps_only_the_named_tools_and_warns_of_names_the_server_lacks(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    with caplog.at_level(logging.WARNING, logger="pes_agent.tools.mcp"):
+        art, _ = await make([stdio_server(include=["echo", "refuse", "ecko"])])
     async with art:
         assert art.registry.names() == ["mcp_t_echo", "mcp_t_refuse"]
+    [warning] = [r.getMessage() for r in caplog.records]
+    assert "MCP server 't'" in warning and "has no tool 'ecko'" in warning
+
+
+def test_a_relative_cwd_is_taken_from_the_config_files_folder(tmp_path: Path) -> None:
+    (tmp_path / "servers").mkdir()
+    config = tmp_path / "agent.yaml"
+    config.write_text(yaml.safe_dump({"mcp": {"servers": [stdio_server(cwd="servers")]}}), encoding="utf-8")
+    from pes_agent.config import load_config
+
+    assert load_config(config).mcp.servers[0].cwd == str(tmp_path / "servers")
+    config.write_text(yaml.safe_dump({"mcp": {"servers": [stdio_server(cwd="nowhere")]}}), encoding="utf-8")
+    with pytest.raises(ConfigError, match=r"mcp.servers\[0\].cwd.*does not exist"):
+        load_config(config)
 
 
 @needs_mcp

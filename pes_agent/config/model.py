@@ -333,7 +333,8 @@ class McpServerConfig(ConfigModel):
     """stdio: extra environment variables for the process (over the SDK's safe default set); values
     are secrets: write ``${TOKEN}``, they are never logged or dumped."""
     cwd: str | None = None
-    """stdio: working directory of the process (default: the current one)."""
+    """stdio: working directory of the process (default: the current one); a relative path is taken
+    from the config file's directory and stored absolute."""
     url: str | None = None
     """streamable-http: the endpoint, e.g. ``http://127.0.0.1:8000/mcp``."""
     headers: dict[str, SecretValue] = Field(default_factory=dict)
@@ -361,6 +362,18 @@ class McpServerConfig(ConfigModel):
                 {"value": value, "allowed": ["e.g. files, github, my-server"]},
             )
         return value
+
+    @field_validator("cwd")
+    @classmethod
+    def _resolve_cwd(cls, value: str | None, info: ValidationInfo) -> str | None:
+        if value is None:
+            return None
+        context = info.context if isinstance(info.context, Mapping) else {}
+        base = Path(context.get("base_dir") or Path.cwd())
+        path = Path(os.path.normpath(base / Path(value).expanduser()))
+        if not path.is_dir():
+            raise PydanticCustomError(CONFIG_ERROR_TYPE, "directory {path} does not exist", {"path": str(path)})
+        return str(path)
 
     @field_validator("tool_prefix")
     @classmethod
