@@ -63,6 +63,7 @@ async def create_art_instance(
             for spec in mcp_tools.specs:
                 registry.register(spec)
                 sources[spec.name] = f"mcp:{mcp_tools.server_of[spec.name]}"
+            mcp_tools.follow(registry, sources)
         owned_store = store is None
         the_store = store if store is not None else open_store(cfg.storage, base_dir=base_dir)
         return ArtInstance(

@@ -61,8 +61,9 @@ class ArtInstance:
         closers: Sequence[Callable[[], Awaitable[None]]] = (),
     ) -> None:
         self.config = config
-        self.tool_sources: Mapping[str, str] = dict(tool_sources or {})
-        """Where each registered tool came from: ``python:<module>`` or ``mcp:<serverId>``."""
+        self.tool_sources: Mapping[str, str] = tool_sources if tool_sources is not None else {}
+        """Where each registered tool came from: ``python:<module>`` or ``mcp:<serverId>`` (kept up to
+        date when an MCP server's tool list changes)."""
         self._closers = list(closers)
         self.tracer: Tracer = tracer if tracer is not None else NOOP_TRACER
         """The tracer given or built (OpenTelemetry: ``art.tracer.provider`` takes span processors)."""
@@ -79,6 +80,8 @@ class ArtInstance:
         self._gate = ArgumentGate(registry, config.gate)
         self._locks = ThreadLocks()
         self._default_setup: RunSetup | None = None
+        self._default_setup_version = -1
+        """``registry.version`` when ``_default_setup`` was derived (tools change: MCP's list_changed)."""
 
     # -- runs ---------------------------------------------------------------------------------
 
@@ -345,7 +348,8 @@ class ArtInstance:
         same every time, so it is derived once."""
         if call is None and stored is None:
             setup = self._default_setup
-            if setup is None or setup.tool_count != len(self.registry):
+            if setup is None or self._default_setup_version != self.registry.version:
+                self._default_setup_version = self.registry.version
                 setup = self._default_setup = self._derive_setup(None, None)
             return setup
         return self._derive_setup(call, stored)

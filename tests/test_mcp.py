@@ -13,7 +13,7 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -49,13 +49,12 @@ def free_port() -> int:
         return port
 
 
-@pytest.fixture(scope="module")
-def http_url() -> Iterator[str]:
+def serve_http(*extra: str) -> Iterator[str]:
     """The test server over streamable HTTP: a child process on a free loopback port."""
     if importlib.util.find_spec("mcp") is None:
         pytest.skip("the `mcp` extra is not installed")
     port = free_port()
-    child = subprocess.Popen([*SERVER, "--port", str(port)], stderr=subprocess.DEVNULL)
+    child = subprocess.Popen([*SERVER, "--port", str(port), *extra], stderr=subprocess.DEVNULL)
     try:
         deadline = time.monotonic() + 20
         while True:
@@ -70,6 +69,16 @@ def http_url() -> Iterator[str]:
     finally:
         child.terminate()
         child.wait(timeout=10)
+
+
+@pytest.fixture(scope="module")
+def http_url() -> Iterator[str]:
+    yield from serve_http()
+
+
+@pytest.fixture(scope="module")
+def dynamic_http_url() -> Iterator[str]:
+    yield from serve_http("--dynamic")
 
 
 @pytest.fixture(params=["stdio", "http"])
@@ -349,6 +358,38 @@ async def test_an_instance_built_in_one_task_closes_from_another() -> None:
     assert (await execute(art, "mcp_t_echo", {"text": "x"})).output == "x"
     await asyncio.create_task(art.aclose())
     assert children() == base
+
+
+async def until(condition: Callable[[], bool]) -> None:
+    """Wait for something another task does (bounded, so a bug fails instead of hanging)."""
+    async with asyncio.timeout(10):
+        while not condition():
+            await asyncio.sleep(0.01)
+
+
+@needs_mcp
+async def test_a_changed_tool_list_adds_and_removes_tools_while_the_instance_runs(
+    server: dict[str, Any], request: pytest.FixtureRequest
+) -> None:
+    dynamic = {**server, "exclude": ["crash", "sleep"]}
+    if server["transport"] == "stdio":
+        dynamic["args"] = [*SERVER[1:], "--dynamic"]
+    else:
+        dynamic["url"] = request.getfixturevalue("dynamic_http_url")
+    art, _ = await make([dynamic])
+    async with art:
+        assert "mcp_t_extra" not in art.registry
+        assert (await execute(art, "mcp_t_grow", {"name": "extra"})).output == "added extra"
+        await until(lambda: "mcp_t_extra" in art.registry)
+        assert art.tool_sources["mcp_t_extra"] == "mcp:t"
+        planning = "".join(m.content for m in art.planning_prompt("q").messages)
+        assert "- mcp_t_extra: Echo the text, prefixed with extra." in planning
+        result = await execute(art, "mcp_t_extra", {"text": "hi"})
+        assert (result.status, result.output) == ("success", {"result": "extra: hi"})
+        assert (await execute(art, "mcp_t_shrink", {"name": "extra"})).output == "removed extra"
+        await until(lambda: "mcp_t_extra" not in art.registry)
+        assert "mcp_t_extra" not in art.tool_sources
+        assert "mcp_t_echo" in art.registry
 
 
 # --- start-up problems ---------------------------------------------------------------------------

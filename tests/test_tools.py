@@ -497,3 +497,29 @@ def test_load_tools_reports_bad_paths_with_their_key(path: str, expected: str) -
     assert info.value.key_path == "tools[1]"
     assert str(info.value).startswith("agent.yaml: `tools[1]`: ")
     assert expected in str(info.value)
+
+
+A_SCHEMA = {"type": "object", "properties": {"a": {"type": "string"}}}
+B_SCHEMA = {"type": "object", "properties": {"b": {"type": "integer"}}}
+
+
+def test_registry_replace_and_unregister_keep_renderings_and_version_current() -> None:
+    """A remote tool set changes while the instance runs (MCP's tools/list_changed)."""
+    first = tool_from_schema("probe", "Old words.", A_SCHEMA, str)
+    registry = ToolRegistry([first])
+    start = registry.version
+    assert registry.manifesto_lines(["probe"]) == ["- probe: Old words."]
+    assert '"a"' in registry.schema_block(["probe"])
+    newer = tool_from_schema("probe", "New words.", B_SCHEMA, str)
+    registry.replace(newer)
+    assert registry.get("probe") is newer and registry.version == start + 1
+    assert registry.manifesto_lines(["probe"]) == ["- probe: New words."]
+    assert '"b"' in registry.schema_block(["probe"]) and '"a"' not in registry.schema_block(["probe"])
+    assert registry.validator("probe").validate({"b": "x"})  # the new schema is the one checked
+    registry.unregister("probe")
+    registry.unregister("probe")  # unknown names are ignored
+    assert "probe" not in registry and registry.version == start + 2
+    with pytest.raises(KeyError):
+        registry.replace(newer)
+    registry.register(first)  # the name is free again
+    assert registry.manifesto_lines(["probe"]) == ["- probe: Old words."]

@@ -13,7 +13,8 @@ HTTP on loopback (``python -m pes_agent.testing.mcp_server --port 8765``: endpoi
 
 With ``--odd-tools`` it also serves what a client must cope with: ``broken``, whose ``inputSchema`` is
 no valid JSON Schema, and ``lookup.v2/beta``, a name providers would refuse as it is. With
-``--catalog FILE`` it serves only the tools of a benchmark catalogue (``{"tools": [{name,
+``--dynamic`` it also serves ``grow`` and ``shrink``, which add or remove a tool and tell the client
+(``notifications/tools/list_changed``). With ``--catalog FILE`` it serves only the tools of a benchmark catalogue (``{"tools": [{name,
 description, inputSchema}]}``), for listing: calling one answers that it is a catalogue entry.
 """
 
@@ -26,7 +27,7 @@ import os
 from pathlib import Path
 from typing import Literal
 
-from mcp.server.fastmcp import FastMCP
+from mcp.server.fastmcp import Context, FastMCP
 from mcp.server.fastmcp.exceptions import ToolError
 from mcp.server.fastmcp.tools import Tool
 
@@ -63,7 +64,7 @@ def catalog_server(path: str | Path, *, port: int = 8000) -> FastMCP:
     return FastMCP("pes-agent-catalog", host="127.0.0.1", port=port, log_level="WARNING", tools=tools)
 
 
-def build_server(*, port: int = 8000, odd_tools: bool = False) -> FastMCP:
+def build_server(*, port: int = 8000, odd_tools: bool = False, dynamic: bool = False) -> FastMCP:
     odd = [
         Tool.from_function(_broken, name="broken").model_copy(update={"parameters": BROKEN_SCHEMA}),
         Tool.from_function(_lookup, name="lookup.v2/beta"),
@@ -101,6 +102,26 @@ def build_server(*, port: int = 8000, odd_tools: bool = False) -> FastMCP:
         """End the server process at once (a connection dropped mid-call)."""
         os._exit(3)
 
+    if dynamic:
+
+        @server.tool(structured_output=False)
+        async def grow(name: str, ctx: Context) -> str:  # type: ignore[type-arg, unused-ignore]
+            """Add a tool of that name (it echoes its text) and tell the client."""
+
+            def grown(text: str) -> str:
+                return f"{name}: {text}"
+
+            server.add_tool(grown, name=name, description=f"Echo the text, prefixed with {name}.")
+            await ctx.session.send_tool_list_changed()
+            return f"added {name}"
+
+        @server.tool(structured_output=False)
+        async def shrink(name: str, ctx: Context) -> str:  # type: ignore[type-arg, unused-ignore]
+            """Remove the tool of that name and tell the client."""
+            server.remove_tool(name)
+            await ctx.session.send_tool_list_changed()
+            return f"removed {name}"
+
     return server
 
 
@@ -108,15 +129,16 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--port", type=int, help="serve streamable HTTP on 127.0.0.1:PORT (default: stdio)")
     parser.add_argument("--odd-tools", action="store_true", help="also serve `broken` and `lookup.v2/beta`")
+    parser.add_argument("--dynamic", action="store_true", help="also serve `grow` and `shrink`")
     parser.add_argument("--catalog", help="serve only the tools of this benchmark catalogue (JSON)")
     args = parser.parse_args(argv)
     if args.catalog:
         server = catalog_server(args.catalog, port=args.port or 8000)
         server.run("stdio" if args.port is None else "streamable-http")
     elif args.port is None:
-        build_server(odd_tools=args.odd_tools).run("stdio")
+        build_server(odd_tools=args.odd_tools, dynamic=args.dynamic).run("stdio")
     else:
-        build_server(port=args.port, odd_tools=args.odd_tools).run("streamable-http")
+        build_server(port=args.port, odd_tools=args.odd_tools, dynamic=args.dynamic).run("streamable-http")
 
 
 if __name__ == "__main__":

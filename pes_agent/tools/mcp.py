@@ -3,7 +3,8 @@
 Only imported when the config has an enabled ``mcp`` server, so nothing else pays for the SDK.
 
 At instance start each enabled server gets a connection (stdio: the instance starts the command and
-owns the process; streamable HTTP: a URL with optional headers), its tools are listed once and each
+owns the process; streamable HTTP: a URL with optional headers), its tools are listed (again whenever
+the server sends ``notifications/tools/list_changed``: tools are then added, replaced or removed) and each
 becomes an ordinary ``ToolSpec`` named ``mcp_<serverId>_<toolName>`` (or with the server's
 ``toolPrefix``): the manifesto shows the first line
 of its description, a step gets the server's ``inputSchema`` in full, and the argument gate applies
@@ -22,9 +23,10 @@ the instance starts with the others. Header and environment values are secrets: 
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import re
-from collections.abc import AsyncIterator, Collection, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Collection, Mapping, Sequence
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass, field
 from datetime import timedelta
@@ -39,6 +41,7 @@ from mcp.client.stdio import StdioServerParameters, get_default_environment, std
 from pes_agent.config.model import McpConfig, McpServerConfig
 from pes_agent.errors import ConfigError, ToolDefinitionError, ToolError
 from pes_agent.tools.decorators import tool_from_schema
+from pes_agent.tools.registry import ToolRegistry
 from pes_agent.tools.spec import ToolSpec
 from pes_agent.tools.validation import SchemaValidator
 
@@ -74,6 +77,8 @@ class McpConnection:
         self._holder: asyncio.Task[None] | None = None
         self._stop: asyncio.Event | None = None
         self._lock = asyncio.Lock()
+        self.on_tools_changed: Callable[[], None] | None = None
+        """Called when the server says its tool list changed (``notifications/tools/list_changed``)."""
 
     async def session(self) -> ClientSession:
         async with self._lock:
@@ -170,7 +175,10 @@ class McpConnection:
     async def _hold(self, ready: asyncio.Future[ClientSession], stop: asyncio.Event) -> None:
         """Enter the transport and the session, hand the session over, wait to be told to leave."""
         try:
-            async with self._streams() as (read, write), ClientSession(read, write) as session:
+            async with (
+                self._streams() as (read, write),
+                ClientSession(read, write, message_handler=self._on_message) as session,
+            ):
                 await session.initialize()
                 ready.set_result(session)
                 await stop.wait()
@@ -184,6 +192,12 @@ class McpConnection:
         finally:
             if not ready.done():
                 ready.cancel()
+
+    async def _on_message(self, message: Any) -> None:
+        """Runs in the session's receive loop: may only start work, never wait for the server."""
+        root = getattr(message, "root", None)
+        if isinstance(root, mcp_types.ToolListChangedNotification) and self.on_tools_changed is not None:
+            self.on_tools_changed()
 
     @asynccontextmanager
     async def _streams(
@@ -250,8 +264,83 @@ class McpTools:
     failures: dict[str, str] = field(default_factory=dict)
     """Server id → why it contributed no tools (unreachable at start-up)."""
     connections: list[McpConnection] = field(default_factory=list)
+    _registry: ToolRegistry | None = None
+    _sources: dict[str, str] | None = None
+    _refreshing: set[asyncio.Task[None]] = field(default_factory=set)
+
+    def follow(self, registry: ToolRegistry, sources: dict[str, str] | None = None) -> None:
+        """Keep ``registry`` (and ``sources``, tool name → source) in step with the servers: when one
+        says its tool list changed, it is listed again and its tools added, replaced or removed."""
+        self._registry, self._sources = registry, sources
+        for connection in self.connections:
+            connection.on_tools_changed = functools.partial(self._changed, connection)
+
+    def _changed(self, connection: McpConnection) -> None:
+        task = asyncio.create_task(self._refresh(connection), name=f"pes-agent relist {connection.label}")
+        self._refreshing.add(task)
+        task.add_done_callback(self._refreshing.discard)
+
+    async def _refresh(self, connection: McpConnection) -> None:
+        registry, server = self._registry, connection.server
+        if registry is None:
+            return
+        try:
+            listed = await connection.list_tools()
+        except (ConnectionError, McpError, TimeoutError) as exc:
+            logger.warning(
+                "%s: listing its changed tools failed (%s); keeping the old list",
+                connection.label,
+                _first_error(exc),
+            )
+            return
+        current = {name for name, sid in self.server_of.items() if sid == server.id}
+        fresh: dict[str, ToolSpec] = {}
+        for item in _selected(listed, server):
+            name = mcp_tool_name(server.id, item.name, prefix=server.tool_prefix)
+            here = f"tool {item.name!r} of {connection.label}"
+            if name in fresh or (name in registry and name not in current):
+                logger.warning("%s is left out: another tool is already named %r", here, name)
+                continue
+            try:
+                fresh[name] = _spec(connection, item, name)
+                SchemaValidator(fresh[name].input_schema, tool_name=name)
+            except ToolDefinitionError as exc:
+                fresh.pop(name, None)
+                logger.warning("%s is left out: its input schema cannot be used (%s)", here, exc)
+        gone = current - fresh.keys()
+        for name in gone:
+            registry.unregister(name)
+            del self.server_of[name]
+            if self._sources is not None:
+                self._sources.pop(name, None)
+        changed = 0
+        for name, spec in fresh.items():
+            if name in current:
+                old = registry.get(name)
+                if old is None or (old.description, old.input_schema) != (
+                    spec.description,
+                    spec.input_schema,
+                ):
+                    registry.replace(spec)
+                    changed += 1
+                continue
+            registry.register(spec)
+            self.server_of[name] = server.id
+            if self._sources is not None:
+                self._sources[name] = f"mcp:{server.id}"
+        added = len(fresh.keys() - current)
+        logger.info(
+            "%s: tool list changed: %d added, %d removed, %d updated",
+            connection.label,
+            added,
+            len(gone),
+            changed,
+        )
 
     async def aclose(self) -> None:
+        for task in list(self._refreshing):
+            task.cancel()
+        await asyncio.gather(*self._refreshing, return_exceptions=True)
         for connection in self.connections:
             await connection.aclose()
 
@@ -263,7 +352,9 @@ async def open_mcp_tools(
     build their tools, in config order. Name collisions (with each other or with ``taken``, the names
     already registered) are a ``ConfigError`` naming both; the connections opened are closed first."""
     found = McpTools()
-    enabled = [(index, McpConnection(server)) for index, server in enumerate(config.servers) if server.enabled]
+    enabled = [
+        (index, McpConnection(server)) for index, server in enumerate(config.servers) if server.enabled
+    ]
     found.connections = [connection for _, connection in enabled]
     owner: dict[str, str] = {name: f"tool {name!r}" for name in taken}
     try:

@@ -34,8 +34,15 @@ class ToolRegistry:
         self._validators: dict[str, SchemaValidator] = {}
         self._lines: dict[str, str] = {}
         self._contracts: dict[str, str] = {}
+        self._version = 0
         for spec in specs:
             self.register(spec)
+
+    @property
+    def version(self) -> int:
+        """Counts changes (a tool registered, replaced or removed): what was derived from an older
+        version of the tool set is stale."""
+        return self._version
 
     def register(self, spec: ToolSpec) -> None:
         if not isinstance(spec, ToolSpec):
@@ -52,6 +59,29 @@ class ToolRegistry:
         validator = SchemaValidator(spec.input_schema, tool_name=spec.name)
         self._specs[spec.name] = spec
         self._validators[spec.name] = validator
+        self._version += 1
+
+    def replace(self, spec: ToolSpec) -> None:
+        """Put a new version of a registered tool in its place (a remote tool whose schema changed)."""
+        if spec.name not in self._specs:
+            raise KeyError(f"no tool named {spec.name!r} is registered")
+        validator = SchemaValidator(spec.input_schema, tool_name=spec.name)
+        self._forget(spec.name)
+        self._specs[spec.name] = spec
+        self._validators[spec.name] = validator
+        self._version += 1
+
+    def unregister(self, name: str) -> None:
+        """Remove a tool (a remote tool its server no longer offers); unknown names are ignored."""
+        if name in self._specs:
+            self._forget(name)
+            del self._specs[name]
+            del self._validators[name]
+            self._version += 1
+
+    def _forget(self, name: str) -> None:
+        self._lines.pop(name, None)
+        self._contracts.pop(name, None)
 
     def get(self, name: str) -> ToolSpec | None:
         return self._specs.get(name)
