@@ -439,8 +439,9 @@ def test_an_unknown_transport_or_a_missing_command_is_a_clear_config_error() -> 
         config_from_dict({"mcp": {"servers": [{"id": "x", "transport": "sse", "url": "http://h/mcp"}]}})
     with pytest.raises(ConfigError, match=r"mcp.servers\[0\].command.*needs the command"):
         config_from_dict({"mcp": {"servers": [{"id": "x", "transport": "stdio"}]}})
-    with pytest.raises(ConfigError, match=r"mcp.servers\[0\].url.*http\(s\) URL"):
-        config_from_dict({"mcp": {"servers": [{"id": "x", "transport": "streamable-http", "url": "h/mcp"}]}})
+    for url in ("h/mcp", "ftp://h/mcp", "http://h:99999/mcp", "http://h:port/mcp", "http:///mcp"):
+        with pytest.raises(ConfigError, match=r"mcp.servers\[0\].url.*http\(s\) URL"):
+            config_from_dict({"mcp": {"servers": [{"id": "x", "transport": "streamable-http", "url": url}]}})
     with pytest.raises(ConfigError, match=r"mcp.servers\[0\].url.*belongs to transport 'streamable-http'"):
         config_from_dict(
             {"mcp": {"servers": [{"id": "x", "transport": "stdio", "command": "c", "url": "http://h"}]}}

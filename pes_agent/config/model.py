@@ -20,6 +20,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from string import Template
 from typing import Any, Literal, NoReturn
+from urllib.parse import urlsplit
 
 from pydantic import (
     AliasChoices,
@@ -318,6 +319,17 @@ _SERVER_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,31}")
 _TOOL_PREFIX = re.compile(r"[A-Za-z0-9_-]{0,32}")
 
 
+def _is_http_url(url: str | None) -> bool:
+    if not url or any(c.isspace() for c in url):
+        return False
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 -- raises ValueError for a port that is no number in range
+    except ValueError:
+        return False
+    return parts.scheme in ("http", "https") and bool(parts.hostname)
+
+
 class McpServerConfig(ConfigModel):
     """One MCP server whose tools the instance registers as ``mcp_<id>_<toolName>``."""
 
@@ -398,7 +410,7 @@ class McpServerConfig(ConfigModel):
                 _fail(_problem((http_keys[0],), f"`{http_keys[0]}` belongs to transport 'streamable-http'; "
                                "remove it or change `transport`", ["command", "args", "env", "cwd"]))
         else:
-            if not self.url or not re.match(r"^https?://[^\s/]+", self.url):
+            if not _is_http_url(self.url):
                 _fail(_problem(("url",), "transport 'streamable-http' needs the server's http(s) URL",
                                ["http://host:port/mcp", "https://host/mcp"], self.url))
             if stdio_keys:

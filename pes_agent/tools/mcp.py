@@ -4,11 +4,10 @@ Only imported when the config has an enabled ``mcp`` server, so nothing else pay
 
 At instance start each enabled server gets a connection (stdio: the instance starts the command and
 owns the process; streamable HTTP: a URL with optional headers), its tools are listed (again whenever
-the server sends ``notifications/tools/list_changed``: tools are then added, replaced or removed) and each
-becomes an ordinary ``ToolSpec`` named ``mcp_<serverId>_<toolName>`` (or with the server's
-``toolPrefix``): the manifesto shows the first line
-of its description, a step gets the server's ``inputSchema`` in full, and the argument gate applies
-unchanged. A call maps the MCP result to a tool result: ``structuredContent`` when the server sent it,
+the server sends ``notifications/tools/list_changed``: tools are then added, replaced or removed) and
+each becomes an ordinary ``ToolSpec`` named ``mcp_<serverId>_<toolName>`` (or with the server's
+``toolPrefix``): the manifesto shows the first line of its description, a step gets the server's
+``inputSchema`` in full, and the argument gate applies unchanged. A call maps the MCP result to a tool result: ``structuredContent`` when the server sent it,
 else the text contents joined; ``isError``, a timeout and a dropped connection are tool errors (the
 TAEF loop sees them like any other), and after a dropped connection the next call reconnects.
 
@@ -63,7 +62,11 @@ def describe_server(server: McpServerConfig) -> str:
     if server.transport == "stdio":
         return f"MCP server {server.id!r} (stdio: `{' '.join([server.command or '', *server.args])}`)"
     url = urlsplit(server.url or "")
-    where = f"{url.scheme}://{url.hostname or ''}{f':{url.port}' if url.port else ''}{url.path}"
+    try:
+        port = f":{url.port}" if url.port else ""
+    except ValueError:  # the config's check refuses such a URL; never fail while naming a server
+        port = ""
+    where = f"{url.scheme}://{url.hostname or ''}{port}{url.path}"  # no credentials, no query
     return f"MCP server {server.id!r} ({where})"
 
 
