@@ -544,7 +544,9 @@ def test_scripted_without_script_is_allowed() -> None:
 # --- shipped examples -----------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("name", ["openai.example.yaml", "original-shape.example.json", "demo.yaml"])
+@pytest.mark.parametrize(
+    "name", ["openai.example.yaml", "original-shape.example.json", "demo.yaml", "mcp-demo.yaml"]
+)
 def test_shipped_examples_load(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", KEY)
     config = load_config(REPO / "config" / name)

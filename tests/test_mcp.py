@@ -612,3 +612,21 @@ def test_cli_tools_lists_python_and_mcp_tools_with_source_and_one_line(tmp_path:
         "mcp:t mcp_t_refuse Always fails, with the reason given.",
     ]
     assert children() == base
+
+
+@needs_mcp
+def test_the_mcp_demo_config_runs_a_query_through_the_server(tmp_path: Path) -> None:
+    """config/mcp-demo.yaml as shipped, but with this interpreter as `python` and the script absolute."""
+    repo = Path(__file__).resolve().parents[1]
+    raw = yaml.safe_load((repo / "config" / "mcp-demo.yaml").read_text(encoding="utf-8"))
+    raw["providers"]["demo"]["script"] = str((repo / "config" / raw["providers"]["demo"]["script"]).resolve())
+    raw["mcp"]["servers"][0]["command"] = sys.executable
+    config = tmp_path / "mcp-demo.yaml"
+    config.write_text(yaml.safe_dump(raw), encoding="utf-8")
+    base = children()
+    out, err = io.StringIO(), io.StringIO()
+    code = main(["run", "--config", str(config), "How much is 12.5 euros in US dollars?"], out=out, err=err)
+    assert code == 0, err.getvalue()
+    assert "13.50 US dollars" in out.getvalue()
+    assert "step_1: mcp_demo_convert_currency -> success" in err.getvalue()
+    assert children() == base

@@ -65,13 +65,15 @@ def catalog_server(path: str | Path, *, port: int = 8000) -> FastMCP:
 
 
 def build_server(*, port: int = 8000, odd_tools: bool = False, dynamic: bool = False) -> FastMCP:
-    odd = [
-        Tool.from_function(_broken, name="broken").model_copy(update={"parameters": BROKEN_SCHEMA}),
-        Tool.from_function(_lookup, name="lookup.v2/beta"),
-    ]
-    server = FastMCP(
-        "pes-agent-test", host="127.0.0.1", port=port, log_level="WARNING", tools=odd if odd_tools else None
+    odd = (
+        [
+            Tool.from_function(_broken, name="broken").model_copy(update={"parameters": BROKEN_SCHEMA}),
+            Tool.from_function(_lookup, name="lookup.v2/beta"),  # the SDK warns of the name (SEP-986)
+        ]
+        if odd_tools
+        else None
     )
+    server = FastMCP("pes-agent-test", host="127.0.0.1", port=port, log_level="WARNING", tools=odd)
 
     @server.tool()
     def convert_currency(amount: float, currency: Literal["EUR", "GBP", "USD"]) -> dict[str, object]:
