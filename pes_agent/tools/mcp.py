@@ -37,7 +37,7 @@ from mcp import ClientSession, McpError
 from mcp import types as mcp_types
 from mcp.client.stdio import StdioServerParameters, get_default_environment, stdio_client
 
-from pes_agent.config.model import McpConfig, McpServerConfig
+from pes_agent.config.mcp import McpConfig, McpServerConfig
 from pes_agent.errors import ConfigError, ToolDefinitionError, ToolError
 from pes_agent.tools.decorators import tool_from_schema
 from pes_agent.tools.registry import ToolRegistry

@@ -1,0 +1,66 @@
+"""The ground floor of the config models: the base model and how their checks report problems.
+
+Every check raises one pydantic error of type ``CONFIG_ERROR_TYPE`` carrying its findings, each with
+the field it is about and the values allowed; ``errors`` turns them into readable lines.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any, NoReturn
+
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+)
+from pydantic.alias_generators import to_camel
+from pydantic_core import PydanticCustomError
+
+CONFIG_ERROR_TYPE = "pes_config"
+"""pydantic error type of the checks below; the loader turns each into one line of a ConfigError."""
+
+
+def problem(field: tuple[str | int, ...], msg: str, allowed: list[str], value: Any = None) -> dict[str, Any]:
+    """One finding of a check: ``field`` is its path below the model being validated."""
+    found = {"field": field, "msg": msg, "allowed": allowed}
+    return found if value is None else {**found, "value": value}
+
+
+def fail(*problems: dict[str, Any]) -> NoReturn:
+    """Raise the checks' findings as one pydantic error that keeps each one's field and allowed."""
+    summary = "; ".join(str(p["msg"]) for p in problems)
+    raise PydanticCustomError(
+        CONFIG_ERROR_TYPE, "{summary}", {"summary": summary, "problems": list(problems)}
+    )
+
+
+def checked_script(value: str, base_dir: str | None) -> str:
+    """The absolute path of a reply script that exists and holds a list of replies."""
+    path = Path(os.path.normpath(Path(base_dir or Path.cwd()) / Path(value).expanduser()))
+    ctx = {"path": str(path)}
+    if not path.is_file():
+        raise PydanticCustomError(CONFIG_ERROR_TYPE, "script file {path} does not exist", ctx)
+    try:
+        replies = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        raise PydanticCustomError(CONFIG_ERROR_TYPE, "script file {path} is not readable JSON", ctx) from None
+    if isinstance(replies, dict):
+        replies = replies.get("replies")
+    if not isinstance(replies, list):
+        raise PydanticCustomError(
+            CONFIG_ERROR_TYPE,
+            "script file {path} must hold a JSON list of replies (or a `replies` list)",
+            ctx,
+        )
+    return str(path)
+
+
+class ConfigModel(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+        alias_generator=to_camel,
+        populate_by_name=True,
+        frozen=True,
+    )

@@ -1,0 +1,141 @@
+"""The ``mcp`` section: MCP servers whose tools the agent registers (``pes_agent.tools.mcp``)."""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Literal
+from urllib.parse import urlsplit
+
+from pydantic import (
+    Field,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
+from pydantic_core import PydanticCustomError
+
+from pes_agent.config.base import CONFIG_ERROR_TYPE, ConfigModel, fail, problem
+from pes_agent.secrets import SecretValue
+
+MCP_TRANSPORTS = ("stdio", "streamable-http")
+_SERVER_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,31}")
+_TOOL_PREFIX = re.compile(r"[A-Za-z0-9_-]{0,32}")
+
+
+def _is_http_url(url: str | None) -> bool:
+    if not url or any(c.isspace() for c in url):
+        return False
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 -- raises ValueError for a port that is no number in range
+    except ValueError:
+        return False
+    return parts.scheme in ("http", "https") and bool(parts.hostname)
+
+
+class McpServerConfig(ConfigModel):
+    """One MCP server whose tools the instance registers as ``mcp_<id>_<toolName>``."""
+
+    id: str
+    """Short name, part of every tool name: letters, digits, ``_`` and ``-`` (at most 32)."""
+    transport: Literal["stdio", "streamable-http"]
+    """``stdio``: the instance starts ``command`` and owns the process; ``streamable-http``: ``url``."""
+    command: str | None = None
+    """stdio: the program to start (``python``, ``npx``, ``uvx``...), looked up on ``PATH``."""
+    args: list[str] = Field(default_factory=list)
+    """stdio: its arguments."""
+    env: dict[str, SecretValue] = Field(default_factory=dict)
+    """stdio: extra environment variables for the process (over the SDK's safe default set); values
+    are secrets: write ``${TOKEN}``, they are never logged or dumped."""
+    cwd: str | None = None
+    """stdio: working directory of the process (default: the current one); a relative path is taken
+    from the config file's directory and stored absolute."""
+    url: str | None = None
+    """streamable-http: the endpoint, e.g. ``http://127.0.0.1:8000/mcp``."""
+    headers: dict[str, SecretValue] = Field(default_factory=dict)
+    """streamable-http: request headers (``Authorization: Bearer ${TOKEN}``); values are secrets."""
+    enabled: bool = True
+    timeout_s: float = Field(default=30.0, gt=0)
+    """Bound on connecting and on each tool call; a call past it is a tool error."""
+    tool_prefix: str | None = None
+    """What goes before each of the server's tool names; None means ``mcp_<id>_`` (the original's
+    convention), ``""`` registers the server's own names. The prefix costs about 3.5 planning-prompt
+    tokens per tool (some 700 at 200 tools): a large catalogue from one server may do without it."""
+    include: list[str] | None = None
+    """Only these tools of the server (its own names); None means all."""
+    exclude: list[str] = Field(default_factory=list)
+    """Tools of the server left out (its own names)."""
+
+    @field_validator("id")
+    @classmethod
+    def _check_id(cls, value: str) -> str:
+        if not _SERVER_ID.fullmatch(value):
+            raise PydanticCustomError(
+                CONFIG_ERROR_TYPE,
+                "this MCP server id cannot be part of a tool name: use 1 to 32 letters, digits, `_` "
+                "and `-`, starting with a letter or digit",
+                {"value": value, "allowed": ["e.g. files, github, my-server"]},
+            )
+        return value
+
+    @field_validator("cwd")
+    @classmethod
+    def _resolve_cwd(cls, value: str | None, info: ValidationInfo) -> str | None:
+        if value is None:
+            return None
+        context = info.context if isinstance(info.context, Mapping) else {}
+        base = Path(context.get("base_dir") or Path.cwd())
+        path = Path(os.path.normpath(base / Path(value).expanduser()))
+        if not path.is_dir():
+            raise PydanticCustomError(CONFIG_ERROR_TYPE, "directory {path} does not exist", {"path": str(path)})
+        return str(path)
+
+    @field_validator("tool_prefix")
+    @classmethod
+    def _check_prefix(cls, value: str | None) -> str | None:
+        if value is not None and not _TOOL_PREFIX.fullmatch(value):
+            raise PydanticCustomError(
+                CONFIG_ERROR_TYPE,
+                "a tool name prefix may hold only letters, digits, `_` and `-` (at most 32)",
+                {"allowed": ["e.g. gh_, files-, or an empty prefix"]},
+            )
+        return value
+
+    @model_validator(mode="after")
+    def _check_transport_needs(self) -> McpServerConfig:
+        stdio_keys = [k for k in ("command", "args", "env", "cwd") if getattr(self, k)]
+        http_keys = [k for k in ("url", "headers") if getattr(self, k)]
+        if self.transport == "stdio":
+            if not self.command:
+                fail(problem(("command",), "transport 'stdio' needs the command that starts the server",
+                               ["a program name or path, e.g. `python`"]))
+            if http_keys:
+                fail(problem((http_keys[0],), f"`{http_keys[0]}` belongs to transport 'streamable-http'; "
+                               "remove it or change `transport`", ["command", "args", "env", "cwd"]))
+        else:
+            if not _is_http_url(self.url):
+                fail(problem(("url",), "transport 'streamable-http' needs the server's http(s) URL",
+                               ["http://host:port/mcp", "https://host/mcp"], self.url))
+            if stdio_keys:
+                fail(problem((stdio_keys[0],), f"`{stdio_keys[0]}` belongs to transport 'stdio'; "
+                               "remove it or change `transport`", ["url", "headers"]))
+        return self
+
+
+class McpConfig(ConfigModel):
+    """Tools from MCP servers (``pip install 'pes-agent[mcp]'``)."""
+
+    servers: list[McpServerConfig] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _unique_ids(self) -> McpConfig:
+        seen: set[str] = set()
+        for i, server in enumerate(self.servers):
+            if server.id in seen:
+                fail(problem(("servers", i, "id"), f"MCP server id {server.id!r} is used twice; "
+                               "ids name the tools, so each must be unique", ["a unique id"], server.id))
+            seen.add(server.id)
+        return self
