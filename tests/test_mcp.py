@@ -581,6 +581,7 @@ async def test_a_server_card_of_the_original_serves_its_tools(http_url: str) -> 
 def test_without_the_extra_an_mcp_section_asks_for_it(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "mcp", None)  # as if not installed
     monkeypatch.delitem(sys.modules, "pes_agent.tools.mcp", raising=False)
+    monkeypatch.delitem(sys.modules, "pes_agent.tools.mcp_connection", raising=False)
     with pytest.raises(ConfigError, match=r"pes-agent\[mcp\]"):
         asyncio.run(make([stdio_server()]))
 

@@ -11,9 +11,7 @@ each becomes an ordinary ``ToolSpec`` named ``mcp_<serverId>_<toolName>`` (or wi
 else the text contents joined; ``isError``, a timeout and a dropped connection are tool errors (the
 TAEF loop sees them like any other), and after a dropped connection the next call reconnects.
 
-The SDK's transports are anyio task groups, which must be entered and left by the same task. So each
-connection is held open by a task of its own, and calls (from whatever task runs the step) only send
-requests through its session; ``aclose`` asks that task to leave, which ends the server process.
+Each server's session lives in ``mcp_connection``.
 
 A server that cannot be reached at start-up is logged (a warning naming it) and contributes no tools;
 the instance starts with the others. Header and environment values are secrets: never logged.
@@ -25,21 +23,17 @@ import asyncio
 import functools
 import logging
 import re
-from collections.abc import AsyncIterator, Callable, Collection, Mapping, Sequence
-from contextlib import AsyncExitStack, asynccontextmanager
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
-from datetime import timedelta
 from typing import Any
-from urllib.parse import urlsplit
 
-import mcp.client.streamable_http as mcp_http
-from mcp import ClientSession, McpError
+from mcp import McpError
 from mcp import types as mcp_types
-from mcp.client.stdio import StdioServerParameters, get_default_environment, stdio_client
 
 from pes_agent.config.mcp import McpConfig, McpServerConfig
-from pes_agent.errors import ConfigError, ToolDefinitionError, ToolError
+from pes_agent.errors import ConfigError, ToolDefinitionError
 from pes_agent.tools.decorators import tool_from_schema
+from pes_agent.tools.mcp_connection import McpConnection, describe_server, first_error
 from pes_agent.tools.registry import ToolRegistry
 from pes_agent.tools.spec import ToolSpec
 from pes_agent.tools.validation import SchemaValidator
@@ -55,206 +49,6 @@ def mcp_tool_name(server_id: str, tool_name: str, *, prefix: str | None = None) 
     accepts, at most 64 of them."""
     head = f"mcp_{server_id}_" if prefix is None else prefix
     return _NOT_NAME.sub("_", f"{head}{tool_name}")[:_MAX_NAME] or "_"
-
-
-def describe_server(server: McpServerConfig) -> str:
-    """How logs and errors name a server: its id and where it runs, never a header or env value."""
-    if server.transport == "stdio":
-        return f"MCP server {server.id!r} (stdio: `{' '.join([server.command or '', *server.args])}`)"
-    url = urlsplit(server.url or "")
-    try:
-        port = f":{url.port}" if url.port else ""
-    except ValueError:  # the config's check refuses such a URL; never fail while naming a server
-        port = ""
-    where = f"{url.scheme}://{url.hostname or ''}{port}{url.path}"  # no credentials, no query
-    return f"MCP server {server.id!r} ({where})"
-
-
-class McpConnection:
-    """One server's session, held open by a task of its own and reopened after it drops."""
-
-    def __init__(self, server: McpServerConfig) -> None:
-        self.server = server
-        self.label = describe_server(server)
-        self._session: ClientSession | None = None
-        self._holder: asyncio.Task[None] | None = None
-        self._stop: asyncio.Event | None = None
-        self._lock = asyncio.Lock()
-        self.on_tools_changed: Callable[[], None] | None = None
-        """Called when the server says its tool list changed (``notifications/tools/list_changed``)."""
-
-    async def session(self) -> ClientSession:
-        async with self._lock:
-            if self._session is None:
-                self._session = await self._open()
-            return self._session
-
-    async def list_tools(self) -> list[mcp_types.Tool]:
-        session = await self.session()
-        tools: list[mcp_types.Tool] = []
-        cursor: str | None = None
-        async with asyncio.timeout(self.server.timeout_s):
-            while True:
-                page = await session.list_tools(cursor=cursor) if cursor else await session.list_tools()
-                tools.extend(page.tools)
-                cursor = page.nextCursor
-                if not cursor:
-                    return tools
-
-    async def call(self, tool_name: str, arguments: Mapping[str, Any]) -> Any:
-        """Call a tool and return its output; every failure is a ``ToolError`` naming the server."""
-        where = f"MCP server {self.server.id!r}, tool {tool_name!r}"
-        try:
-            session = await self.session()
-        except ConnectionError as exc:
-            raise ToolError(f"{exc}; the next call tries again") from None
-        timeout = self.server.timeout_s
-        try:
-            result = await session.call_tool(
-                tool_name, dict(arguments), read_timeout_seconds=timedelta(seconds=timeout)
-            )
-        except McpError as exc:
-            if exc.error.code == 408:  # the SDK's own read timeout (httpx.codes.REQUEST_TIMEOUT)
-                if self.server.transport != "stdio":
-                    # Over HTTP a server that went away shows only as silence: start afresh next time.
-                    # A stdio server's death is seen (CONNECTION_CLOSED), so its process is kept.
-                    await self._drop(session)
-                raise ToolError(f"{where}: no answer within {timeout:g}s (`timeout_s`)") from None
-            if exc.error.code == mcp_types.CONNECTION_CLOSED:
-                await self._drop(session)
-                raise ToolError(
-                    f"{where}: the connection closed during the call; the next call reconnects"
-                ) from None
-            raise ToolError(f"{where}: the server refused the call: {exc.error.message}") from None
-        except Exception as exc:  # noqa: BLE001 -- whatever broke the transport, reconnect on the next call
-            await self._drop(session)
-            raise ToolError(
-                f"{where}: the connection failed ({_first_error(exc)}); the next call reconnects"
-            ) from None
-        return _output(result, where)
-
-    async def aclose(self) -> None:
-        async with self._lock:
-            await self._drop()
-
-    async def _drop(self, failed: ClientSession | None = None) -> None:
-        """Leave the session (ending a stdio server's process); the next use opens a new one.
-
-        ``failed``: the session a call failed on; if another call already replaced it, nothing to do."""
-        if failed is not None and failed is not self._session:
-            return
-        holder, stop = self._holder, self._stop
-        self._session = self._holder = self._stop = None
-        if holder is None or stop is None:
-            return
-        stop.set()
-        try:
-            await asyncio.wait_for(asyncio.shield(holder), timeout=self.server.timeout_s + 5)
-        except TimeoutError:
-            holder.cancel()
-            await asyncio.gather(holder, return_exceptions=True)
-        except Exception as exc:  # noqa: BLE001 -- the session is being left; how it ended is only news
-            logger.debug("%s: leaving the session raised %s", self.label, _first_error(exc))
-
-    async def _open(self) -> ClientSession:
-        ready: asyncio.Future[ClientSession] = asyncio.get_running_loop().create_future()
-        stop = asyncio.Event()
-        holder = asyncio.create_task(self._hold(ready, stop), name=f"pes-agent {self.label}")
-        try:
-            async with asyncio.timeout(self.server.timeout_s):
-                session = await asyncio.shield(ready)
-        except TimeoutError:
-            holder.cancel()
-            await asyncio.gather(holder, return_exceptions=True)
-            raise ConnectionError(
-                f"{self.label} did not answer within {self.server.timeout_s:g}s (`timeout_s`)"
-            ) from None
-        except ConnectionError:
-            await asyncio.gather(holder, return_exceptions=True)
-            raise
-        self._holder, self._stop = holder, stop
-        return session
-
-    async def _hold(self, ready: asyncio.Future[ClientSession], stop: asyncio.Event) -> None:
-        """Enter the transport and the session, hand the session over, wait to be told to leave."""
-        try:
-            async with (
-                self._streams() as (read, write),
-                ClientSession(read, write, message_handler=self._on_message) as session,
-            ):
-                await session.initialize()
-                ready.set_result(session)
-                await stop.wait()
-        except Exception as exc:  # noqa: BLE001 -- any failure to connect is reported naming the server
-            if not ready.done():
-                ready.set_exception(
-                    ConnectionError(f"{self.label} could not be reached: {_first_error(exc)}")
-                )
-            else:
-                logger.debug("%s: the session ended with %s", self.label, _first_error(exc))
-        finally:
-            if not ready.done():
-                ready.cancel()
-
-    async def _on_message(self, message: Any) -> None:
-        """Runs in the session's receive loop: may only start work, never wait for the server."""
-        root = getattr(message, "root", None)
-        if isinstance(root, mcp_types.ToolListChangedNotification) and self.on_tools_changed is not None:
-            self.on_tools_changed()
-
-    @asynccontextmanager
-    async def _streams(
-        self,
-    ) -> AsyncIterator[tuple[Any, Any]]:
-        server = self.server
-        if server.transport == "stdio":
-            env = None
-            if server.env:
-                env = {
-                    **get_default_environment(),
-                    **{k: v.get_secret_value() for k, v in server.env.items()},
-                }
-            params = StdioServerParameters(
-                command=server.command or "", args=list(server.args), env=env, cwd=server.cwd
-            )
-            async with stdio_client(params) as (read, write):
-                yield read, write
-            return
-        url = server.url or ""
-        headers = {k: v.get_secret_value() for k, v in server.headers.items()}
-        async with AsyncExitStack() as stack:
-            modern = getattr(mcp_http, "streamable_http_client", None)  # mcp >= 1.24: takes an httpx client
-            if modern is not None:
-                from mcp.shared._httpx_utils import create_mcp_http_client
-
-                client = await stack.enter_async_context(create_mcp_http_client(headers=headers or None))
-                read, write, _ = await stack.enter_async_context(modern(url, http_client=client))
-            else:
-                read, write, _ = await stack.enter_async_context(
-                    mcp_http.streamablehttp_client(url, headers=headers or None)
-                )
-            yield read, write
-
-
-def _first_error(exc: BaseException) -> str:
-    """The first real error inside anyio's exception groups, as ``Type: message``."""
-    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
-        exc = exc.exceptions[0]
-    text = str(exc)
-    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
-
-
-def _output(result: mcp_types.CallToolResult, where: str) -> Any:
-    texts = [c.text for c in result.content if isinstance(c, mcp_types.TextContent)]
-    others = sorted({c.type for c in result.content if not isinstance(c, mcp_types.TextContent)})
-    if others:
-        texts.append(f"[{', '.join(others)} content not shown]")
-    text = "\n".join(texts)
-    if result.isError:
-        raise ToolError(f"{where}: {text or 'the server reported an error'}")
-    if result.structuredContent is not None:
-        return result.structuredContent
-    return text
 
 
 @dataclass(eq=False)
@@ -293,7 +87,7 @@ class McpTools:
             logger.warning(
                 "%s: listing its changed tools failed (%s); keeping the old list",
                 connection.label,
-                _first_error(exc),
+                first_error(exc),
             )
             return
         current = {name for name, sid in self.server_of.items() if sid == server.id}
@@ -381,7 +175,7 @@ async def _listing(connection: McpConnection) -> list[mcp_types.Tool] | str:
         await connection.aclose()
         why = str(exc)
         if not isinstance(exc, ConnectionError):
-            why = f"{connection.label}: listing its tools failed ({_first_error(exc)})"
+            why = f"{connection.label}: listing its tools failed ({first_error(exc)})"
         logger.warning("%s; its tools are left out", why)
         return why
 
