@@ -48,7 +48,7 @@ from pes_agent.llm.llamacpp_load import (
 )
 from pes_agent.llm.llamacpp_schema import bounds_for, grammar_schema
 from pes_agent.llm.repetition import RepetitionGuard
-from pes_agent.llm.streaming import ChunkReader, Completion
+from pes_agent.llm.streaming import ChunkReader, Completion, delta_text
 from pes_agent.llm.types import CallOptions, LLMReply, PromptRequest, TokenKind, TokenSink, Usage
 
 __all__ = ["DEFAULT_MAX_TOKENS", "LlamaCppProvider", "generation_kwargs", "grammar_for", "reply_from_completion"]
@@ -164,13 +164,6 @@ def _discard(kind: TokenKind, text: str) -> None:
     """The token sink of a stream nobody listens to (free text is streamed for its guard)."""
 
 
-def _delta_text(chunk: Any) -> str:
-    try:
-        return str(chunk["choices"][0]["delta"].get("content") or "")
-    except (KeyError, IndexError, TypeError, AttributeError):
-        return ""
-
-
 class LlamaCppProvider:
     """Provider for a local GGUF model; safe to share among concurrent runs and event loops.
 
@@ -264,7 +257,7 @@ class LlamaCppProvider:
                 stream = model.create_chat_completion(**kwargs, stream=True)
                 for chunk in stream:
                     reader.take(chunk)
-                    if repeats is not None and repeats.feed(_delta_text(chunk)):
+                    if repeats is not None and repeats.feed(delta_text(chunk)):
                         getattr(stream, "close", lambda: None)()
                         break
             except Exception as exc:

@@ -19,7 +19,6 @@ does not depend on how the reply travelled.
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import os
 from collections.abc import Awaitable, Callable
@@ -33,75 +32,28 @@ from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_aft
 
 from pes_agent.config import ProviderConfig
 from pes_agent.errors import ProviderError
-from pes_agent.llm.dialects import Dialect, DialectChooser, constraint_fields, probe_body
+from pes_agent.llm.chat_body import build_chat_body
+from pes_agent.llm.dialects import Dialect, DialectChooser, probe_body
 from pes_agent.llm.repetition import RepetitionGuard, cut_repeat
 from pes_agent.llm.retry import (
     describe_failure,
     failure_report,
     is_body_refusal,
     is_retryable,
-    server_message,
     wait_seconds,
 )
-from pes_agent.llm.streaming import ChunkReader, Completion, first_str, replay_reply, text_of, usage_of
+from pes_agent.llm.streaming import ChunkReader, Completion, delta_text, read_completion, replay_reply
 from pes_agent.llm.tokens import count_messages, count_tokens
 from pes_agent.llm.types import CallOptions, LLMReply, PromptRequest, TokenSink, Usage
 
 if TYPE_CHECKING:
     from openai import AsyncOpenAI
 
-__all__ = ["RESERVED_PARAMS", "OpenAIProvider", "build_chat_body"]
+__all__ = ["OpenAIProvider"]
 
 _log = logging.getLogger("pes_agent")
 
-RESERVED_PARAMS = frozenset({"model", "messages", "stream", "stream_options", "response_format", "n"})
-"""Body keys the framework sets itself; ``llm_params`` cannot override them."""
-
 _DEFAULT_BASE_URL = "https://api.openai.com/v1"
-
-
-def build_chat_body(
-    request: PromptRequest,
-    options: CallOptions,
-    config: ProviderConfig,
-    *,
-    stream: bool = False,
-    dialect: Dialect | None = None,
-) -> tuple[dict[str, Any], list[str]]:
-    """The JSON body of one chat-completions call, and the ``extra`` keys that were refused.
-
-    Settings resolve call options → provider config; ``options.extra`` (``llm_params``) wins over
-    both for ordinary keys, but never replaces what the framework owns (``RESERVED_PARAMS``, and
-    the schema's own key in ``dialect``). ``dialect`` None means the configured one, and
-    ``json_schema`` for ``auto`` (what a probe tries first). A streamed call asks for usage in the
-    last chunk, so token counts stay the server's own.
-    """
-    body: dict[str, Any] = {}
-    temperature = options.temperature if options.temperature is not None else config.temperature
-    if temperature is not None:
-        body["temperature"] = temperature
-    max_tokens = options.max_tokens if options.max_tokens is not None else config.max_tokens
-    if max_tokens is not None:
-        body["max_tokens"] = max_tokens
-    refused = sorted(k for k in options.extra if k in RESERVED_PARAMS)
-    body.update({k: v for k, v in options.extra.items() if k not in RESERVED_PARAMS})
-    body["model"] = options.model or config.model
-    body["messages"] = [m.to_dict() for m in request.messages]
-    if config.constrains_replies and request.response_schema is not None:
-        configured = config.structured_output_dialect
-        chosen = dialect or ("json_schema" if configured == "auto" else configured)
-        body.update(constraint_fields(chosen, request.response_schema))
-    if stream:
-        body["stream"] = True
-        body["stream_options"] = {"include_usage": True}
-    return body, refused
-
-
-def _delta_text(chunk: Any) -> str:
-    try:
-        return str(chunk["choices"][0]["delta"].get("content") or "")
-    except (KeyError, IndexError, TypeError, AttributeError):
-        return ""
 
 
 class OpenAIProvider:
@@ -270,7 +222,7 @@ class OpenAIProvider:
         try:
             async for chunk in stream:
                 reader.take(chunk)
-                if guard is not None and guard.feed(_delta_text(chunk)):
+                if guard is not None and guard.feed(delta_text(chunk)):
                     break  # closing the stream (below) stops a server's generation
         except openai.APIError as exc:
             if not reader.received:
@@ -295,35 +247,18 @@ class OpenAIProvider:
 
     def _parse(self, content: bytes, *, status: int, model: str) -> Completion:
         """Read a chat-completion body; anything unusable is a ProviderError naming what was wrong."""
-        try:
-            data: Any = json.loads(content)
-        except ValueError:
-            data, what = None, "is not JSON"
-        else:
-            what = "has no `choices[0].message`"
-        choices = data.get("choices") if isinstance(data, dict) else None
-        first = choices[0] if isinstance(choices, list) and choices else None
-        message = first.get("message") if isinstance(first, dict) else None
-        if not isinstance(data, dict) or not isinstance(first, dict) or not isinstance(message, dict):
-            error = data.get("error") if isinstance(data, dict) else None
-            if error:  # some gateways report failures inside a 200 body
-                what = f"carries an error ({server_message(error)})"
-            raise ProviderError(
-                self._scrub(
-                    f"{self._where(model)} answered HTTP {status} with a body that {what}, starting "
-                    f"{content[:120].decode('utf-8', 'replace')!r}; check that `base_url` points at an "
-                    "OpenAI-compatible `/v1` endpoint"
-                ),
-                provider=self.name,
-                status=status,
-                retryable=False,
-            )
-        return Completion(
-            text=text_of(message.get("content")),
-            thinking=first_str(message, "reasoning_content", "reasoning"),
-            finish_reason=str(first.get("finish_reason") or "unknown"),
-            model=data.get("model") if isinstance(data.get("model"), str) else None,
-            usage=usage_of(data.get("usage")),
+        read = read_completion(content)
+        if isinstance(read, Completion):
+            return read
+        raise ProviderError(
+            self._scrub(
+                f"{self._where(model)} answered HTTP {status} with a body that {read}, starting "
+                f"{content[:120].decode('utf-8', 'replace')!r}; check that `base_url` points at an "
+                "OpenAI-compatible `/v1` endpoint"
+            ),
+            provider=self.name,
+            status=status,
+            retryable=False,
         )
 
     def _reply(self, completion: Completion, request: PromptRequest, model: str) -> LLMReply:

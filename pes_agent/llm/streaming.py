@@ -20,6 +20,7 @@ live tokens are affected.
 from __future__ import annotations
 
 import inspect
+import json
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -27,6 +28,7 @@ from typing import Any, TypeGuard
 from weakref import WeakKeyDictionary
 
 from pes_agent.llm.markers import THINK_CLOSE_RE
+from pes_agent.llm.retry import server_message
 from pes_agent.llm.types import LLMReply, Provider, StreamingProvider, TokenSink, Usage
 
 __all__ = [
@@ -34,7 +36,9 @@ __all__ = [
     "Completion",
     "ThinkSplitter",
     "accepts_token_sink",
+    "delta_text",
     "first_str",
+    "read_completion",
     "replay_reply",
     "text_of",
     "usage_of",
@@ -234,6 +238,36 @@ class ChunkReader:
             model=self._model,
             usage=self._usage,
         )
+
+
+def delta_text(chunk: Any) -> str:
+    """The answer text a stream chunk adds (an OpenAI-shaped dict), or ``""``."""
+    try:
+        return str(chunk["choices"][0]["delta"].get("content") or "")
+    except (KeyError, IndexError, TypeError, AttributeError):
+        return ""
+
+
+def read_completion(content: bytes) -> Completion | str:
+    """A chat-completion body read, or what is wrong with it (for the caller's error)."""
+    try:
+        data: Any = json.loads(content)
+    except ValueError:
+        return "is not JSON"
+    choices = data.get("choices") if isinstance(data, dict) else None
+    first = choices[0] if isinstance(choices, list) and choices else None
+    message = first.get("message") if isinstance(first, dict) else None
+    if not isinstance(data, dict) or not isinstance(first, dict) or not isinstance(message, dict):
+        error = data.get("error") if isinstance(data, dict) else None
+        # some gateways report failures inside a 200 body
+        return f"carries an error ({server_message(error)})" if error else "has no `choices[0].message`"
+    return Completion(
+        text=text_of(message.get("content")),
+        thinking=first_str(message, "reasoning_content", "reasoning"),
+        finish_reason=str(first.get("finish_reason") or "unknown"),
+        model=data.get("model") if isinstance(data.get("model"), str) else None,
+        usage=usage_of(data.get("usage")),
+    )
 
 
 def text_of(content: Any) -> str:
