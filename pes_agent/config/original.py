@@ -150,15 +150,7 @@ def _provider_entry(
             Problem(path=where, value=entry, message="expected a mapping {name, adapter, baseOptions}")
         )
         return None
-    for key in entry:
-        if key not in _ENTRY_KEYS:
-            problems.append(
-                Problem(
-                    path=(*where, key),
-                    allowed=_ENTRY_KEYS,
-                    message=f"unknown key; allowed keys: {', '.join(_ENTRY_KEYS)}",
-                )
-            )
+    _unknown_keys(entry, _ENTRY_KEYS, where, problems)
     name = entry.get("name")
     if not isinstance(name, str) or not name:
         problems.append(
@@ -276,13 +268,7 @@ def _move_mcp_config(out: dict[str, Any], paths: dict[Path, Path], problems: lis
                 )
             )
         elif key not in _MCP_CONFIG_KEYS:
-            problems.append(
-                Problem(
-                    path=(*where, key),
-                    allowed=_MCP_CONFIG_KEYS,
-                    message=f"unknown key; allowed keys: {', '.join(_MCP_CONFIG_KEYS)}",
-                )
-            )
+            _unknown_keys({key: None}, _MCP_CONFIG_KEYS, where, problems)
     enabled = config.get("enabled", False)
     cards = config.get("mcpServers") or {}
     if not isinstance(cards, Mapping):
@@ -322,15 +308,7 @@ def _server_card(
             )
         )
         return None
-    for key in card:
-        if key not in _CARD_KEYS:
-            problems.append(
-                Problem(
-                    path=(*where, key),
-                    allowed=_CARD_KEYS,
-                    message=f"unknown key; allowed keys: {', '.join(_CARD_KEYS)}",
-                )
-            )
+    _unknown_keys(card, _CARD_KEYS, where, problems)
     if "id" in card and card["id"] != card_id:
         problems.append(
             Problem(
@@ -360,13 +338,7 @@ def _server_card(
                 )
             )
         elif key not in ("url", "headers"):
-            problems.append(
-                Problem(
-                    path=(*where, "connection", key),
-                    allowed=("url", "headers"),
-                    message="unknown key; allowed keys: url, headers",
-                )
-            )
+            _unknown_keys({key: None}, ("url", "headers"), (*where, "connection"), problems)
     if card.get("type") != "streamable-http":
         problems.append(
             Problem(
@@ -402,3 +374,14 @@ def _server_card(
     if timeout is not None:
         server["timeoutS"] = timeout / 1000
     return server
+
+
+def _unknown_keys(
+    mapping: Mapping[str, Any], allowed: tuple[str, ...], where: tuple[str | int, ...], problems: list[Problem]
+) -> None:
+    """One problem per key of ``mapping`` that ``allowed`` does not name, at its own key path."""
+    for key in mapping:
+        if key not in allowed:
+            problems.append(
+                Problem(path=(*where, key), allowed=allowed, message=f"unknown key; allowed keys: {', '.join(allowed)}")
+            )
