@@ -21,7 +21,6 @@ import ipaddress
 import time
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from contextlib import suppress
-from dataclasses import dataclass, field
 from types import TracebackType
 from typing import Any, Literal, Self
 
@@ -38,6 +37,15 @@ from pes_agent.testing._http import (
     send_error,
     wants_keep_alive,
 )
+from pes_agent.testing.fake_actions import (
+    ActionLike,
+    FakeAction,
+    FakeDisconnect,
+    FakeError,
+    FakeHang,
+    FakeMalformed,
+    FakeReply,
+)
 
 __all__ = [
     "FakeAction",
@@ -52,52 +60,6 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True, kw_only=True)
-class FakeReply:
-    """A successful chat completion. ``usage=None`` leaves the ``usage`` field out of the body."""
-
-    text: str = ""
-    finish_reason: str = "stop"
-    usage: Mapping[str, int] | None = None
-    reasoning_content: str | None = None
-    model: str | None = None
-    """Model id reported back; None echoes the request's ``model``."""
-    chunk_chars: int = 16
-    """Characters per content delta when the request asks for a stream."""
-
-
-@dataclass(frozen=True, kw_only=True)
-class FakeError:
-    """An HTTP error status; ``body`` None gives an OpenAI-style ``{"error": {...}}`` object."""
-
-    status: int = 500
-    headers: Mapping[str, str] = field(default_factory=dict)
-    body: str | Mapping[str, Any] | None = None
-
-
-@dataclass(frozen=True, kw_only=True)
-class FakeHang:
-    """Say nothing for ``seconds`` (longer than the client's timeout), then drop the connection."""
-
-    seconds: float = 3600.0
-
-
-@dataclass(frozen=True, kw_only=True)
-class FakeMalformed:
-    """A body the client cannot use (not JSON, or JSON without ``choices``)."""
-
-    body: str = "not json"
-    status: int = 200
-    content_type: str = "application/json"
-
-
-@dataclass(frozen=True, kw_only=True)
-class FakeDisconnect:
-    """Close the connection without answering (the client sees a connection error)."""
-
-
-FakeAction = FakeReply | FakeError | FakeHang | FakeMalformed | FakeDisconnect
-ActionLike = FakeAction | str
 Handler = Callable[[dict[str, Any]], ActionLike | Awaitable[ActionLike]]
 Mimic = Literal["openai", "llama-cpp-python"]
 
