@@ -18,7 +18,7 @@ from pes_agent.demo.text_tools import LOCAL_TOOLS
 from pes_agent.events import Event, EventType
 from pes_agent.llm.gbnf import schema_to_gbnf
 from pes_agent.llm.guided import parse_guided_call, parse_guided_plan
-from pes_agent.prompts.choices import mentioned_choices, tool_choices
+from pes_agent.prompts.choices import enum_choices, tool_choices
 from pes_agent.prompts.grounding import (
     Candidate,
     grounded_property,
@@ -103,9 +103,9 @@ def test_a_part_chooses_among_the_tools_its_words_point_to() -> None:
 
 def test_an_enum_is_narrowed_to_the_values_the_part_names_in_order() -> None:
     modes = {"enum": ["upper", "lower", "title", "reverse"]}
-    assert mentioned_choices(modes, "Reverse the text 'stressed'") == {"enum": ["reverse"]}
-    assert mentioned_choices({"enum": ["km", "mi", "kg"]}, "Convert 5 mi to km") == {"enum": ["mi", "km"]}
-    assert mentioned_choices(modes, "make it nicer") is None
+    assert enum_choices(modes, "Reverse the text 'stressed'", []) == {"enum": ["reverse"]}
+    assert enum_choices({"enum": ["km", "mi", "kg"]}, "Convert 5 mi to km", []) == {"enum": ["mi", "km"]}
+    assert enum_choices(modes, "make it nicer", []) is None
 
 
 def test_data_in_a_part_is_a_number_or_quoted_text() -> None:

@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from pes_agent.prompts.grounding import leaves
 from pes_agent.state.models import ItemStatus, TodoItem
 
 __all__ = ["Finding", "findings", "plain_statement", "unstated"]
@@ -104,12 +105,8 @@ def _scalars(value: Any) -> Iterator[Any]:
         yield leaf
 
 
-def _leaves(value: Any, path: str = "") -> Iterator[tuple[str, Any]]:
-    if isinstance(value, Mapping):
-        for key, child in value.items():
-            yield from _leaves(child, f"{path}.{key}" if path else str(key))
-    elif isinstance(value, list | tuple):
-        for i, child in enumerate(value):
-            yield from _leaves(child, f"{path}[{i}]")
-    elif value is not None and value != "":
-        yield path or "result", value
+def _leaves(value: Any) -> Iterator[tuple[str, Any]]:
+    """The output's leaves that say something (not null, not empty), a bare value named ``result``."""
+    for path, leaf in leaves(value):
+        if leaf is not None and leaf != "":
+            yield path or "result", leaf

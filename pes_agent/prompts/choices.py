@@ -20,7 +20,6 @@ __all__ = [
     "can_ground",
     "enum_choices",
     "introduced_choice",
-    "mentioned_choices",
     "named_leaves",
     "tool_choices",
     "tool_scores",
@@ -101,19 +100,6 @@ the word count" adds; "word count" there names an earlier result)."""
 def _stem_list(text: str) -> list[str]:
     words = re.findall(r"[a-z]+", text.replace("_", " ").casefold())
     return [_stem(w) for w in words if len(w) > 2 and w not in _STOPWORDS_FOR_TOOLS]
-
-
-def mentioned_choices(schema: Mapping[str, Any], text: str) -> dict[str, Any] | None:
-    """An ``enum`` narrowed to the values ``text`` names ("reverse the text" → ``reverse``), or
-    None when it names none or all of them. Order of mention is kept: a small model given two
-    options takes the first more often, and texts name the first operand first ("km to miles")."""
-    options = schema.get("enum")
-    if not isinstance(options, list):
-        return None
-    named = _named(options, text)
-    if not named or len(named) == len(options):
-        return None
-    return {**schema, "enum": named}
 
 
 def introduced_choice(schema: Mapping[str, Any], name: str, text: str) -> Any | None:

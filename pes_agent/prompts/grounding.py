@@ -28,12 +28,15 @@ from typing import Any
 from jsonschema import Draft202012Validator
 from referencing.exceptions import Unresolvable
 
+from pes_agent.gate.references import reference_text
+
 __all__ = [
     "Candidate",
     "composable",
     "composition_pieces",
     "grounded_property",
     "holds_data",
+    "leaves",
     "output_candidates",
     "query_parts",
     "text_spans",
@@ -109,9 +112,9 @@ def text_spans(text: str) -> list[str]:
 def output_candidates(step_id: str, output: Any) -> list[Candidate]:
     """An earlier output's leaves: short ones as values, long ones as ``$step.path`` references."""
     out = []
-    for path, value in _leaves(output):
+    for path, value in leaves(output):
         if isinstance(value, str) and len(value) > LONG_VALUE:
-            out.append(Candidate(value=_reference(step_id, path), source=step_id, path=path))
+            out.append(Candidate(value=reference_text(step_id, path), source=step_id, path=path))
         elif value is not None and not isinstance(value, bool):
             out.append(Candidate(value=value, source=step_id, path=path))
     return out
@@ -217,7 +220,9 @@ def _number_text(value: float) -> str:
     return str(int(value)) if float(value).is_integer() else repr(float(value))
 
 
-def _leaves(value: Any, path: str = "") -> Iterator[tuple[str, Any]]:
+def leaves(value: Any, path: str = "") -> Iterator[tuple[str, Any]]:
+    """``(path, scalar)`` for each leaf of an output (a JSON text read as data; lists' first 8 items),
+    each path spelled as a ``$step`` reference spells it (``results[0].url``)."""
     if isinstance(value, str) and value[:1] in "[{":
         try:
             value = json.loads(value)
@@ -225,18 +230,12 @@ def _leaves(value: Any, path: str = "") -> Iterator[tuple[str, Any]]:
             pass
     if isinstance(value, Mapping):
         for key, child in value.items():
-            yield from _leaves(child, f"{path}.{key}" if path else str(key))
-    elif isinstance(value, list):
+            yield from leaves(child, f"{path}.{key}" if path else str(key))
+    elif isinstance(value, list | tuple):
         for i, child in enumerate(value[:8]):
-            yield from _leaves(child, f"{path}[{i}]")
+            yield from leaves(child, f"{path}[{i}]")
     else:
         yield path, value
-
-
-def _reference(step_id: str, path: str) -> str:
-    if not path:
-        return f"${step_id}"
-    return f"${step_id}{path}" if path.startswith("[") else f"${step_id}.{path}"
 
 
 def _mask_quotes(text: str) -> tuple[str, list[str]]:
