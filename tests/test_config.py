@@ -414,11 +414,72 @@ def test_original_shape_errors_point_at_what_the_user_wrote() -> None:
     assert "expected a number, got 'warm'" in str(error)
 
 
-@pytest.mark.parametrize("adapter", ["anthropic", "gemini"])
-def test_original_adapters_without_an_openai_api_are_refused(adapter: str) -> None:
-    error = dict_error({"providers": {"availableProviders": [{"name": "x", "adapter": adapter}]}})
-    assert error.key_path == "providers.availableProviders[0].adapter" and error.value == adapter
-    assert "not supported; supported: openai, openrouter, deepseek, groq, ollama" in str(error)
+@pytest.mark.parametrize("adapter", ["anthropic", "AnthropicAdapter", "gemini", "GeminiAdapter"])
+def test_original_anthropic_and_gemini_adapters_map_to_the_native_ones(adapter: str) -> None:
+    config = config_from_dict(
+        {"providers": {"availableProviders": [{"name": "x", "adapter": adapter, "baseOptions": {"model": "m"}}]}}
+    )
+    provider = config.providers["x"]
+    assert provider.adapter == adapter.lower().removesuffix("adapter")
+    assert (provider.model, provider.base_url, provider.preset) == ("m", None, None)
+
+
+def test_an_unknown_original_adapter_is_refused_with_the_supported_names() -> None:
+    error = dict_error({"providers": {"availableProviders": [{"name": "x", "adapter": "cohere"}]}})
+    assert error.key_path == "providers.availableProviders[0].adapter" and error.value == "cohere"
+    assert "not supported; supported: openai, anthropic, gemini, llamacpp, scripted, groq" in str(error)
+
+
+PRESET_DEFAULTS = {
+    "groq": ("https://api.groq.com/openai/v1", "GROQ_API_KEY", "json_schema"),
+    "deepseek": ("https://api.deepseek.com/v1", "DEEPSEEK_API_KEY", "json_object"),
+    "openrouter": ("https://openrouter.ai/api/v1", "OPENROUTER_API_KEY", "json_schema"),
+    "ollama": ("http://localhost:11434/v1", None, "json_schema"),
+}
+
+
+def preset_view(config: Any, name: str) -> tuple[Any, ...]:
+    p = config.providers[name]
+    return p.adapter, p.preset, p.base_url, p.api_key_env, p.structured_output_dialect
+
+
+@pytest.mark.parametrize("preset", sorted(PRESET_DEFAULTS))
+def test_a_preset_is_the_openai_adapter_with_the_services_defaults_in_both_shapes(preset: str) -> None:
+    ours = config_from_dict({"providers": {"p": {"adapter": preset, "model": "m"}}})
+    theirs = config_from_dict(
+        {"providers": {"availableProviders": [{"name": "p", "adapter": preset, "baseOptions": {"model": "m"}}]}}
+    )
+    url, key_env, dialect = PRESET_DEFAULTS[preset]
+    assert preset_view(ours, "p") == preset_view(theirs, "p") == ("openai", preset, url, key_env, dialect)
+
+
+def test_a_presets_defaults_are_each_overridable_in_both_shapes() -> None:
+    options = {
+        "model": "m",
+        "baseURL": "http://127.0.0.1:9/v1",
+        "apiKeyEnv": "MY_GROQ",
+        "structuredOutputDialect": "json_object",
+    }
+    ours = config_from_dict({"providers": {"p": {"adapter": "groq", **options}}})
+    theirs = config_from_dict(
+        {"providers": {"availableProviders": [{"name": "p", "adapter": "GroqAdapter", "baseOptions": options}]}}
+    )
+    expected = ("openai", "groq", "http://127.0.0.1:9/v1", "MY_GROQ", "json_object")
+    assert preset_view(ours, "p") == preset_view(theirs, "p") == expected
+
+
+@pytest.mark.parametrize(
+    ("adapter", "dialect"), [("openai", "tool"), ("anthropic", "json_object"), ("gemini", "tool")]
+)
+def test_a_dialect_the_adapter_does_not_speak_is_refused(adapter: str, dialect: str) -> None:
+    error = dict_error({"providers": {"p": {"adapter": adapter, "model": "m", "structured_output_dialect": dialect}}})
+    assert error.key_path == "providers.p.structured_output_dialect" and dialect in str(error)
+
+
+@pytest.mark.parametrize("adapter", ["anthropic", "gemini", "deepseek"])
+def test_hosted_adapters_need_a_model(adapter: str) -> None:
+    error = dict_error({"providers": {"p": {"adapter": adapter}}})
+    assert error.key_path == "providers.p.model"
 
 
 def test_original_top_level_provider_config_cannot_also_be_in_thread_defaults() -> None:

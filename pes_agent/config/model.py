@@ -30,20 +30,30 @@ from pydantic_core import PydanticCustomError
 
 from pes_agent.config.base import CONFIG_ERROR_TYPE, ConfigModel, checked_script, fail, problem
 from pes_agent.config.mcp import McpConfig
+from pes_agent.config.presets import apply_preset
 from pes_agent.secrets import SecretValue, dump_secret, redact_mapping
 
 
 class ProviderConfig(ConfigModel):
-    adapter: Literal["openai", "llamacpp", "scripted"] = "openai"
-    """Which adapter talks to the model."""
+    adapter: Literal["openai", "anthropic", "gemini", "llamacpp", "scripted"] = "openai"
+    """Which adapter talks to the model. ``groq``, ``deepseek``, ``openrouter`` and ``ollama`` are
+    accepted too: the ``openai`` adapter with that service's endpoint, key variable and dialect
+    (``config.presets``), each overridable."""
+    preset: Literal["groq", "deepseek", "openrouter", "ollama"] | None = None
+    """The service an ``adapter: <preset>`` named (set from ``adapter``; informative)."""
     model: str | None = None
-    """Model id sent to the endpoint (``gpt-4o-mini``, ``qwen2.5:7b``, ...)."""
+    """Model id sent to the endpoint (``gpt-4o-mini``, ``claude-sonnet-4-5``, ``gemini-2.5-flash``, ...)."""
     base_url: str | None = Field(
         default=None, validation_alias=AliasChoices("baseUrl", "baseURL", "base_url")
     )
-    """OpenAI-compatible endpoint, e.g. ``http://127.0.0.1:8000/v1``; None means api.openai.com."""
+    """The endpoint: for ``openai`` an OpenAI-compatible ``/v1`` URL (None: api.openai.com, or the
+    preset's); for ``anthropic`` and ``gemini`` the API root (None: the SDK's default)."""
     api_key: SecretValue | None = None
     """Never echoed: write ``${OPENAI_API_KEY}`` rather than the key itself."""
+    api_key_env: str | None = None
+    """The environment variable the key is read from when ``api_key`` is not set. Default:
+    ``OPENAI_API_KEY``, ``ANTHROPIC_API_KEY``, ``GEMINI_API_KEY`` by adapter, or the preset's
+    (``GROQ_API_KEY``, ``DEEPSEEK_API_KEY``, ``OPENROUTER_API_KEY``; none for ``ollama``)."""
     temperature: float | None = None
     max_tokens: int | None = Field(default=None, gt=0)
     structured_output: bool | None = None
@@ -55,13 +65,24 @@ class ProviderConfig(ConfigModel):
     a tool per part of the query, each argument a value found in the query or an earlier result).
     Needs structured output (``true`` turns it on unless it is set ``false``, which is an error);
     unset means on exactly when ``adapter: llamacpp`` constrains replies."""
-    structured_output_dialect: Literal["auto", "json_schema", "json_object", "ollama"] = "auto"
-    """``openai``: how the reply schema is sent, since compatible servers disagree. ``json_schema``
+    structured_output_dialect: Literal["auto", "json_schema", "json_object", "ollama", "tool"] = "auto"
+    """``anthropic``: ``tool`` (a forced tool whose input is the reply; every model takes it) or
+    ``json_schema`` (``output_config.format``); ``auto`` is ``tool``, or ``json_schema`` when
+    ``thinking_budget`` is set (a forced tool cannot be combined with thinking). ``gemini`` always
+    sends ``responseJsonSchema``. ``openai``: how the reply schema is sent, since compatible servers disagree. ``json_schema``
     (OpenAI, vLLM, llama.cpp's ``llama-server``, Ollama's ``/v1``): ``response_format`` of type
     ``json_schema``; ``json_object`` (llama-cpp-python's server): ``response_format: {type:
     json_object, schema}``; ``ollama``: Ollama's native ``format`` field. ``auto`` probes the server
     once, on the first structured call, tries them in that order and warns when it had to fall back;
     naming the dialect skips the probe."""
+    thinking_budget: int | None = Field(default=None, ge=-1)
+    """Thinking tokens a reply may spend before it answers. ``anthropic``: extended thinking with
+    ``budget_tokens`` (at least 1024, below ``max_tokens``); ``gemini``: ``thinkingBudget`` (0 turns
+    thinking off, -1 lets the model decide). Unset: the model's default. Thinking is reported apart
+    from the answer (THOUGHTS events, ``thinking`` tokens) and counted in usage."""
+    prompt_caching: bool = True
+    """``anthropic``: mark the system prompt (the prefix every call of a run shares) as a cache
+    breakpoint; cache reads are reported in usage (``cached_prompt_tokens``)."""
     model_path: str | None = None
     """GGUF file for the ``llamacpp`` adapter."""
     model_package: str | None = None
@@ -90,8 +111,24 @@ class ProviderConfig(ConfigModel):
         context = info.context if isinstance(info.context, Mapping) else {}
         return None if value is None else checked_script(value, context.get("base_dir"))
 
+    @model_validator(mode="before")
+    @classmethod
+    def _resolve_preset(cls, data: Any) -> Any:
+        return apply_preset(data) if isinstance(data, Mapping) else data
+
     @model_validator(mode="after")
     def _check_adapter_needs(self) -> ProviderConfig:
+        dialects = _DIALECTS_BY_ADAPTER.get(self.adapter)
+        if dialects is not None and self.structured_output_dialect not in dialects:
+            fail(
+                problem(
+                    ("structured_output_dialect",),
+                    f"adapter {self.adapter!r} does not send replies' schemas as "
+                    f"{self.structured_output_dialect!r}",
+                    list(dialects),
+                    self.structured_output_dialect,
+                )
+            )
         if self.adapter == "llamacpp" and not self.model_path and not self.model_package:
             fail(
                 problem(
@@ -126,6 +163,16 @@ class ProviderConfig(ConfigModel):
         if not self.constrains_replies:
             return False
         return self.adapter == "llamacpp" if self.guided is None else self.guided
+
+
+_DIALECTS_BY_ADAPTER: Mapping[str, tuple[str, ...]] = {
+    "openai": ("auto", "json_schema", "json_object", "ollama"),
+    "anthropic": ("auto", "tool", "json_schema"),
+    "gemini": ("auto", "json_schema"),
+}
+
+_HOSTED_ADAPTERS = frozenset({"openai", "anthropic", "gemini"})
+"""Adapters that send a model id, so a provider needs one (or a thread's ``modelId``)."""
 
 
 class StorageConfig(ConfigModel):
@@ -337,8 +384,8 @@ class ArtInstanceConfig(ConfigModel):
             problems.append(problem(where, missing, configured, selection.provider_name))
         for name, provider in self.providers.items():
             chosen_by_selection = selection and selection.provider_name == name and selection.model_id
-            if provider.adapter == "openai" and not provider.model and not chosen_by_selection:
-                needs = "adapter 'openai' needs the model to request here"
+            if provider.adapter in _HOSTED_ADAPTERS and not provider.model and not chosen_by_selection:
+                needs = f"adapter {provider.adapter!r} needs the model to request here"
                 problems.append(
                     problem(("providers", name, "model"), needs, ["a model id, e.g. gpt-4o-mini"])
                 )

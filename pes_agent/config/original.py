@@ -13,19 +13,11 @@ from types import MappingProxyType
 from typing import Any
 
 from pes_agent.config.errors import Path, Problem
+from pes_agent.config.presets import PRESETS
 
-OPENAI_COMPATIBLE: Mapping[str, str | None] = MappingProxyType(
-    {
-        "openai": None,
-        "openrouter": "https://openrouter.ai/api/v1",
-        "deepseek": "https://api.deepseek.com/v1",
-        "groq": "https://api.groq.com/openai/v1",
-        "ollama": "http://localhost:11434/v1",
-    }
-)
-"""The original's adapters that speak the OpenAI API, with the endpoint each used by default."""
-NATIVE_ADAPTERS = ("llamacpp", "scripted")
-SUPPORTED_ADAPTERS = (*OPENAI_COMPATIBLE, *NATIVE_ADAPTERS)
+NATIVE_ADAPTERS = ("openai", "anthropic", "gemini", "llamacpp", "scripted")
+SUPPORTED_ADAPTERS = (*NATIVE_ADAPTERS, *PRESETS)
+"""The original's adapter names we take: ours, and the OpenAI-compatible services (``presets``)."""
 
 _BASE_OPTION_KEYS: Mapping[str, str] = MappingProxyType(
     {
@@ -58,8 +50,9 @@ def normalise_original(data: Mapping[str, Any]) -> Normalised:
     Maps:
 
     - ``providers.availableProviders[i] {name, adapter, baseOptions, isLocal}`` → ``providers.<name>``.
-      Adapters openai, openrouter, deepseek, groq and ollama become ``openai`` (with their default
-      endpoint when ``baseOptions`` gives none); llamacpp and scripted stay; any other is a problem.
+      Adapters openai, anthropic, gemini, llamacpp and scripted are ours; openrouter, deepseek, groq and
+      ollama are presets of ``openai`` (their endpoint, key variable and dialect unless ``baseOptions``
+      gives them, ``config.presets``); any other is a problem.
       In ``baseOptions``: ``defaultModel`` → ``model``; ``baseURL``/``apiBaseUrl`` → ``baseUrl``;
       ``ollamaBaseUrl`` → ``baseUrl`` + ``/v1``; ``defaultTemperature`` → ``temperature``;
       ``defaultMaxTokens`` → ``maxTokens``; other keys are taken as ours. ``isLocal`` is dropped.
@@ -171,7 +164,7 @@ def _provider_entry(
             Problem(path=(*where, "baseOptions"), value=options, message="expected a mapping of options")
         )
         return None
-    config: dict[str, Any] = {"adapter": adapter[0]}
+    config: dict[str, Any] = {"adapter": adapter}
     renamed: dict[str, str] = {}
     for key, value in options.items():
         ours = _BASE_OPTION_KEYS.get(key, key)
@@ -186,29 +179,23 @@ def _provider_entry(
         config[ours] = _with_v1(value) if key == "ollamaBaseUrl" else value
         if ours != key:
             renamed[ours] = key
-    if adapter[1] and not {"baseUrl", "base_url"} & config.keys():
-        config["baseUrl"] = adapter[1]
     return name, config, renamed
 
 
-def _adapter(value: Any, where: Path, problems: list[Problem]) -> tuple[str, str | None] | None:
-    """Our adapter and its default endpoint for the original's adapter name."""
+def _adapter(value: Any, where: Path, problems: list[Problem]) -> str | None:
+    """Our adapter (or preset) for the original's adapter name (``OpenAIAdapter`` → ``openai``)."""
     key = (
         value.strip().lower().removesuffix("adapter").replace("_", "").replace("-", "")
         if isinstance(value, str)
         else ""
     )
-    if key in OPENAI_COMPATIBLE:
-        return "openai", OPENAI_COMPATIBLE[key]
-    if key in NATIVE_ADAPTERS:
-        return key, None
-    supported = "openai, openrouter, deepseek, groq, ollama (all OpenAI-compatible), llamacpp, scripted"
+    if key in SUPPORTED_ADAPTERS:
+        return key
+    supported = ", ".join(SUPPORTED_ADAPTERS)
     if value is None:
         message = f"every provider needs an `adapter`; supported: {supported}"
     else:
         message = f"adapter {value!r} is not supported; supported: {supported}"
-        if key in ("anthropic", "gemini"):
-            message += " (reach that model through an OpenAI-compatible gateway, e.g. openrouter)"
     problems.append(Problem(path=where, value=value, allowed=SUPPORTED_ADAPTERS, message=message))
     return None
 

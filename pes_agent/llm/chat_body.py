@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from pes_agent.config import ProviderConfig
-from pes_agent.llm.dialects import Dialect, constraint_fields
+from pes_agent.llm.dialects import Dialect, configured_dialect, constraint_fields
 from pes_agent.llm.types import CallOptions, PromptRequest
 
 __all__ = ["RESERVED_PARAMS", "build_chat_body"]
@@ -43,7 +43,7 @@ def build_chat_body(
     body["model"] = options.model or config.model
     body["messages"] = [m.to_dict() for m in request.messages]
     if config.constrains_replies and request.response_schema is not None:
-        configured = config.structured_output_dialect
+        configured = configured_dialect(config.structured_output_dialect)
         chosen = dialect or ("json_schema" if configured == "auto" else configured)
         body.update(constraint_fields(chosen, request.response_schema))
     if stream:

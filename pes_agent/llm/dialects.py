@@ -27,7 +27,15 @@ from pes_agent.errors import ProviderError
 from pes_agent.llm.retry import is_body_refusal
 from pes_agent.llm.streaming import Completion
 
-__all__ = ["DIALECTS", "Dialect", "DialectChooser", "constraint_fields", "probe_body", "probe_verdict"]
+__all__ = [
+    "DIALECTS",
+    "Dialect",
+    "DialectChooser",
+    "configured_dialect",
+    "constraint_fields",
+    "probe_body",
+    "probe_verdict",
+]
 
 _log = logging.getLogger("pes_agent")
 
@@ -50,6 +58,12 @@ PROBE_SCHEMA: Mapping[str, Any] = {
 _PROBE_PROMPT = "Say hello."
 """Asks for no JSON on purpose: a reply that is ``{"ok": ...}`` anyway shows the constraint at work."""
 _PROBE_MAX_TOKENS = 64
+
+
+def configured_dialect(value: str) -> Dialect | Literal["auto"]:
+    """The configured dialect as this adapter knows it; config validation refuses the others'
+    (``tool`` is the ``anthropic`` adapter's), so anything else can only be ``auto``."""
+    return value if value in DIALECTS else "auto"
 
 
 def constraint_fields(dialect: Dialect, schema: Mapping[str, Any]) -> dict[str, Any]:

@@ -31,9 +31,10 @@ from urllib.parse import urlsplit
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_after_attempt
 
 from pes_agent.config import ProviderConfig
+from pes_agent.config.presets import key_variable
 from pes_agent.errors import ProviderError
 from pes_agent.llm.chat_body import build_chat_body
-from pes_agent.llm.dialects import Dialect, DialectChooser, probe_body
+from pes_agent.llm.dialects import Dialect, DialectChooser, configured_dialect, probe_body
 from pes_agent.llm.repetition import RepetitionGuard, cut_repeat
 from pes_agent.llm.retry import (
     describe_failure,
@@ -76,7 +77,7 @@ class OpenAIProvider:
         self._sleep = sleep
         self._clients: dict[asyncio.AbstractEventLoop, AsyncOpenAI] = {}
         self._refused_warned: set[str] = set()
-        self._dialects = DialectChooser(name, config.structured_output_dialect)
+        self._dialects = DialectChooser(name, configured_dialect(config.structured_output_dialect))
 
     def __repr__(self) -> str:
         return (
@@ -169,15 +170,16 @@ class OpenAIProvider:
     def _api_key(self) -> str:
         if self.config.api_key is not None:
             return self.config.api_key.get_secret_value()
-        from_env = os.environ.get("OPENAI_API_KEY")
+        variable = key_variable(self.config)
+        from_env = os.environ.get(variable) if variable else None
         if from_env:
             return from_env
-        if self.config.base_url:
+        if self.config.base_url and (variable is None or self.config.preset is None):
             return "unused"  # local compatible servers (vLLM, llama.cpp, Ollama) ignore the key
         raise ProviderError(
-            f"provider {self.name!r} has no API key for api.openai.com: set "
-            f"`providers.{self.name}.api_key: ${{OPENAI_API_KEY}}` or the `OPENAI_API_KEY` environment "
-            "variable, or set `base_url` for a server that needs none",
+            f"provider {self.name!r} has no API key for {self._endpoint()}: set the `{variable}` "
+            f"environment variable, or `providers.{self.name}.api_key: ${{{variable}}}`"
+            + ("" if self.config.base_url else ", or set `base_url` for a server that needs none"),
             provider=self.name,
         )
 
@@ -378,7 +380,8 @@ class OpenAIProvider:
 
     def _scrub(self, text: str) -> str:
         """Servers sometimes echo the key they were sent; never pass it on."""
-        secrets = [os.environ.get("OPENAI_API_KEY", "")]
+        variable = key_variable(self.config)
+        secrets = [os.environ.get(variable, "") if variable else ""]
         if self.config.api_key is not None:
             secrets.append(self.config.api_key.get_secret_value())
         for secret in secrets:
