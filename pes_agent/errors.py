@@ -9,6 +9,7 @@ Misuse is raised; run failures are *returned* as ``AgentFinalResponse(status="er
     ├── ThreadSuspendedError        a plain query to a thread paused for approval
     ├── UnknownSuspensionError      resume() with an id the thread does not hold
     ├── UnknownThreadError          a thread id with no state where one is required
+    ├── ThreadAccessError           a thread that belongs to another user (or to a user, asked without one)
     ├── VersionConflictError        a state save lost a race (store level)
     ├── ToolDefinitionError         a tool that cannot be registered (bad schema, duplicate name)
     ├── UnknownToolError            a tool name that is not registered (enable/disable per thread)
@@ -88,6 +89,23 @@ class UnknownSuspensionError(PesAgentError):
 
 class UnknownThreadError(PesAgentError):
     """A thread id with no stored state where one is required."""
+
+
+class ThreadAccessError(PesAgentError):
+    """The thread belongs to another user than the one asking.
+
+    The message names the thread and the user asking, never the owner: a service that shows it
+    must not tell one user who else uses the system.
+    """
+
+    def __init__(self, thread_id: str, user_id: str | None) -> None:
+        self.thread_id = thread_id
+        self.user_id = user_id
+        who = f"user {user_id!r}" if user_id is not None else "a call without a `user_id`"
+        super().__init__(
+            f"thread {thread_id!r} belongs to another user: {who} may not read, continue or resume it. "
+            "Pass the `user_id` that started the thread, or use a thread id of your own."
+        )
 
 
 class VersionConflictError(PesAgentError):

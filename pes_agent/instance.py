@@ -12,7 +12,8 @@ from typing import Any
 
 from pes_agent.agent.context import RunContext
 from pes_agent.agent.lease import abandon, claim, release
-from pes_agent.agent.pes import recover_run, remember, run_pes, suspension_info
+from pes_agent.agent.ownership import check_access, check_run, take
+from pes_agent.agent.pes import recover_run, remember, run_pes
 from pes_agent.agent.props import AgentProps as AgentProps
 from pes_agent.agent.response import AgentFinalResponse
 from pes_agent.agent.settings import (
@@ -24,10 +25,10 @@ from pes_agent.agent.settings import (
 )
 from pes_agent.agent.setup import RunSetup, derive_setup
 from pes_agent.agent.thread_locks import ThreadLocks
+from pes_agent.agent.thread_reads import ThreadReads
 from pes_agent.config import ArtInstanceConfig, PersonaConfig, ThreadConfig
 from pes_agent.errors import (
     InvalidInputError,
-    ThreadBusyError,
     ThreadSuspendedError,
     UnknownThreadError,
 )
@@ -45,7 +46,7 @@ from pes_agent.tools.executor import ToolExecutor
 from pes_agent.tools.registry import ToolRegistry
 
 
-class ArtInstance:
+class ArtInstance(ThreadReads):
     def __init__(
         self,
         config: ArtInstanceConfig,
@@ -105,12 +106,15 @@ class ArtInstance:
         props = replace(props, thread_id=tid, trace_id=props.trace_id or uuid.uuid4().hex)
         async with self._thread_lock(tid):
             state, version = await self.store.load(tid)
+            check_run(tid, state, props.user_id)
             suspension = state.suspension if state is not None else None
             if suspension is not None and suspension.kind == "approval":
                 raise ThreadSuspendedError(tid, suspension.id, suspension.tool_name)
             trace = props.trace_id or ""
-            state, version = await self._claim(tid, trace, state, version)
+            state, version = await self._claim(tid, trace, take(state, props.user_id), version)
             async with self._abandon_on_error(tid, trace):
+                check_run(tid, state, props.user_id)  # a waiting claim reloads: another run may have begun it
+                state = take(state, props.user_id)
                 if suspension is not None:  # a clarification: this query is the user's answer
                     return await self._answer_clarification(props, tid, state, version, suspension)
                 state.query = props.query
@@ -127,8 +131,9 @@ class ArtInstance:
         decision: Mapping[str, Any] | None = None,
         *,
         options: ThreadConfig | Mapping[str, Any] | None = None,
+        user_id: str | None = None,
     ) -> AgentFinalResponse:
-        """Continue a thread.
+        """Continue a thread of ``user_id`` (`ThreadAccessError` for another user's).
 
         With a suspension id: `decision` is `{approved, reason, modified_args}` for an approval and
         `{values: {field: value}}` for a clarification (see `pes_agent.agent.resume`). Without one:
@@ -139,8 +144,9 @@ class ArtInstance:
             state, version = await self.store.load(thread_id)
             if state is None:
                 raise UnknownThreadError(f"thread {thread_id!r} has no stored state; start it with `process`")
+            check_access(thread_id, state, user_id)
             if suspension_id is None:
-                return await self._recover(thread_id, state, version, options)
+                return await self._recover(thread_id, state, version, options, user_id)
             check_suspension(thread_id, state, suspension_id)
             if not isinstance(decision, Mapping):
                 raise InvalidInputError("decision must be a mapping such as {'approved': True, 'reason': '...'}")
@@ -148,11 +154,17 @@ class ArtInstance:
             assert suspension is not None
             answer = (suspension, dict(decision))
             return await self._continue(
-                thread_id, state, version, options, lambda ctx, history: run_pes(ctx, history, plan=False, resume=answer)
+                thread_id, state, version, options, user_id,
+                lambda ctx, history: run_pes(ctx, history, plan=False, resume=answer),
             )
 
     async def _recover(
-        self, thread_id: str, state: ThreadState, version: int, options: ThreadConfig | Mapping[str, Any] | None
+        self,
+        thread_id: str,
+        state: ThreadState,
+        version: int,
+        options: ThreadConfig | Mapping[str, Any] | None,
+        user_id: str | None,
     ) -> AgentFinalResponse:
         if state.suspension is not None:
             raise ThreadSuspendedError(thread_id, state.suspension.id, state.suspension.tool_name)
@@ -160,7 +172,7 @@ class ArtInstance:
             raise InvalidInputError(
                 f"thread {thread_id!r} has no unfinished run to resume; send a new query with `process`"
             )
-        return await self._continue(thread_id, state, version, options, recover_run)
+        return await self._continue(thread_id, state, version, options, user_id, recover_run)
 
     async def _continue(
         self,
@@ -168,14 +180,18 @@ class ArtInstance:
         state: ThreadState,
         version: int,
         options: ThreadConfig | Mapping[str, Any] | None,
+        user_id: str | None,
         start: Callable[[RunContext, list[HistoryTurn]], Awaitable[AgentFinalResponse]],
     ) -> AgentFinalResponse:
-        """Claim a stored thread under a new trace and run ``start`` on its stored query."""
+        """Claim a stored thread under a new trace and run ``start`` on its stored query; its tools
+        see ``user_id`` as they did in the run that paused."""
         trace = uuid.uuid4().hex
         state, version = await self._claim(thread_id, trace, state, version)
         async with self._abandon_on_error(thread_id, trace):
+            check_access(thread_id, state, user_id)
             props = AgentProps(
-                query=state.query or "", thread_id=thread_id, trace_id=trace, options=thread_config(options)
+                query=state.query or "", thread_id=thread_id, trace_id=trace, user_id=user_id,
+                options=thread_config(options),
             )
             ctx = self._context(props, thread_id, state, version)
             return await self._finish(ctx, start(ctx, await self._history(ctx)))
@@ -236,27 +252,11 @@ class ArtInstance:
         parsed = thread_config(config)
         await self._update_thread(thread_id, lambda st: setattr(st, "config", parsed))
 
-    async def get_thread_config(self, thread_id: str) -> ThreadConfig | None:
-        state, _ = await self.store.load(thread_id)
-        return state.config if state else None
-
     async def enable_tools_for_thread(self, thread_id: str, names: Collection[str]) -> None:
         await self._set_tools(thread_id, names, enable=True)
 
     async def disable_tools_for_thread(self, thread_id: str, names: Collection[str]) -> None:
         await self._set_tools(thread_id, names, enable=False)
-
-    async def get_thread_state(self, thread_id: str) -> ThreadState | None:
-        state, _ = await self.store.load(thread_id)
-        return state
-
-    async def check_for_suspended_state(self, thread_id: str) -> dict[str, Any] | None:
-        """What the thread is waiting for, or None when it is not suspended."""
-        state, _ = await self.store.load(thread_id)
-        if state is None or state.suspension is None:
-            return None
-        info = suspension_info(state.suspension)
-        return {"suspension_id": info.pop("id"), **info, "arguments": dict(state.suspension.arguments)}
 
     # -- events -------------------------------------------------------------------------------
 
@@ -268,12 +268,6 @@ class ArtInstance:
         types: Collection[EventType | str] | None = None,
     ) -> Subscription:
         return self.bus.subscribe(listener, thread_id=thread_id, types=types)
-
-    async def get_observations(
-        self, thread_id: str, *, types: Collection[EventType | str] | None = None, since: float | None = None
-    ) -> list[Event]:
-        wanted = [EventType(t) for t in types] if types is not None else None
-        return await self.store.events(thread_id, types=wanted, since=since)
 
     async def aclose(self) -> None:
         closers, self._closers = self._closers, []

@@ -43,6 +43,7 @@ DOCUMENTED = {
     # the exception tree (pes_agent/errors.py)
     "PesAgentError",
     "ConfigError",
+    "ThreadAccessError",
     "ThreadBusyError",
     "ThreadSuspendedError",
     "UnknownSuspensionError",

@@ -24,6 +24,7 @@ from pes_agent.config import StorageConfig
 from pes_agent.errors import ConfigError, PesAgentError, VersionConflictError
 from pes_agent.events import Event, EventType
 from pes_agent.state import postgres as postgres_module
+from pes_agent.state import postgres_schema, sqlite_schema
 from pes_agent.state import sqlite as sqlite_module
 from pes_agent.state.factory import open_store
 from pes_agent.state.journal import CallFinish
@@ -219,6 +220,28 @@ async def test_threads_are_independent(store: StateStore) -> None:
 
     assert await store.load("a") == (ThreadState(title="A"), 1)
     assert await store.load("b") == (ThreadState(title="B2"), 2)
+
+
+async def test_threads_lists_an_owners_threads_most_recently_saved_first(store: StateStore) -> None:
+    await store.save("a1", ThreadState(owner="alice", query="first"), 0)
+    await store.save("b1", ThreadState(owner="bob"), 0)
+    await store.save("a2", ThreadState(owner="alice", query="second"), 0)
+    await store.save("n1", ThreadState(query="nobody's"), 0)
+    assert [t.thread_id for t in await store.threads("alice")] == ["a2", "a1"]
+
+    await store.call_started("a1", "2", "c1", "send_email", {})
+    saved = a_state().model_copy(update={"owner": "alice"})  # a step's save moves a1 to the top
+    await store.finish_calls_and_save("a1", saved, 1, [CallFinish("2", "c1", a_result("c1", 1))])
+    listed = await store.threads("alice")
+    assert [t.thread_id for t in listed] == ["a1", "a2"]
+    assert (listed[0].title, listed[0].query, listed[0].waiting_for) == ("Weather trip", None, "approval")
+    assert listed[1].query == "second" and listed[1].waiting_for is None and listed[1].running is False
+    assert listed[0].updated_at >= listed[1].updated_at > 0
+
+    assert [t.thread_id for t in await store.threads("alice", limit=1)] == ["a1"]
+    assert [t.thread_id for t in await store.threads("bob")] == ["b1"]
+    assert [t.thread_id for t in await store.threads(None)] == ["n1"]
+    assert await store.threads("carol") == []
 
 
 # -- events ---------------------------------------------------------------------------------
@@ -554,7 +577,34 @@ async def test_sqlite_upgrades_a_version_1_file_keeping_its_threads(tmp_path: Pa
     finally:
         await store.aclose()
     with sqlite3.connect(path) as conn:
-        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 2
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 3
+    conn.close()
+
+
+async def test_sqlite_upgrades_a_version_2_file_its_threads_open_to_calls_without_a_user(tmp_path: Path) -> None:
+    path = tmp_path / "v2.db"
+    with sqlite3.connect(path) as conn:  # a file written before threads had owners
+        for version in (1, 2):
+            for statement in sqlite_schema.MIGRATIONS[version]:
+                conn.execute(statement)
+        conn.execute(
+            "INSERT INTO threads (thread_id, version, state, updated_at) VALUES ('old', 4, ?, 1)",
+            (a_state().model_dump_json(),),
+        )
+        conn.execute("PRAGMA user_version = 2")
+    conn.close()
+
+    store = SQLiteStore(str(path))
+    try:
+        assert await store.load("old") == (a_state(), 4)
+        assert [t.thread_id for t in await store.threads(None)] == ["old"]
+        await store.save("new", ThreadState(owner="alice"), 0)
+        assert [t.thread_id for t in await store.threads("alice")] == ["new"]
+    finally:
+        await store.aclose()
+    with sqlite3.connect(path) as conn:
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+        assert conn.execute("SELECT owner FROM threads WHERE thread_id = 'new'").fetchone() == ("alice",)
     conn.close()
 
 
@@ -644,7 +694,38 @@ async def test_postgres_workers_starting_together_create_the_tables_once(pg_dsn:
     finally:
         for s in stores:
             await s.aclose()
-    assert await admin(pg_dsn, f'SELECT COUNT(*) FROM "{pg_schema}".pes_agent_schema') == 1
+    assert await admin(pg_dsn, f'SELECT COUNT(*) FROM "{pg_schema}".pes_agent_schema') == (
+        postgres_module.SCHEMA_VERSION
+    )
+
+
+async def test_postgres_upgrades_a_version_1_schema_keeping_its_threads(pg_dsn: str, pg_schema: str) -> None:
+    import asyncpg
+
+    await admin(pg_dsn, f'CREATE SCHEMA "{pg_schema}"')
+    conn = await asyncpg.connect(pg_dsn, server_settings={"search_path": pg_schema})
+    try:  # a database written before threads had owners
+        for statement in postgres_schema.MIGRATIONS[1]:
+            await conn.execute(statement)
+        await conn.execute("CREATE TABLE pes_agent_schema (version INTEGER PRIMARY KEY)")
+        await conn.execute("INSERT INTO pes_agent_schema (version) VALUES (1)")
+        await conn.execute(
+            "INSERT INTO threads (thread_id, version, state, updated_at) VALUES ('old', 4, $1, 1)",
+            a_state().model_dump_json(),
+        )
+    finally:
+        await conn.close()
+
+    store = PostgresStore(pg_dsn, schema=pg_schema)
+    try:
+        assert await store.load("old") == (a_state(), 4)
+        assert [t.thread_id for t in await store.threads(None)] == ["old"]
+        await store.save("new", ThreadState(owner="alice"), 0)
+        assert [t.thread_id for t in await store.threads("alice")] == ["new"]
+    finally:
+        await store.aclose()
+    assert await admin(pg_dsn, f'SELECT MAX(version) FROM "{pg_schema}".pes_agent_schema') == 2
+    assert await admin(pg_dsn, f'SELECT owner FROM "{pg_schema}".threads WHERE thread_id = \'new\'') == "alice"
 
 
 async def test_postgres_user_who_cannot_create_tables_gets_the_server_reason(

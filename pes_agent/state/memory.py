@@ -16,7 +16,7 @@ from typing import Any
 from pes_agent.errors import VersionConflictError
 from pes_agent.events import Event, EventType
 from pes_agent.state.journal import CallFinish, JournalEntry, dumps, make_entry, not_started_error
-from pes_agent.state.models import HistoryMessage, ThreadState
+from pes_agent.state.models import HistoryMessage, ThreadState, ThreadSummary
 
 
 @dataclass(frozen=True)
@@ -30,6 +30,16 @@ class _StoredCall:
     finished_at: float | None = None
 
 
+@dataclass(frozen=True)
+class _StoredState:
+    """A thread row: the state as JSON, plus what `threads` filters and sorts on (a database's columns)."""
+
+    raw: str
+    version: int
+    owner: str | None
+    updated_at: float
+
+
 class MemoryStore:
     """Everything in dicts; gone when the process ends.
 
@@ -39,7 +49,7 @@ class MemoryStore:
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._states: dict[str, tuple[str, int]] = {}
+        self._states: dict[str, _StoredState] = {}
         self._events: dict[str, list[Event]] = {}
         self._event_ids: set[str] = set()
         self._messages: dict[str, list[str]] = {}
@@ -49,15 +59,19 @@ class MemoryStore:
         stored = self._states.get(thread_id)
         if stored is None:
             return None, 0
-        raw, version = stored
-        return ThreadState.model_validate_json(raw), version
+        return ThreadState.model_validate_json(stored.raw), stored.version
 
     async def save(self, thread_id: str, state: ThreadState, expected_version: int) -> int:
-        raw = state.model_dump_json()
+        return self._finish(thread_id, state, expected_version, ())
+
+    async def threads(self, owner: str | None, *, limit: int = 50) -> list[ThreadSummary]:
         with self._lock:
-            self._check_version(thread_id, expected_version)
-            self._states[thread_id] = (raw, expected_version + 1)
-        return expected_version + 1
+            rows = [(tid, row) for tid, row in self._states.items() if row.owner == owner]
+        rows.sort(key=lambda pair: pair[1].updated_at, reverse=True)
+        return [
+            ThreadSummary.of(tid, row.updated_at, ThreadState.model_validate_json(row.raw))
+            for tid, row in rows[: check_limit(limit)]
+        ]
 
     # -- journal ----------------------------------------------------------------------------
 
@@ -86,16 +100,18 @@ class MemoryStore:
         expected_version: int,
         finished: Sequence[CallFinish],
     ) -> int:
-        return self._finish(thread_id, state.model_dump_json(), expected_version, finished)
+        return self._finish(thread_id, state, expected_version, finished)
 
     def _finish(
-        self, thread_id: str, raw: str | None, expected_version: int, finished: Sequence[CallFinish]
+        self, thread_id: str, state: ThreadState | None, expected_version: int, finished: Sequence[CallFinish]
     ) -> int:
         """Checks everything before writing anything, so a refused step leaves no trace.
 
-        ``raw=None`` records the calls alone (``call_finished``); the version is then ignored.
+        ``state=None`` records the calls alone (``call_finished``); the version is then ignored.
         """
         results = [(f.item_id, f.call_id, dumps(f.result)) for f in finished]
+        raw = state.model_dump_json() if state is not None else None
+        owner = state.owner if state is not None else None
         now = time.time()
         with self._lock:
             calls = self._calls.get(thread_id, {})
@@ -104,7 +120,7 @@ class MemoryStore:
                     raise not_started_error(thread_id, item_id, call_id)
             if raw is not None:
                 self._check_version(thread_id, expected_version)
-                self._states[thread_id] = (raw, expected_version + 1)
+                self._states[thread_id] = _StoredState(raw, expected_version + 1, owner, now)
             for item_id, call_id, result in results:
                 row = calls[(item_id, call_id)]
                 calls[(item_id, call_id)] = _StoredCall(
@@ -132,7 +148,8 @@ class MemoryStore:
 
     def _check_version(self, thread_id: str, expected_version: int) -> None:
         """Under ``self._lock``: the compare half of the compare-and-set."""
-        _, actual = self._states.get(thread_id, ("", 0))
+        stored = self._states.get(thread_id)
+        actual = stored.version if stored is not None else 0
         if actual != expected_version:
             raise VersionConflictError(thread_id, expected_version, actual)
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, Literal
 
@@ -108,6 +109,9 @@ class ThreadState(_Model):
     lease: Lease | None = None
     config: ThreadConfig | None = None
     """Thread-level settings from `set_thread_config`; None means the instance defaults."""
+    owner: str | None = None
+    """The ``user_id`` of the thread's first run; only that user may read or continue it (see
+    `pes_agent.agent.ownership`). None: started without a user, open to calls without one."""
 
     def item(self, item_id: str) -> TodoItem | None:
         return next((it for it in self.todo_list if it.id == item_id), None)
@@ -121,3 +125,23 @@ class HistoryMessage(_Model):
     trace_id: str | None = None
     timestamp: float
     metadata: dict[str, Any] = Field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class ThreadSummary:
+    """One line of a user's thread list (`StateStore.threads`): enough to show and pick a thread
+    without loading each one again."""
+
+    thread_id: str
+    updated_at: float
+    """Epoch seconds of the thread's last save."""
+    query: str | None
+    title: str | None
+    waiting_for: Literal["approval", "clarification"] | None
+    running: bool
+    """A run held the thread's lease at its last save (it may have died since)."""
+
+    @classmethod
+    def of(cls, thread_id: str, updated_at: float, state: ThreadState) -> ThreadSummary:
+        waiting = state.suspension.kind if state.suspension is not None else None
+        return cls(thread_id, updated_at, state.query, state.title, waiting, state.lease is not None)

@@ -41,7 +41,7 @@ from pes_agent.state.journal import (
     not_started_error,
 )
 from pes_agent.state.memory import check_limit
-from pes_agent.state.models import HistoryMessage, ThreadState
+from pes_agent.state.models import HistoryMessage, ThreadState, ThreadSummary
 from pes_agent.state.postgres_dsn import describe_dsn, secret_parts
 from pes_agent.state.postgres_schema import SCHEMA_VERSION, migrate
 
@@ -110,9 +110,16 @@ class PostgresStore:
 
     async def save(self, thread_id: str, state: ThreadState, expected_version: int) -> int:
         """One statement, so no explicit transaction: the compare-and-set is the whole write."""
-        raw = state.model_dump_json()
+        raw, owner = state.model_dump_json(), state.owner
         now = time.time()
-        return await self._run(lambda conn: _save_state(conn, thread_id, raw, expected_version, now))
+        return await self._run(lambda conn: _save_state(conn, thread_id, raw, owner, expected_version, now))
+
+    async def threads(self, owner: str | None, *, limit: int = 50) -> list[ThreadSummary]:
+        # `owner = $1` rather than IS NOT DISTINCT FROM, which no index serves.
+        match = "owner IS NULL AND $1::text IS NULL" if owner is None else "owner = $1"
+        sql = f"SELECT thread_id, updated_at, state FROM threads WHERE {match} ORDER BY updated_at DESC LIMIT $2"
+        rows = await self._run(lambda conn: conn.fetch(sql, owner, check_limit(limit)))
+        return [ThreadSummary.of(r[0], float(r[1]), ThreadState.model_validate_json(r[2])) for r in rows]
 
     # -- journal ----------------------------------------------------------------------------
 
@@ -146,14 +153,14 @@ class PostgresStore:
         finished: Sequence[CallFinish],
     ) -> int:
         """The calls, then the state, in one transaction: a conflict rolls back both."""
-        raw = state.model_dump_json()
+        raw, owner = state.model_dump_json(), state.owner
         now = time.time()
         rows = finish_rows(thread_id, finished, now)
 
         async def step(conn: Any) -> int:
             async with conn.transaction():
                 await _finish_calls(conn, rows)
-                return await _save_state(conn, thread_id, raw, expected_version, now)
+                return await _save_state(conn, thread_id, raw, owner, expected_version, now)
 
         return await self._run(step)
 
@@ -306,27 +313,30 @@ class PostgresStore:
 # -- statements -------------------------------------------------------------------------------
 
 
-async def _save_state(conn: Any, thread_id: str, raw: str, expected: int, now: float) -> int:
+async def _save_state(conn: Any, thread_id: str, raw: str, owner: str | None, expected: int, now: float) -> int:
+    """``owner`` repeats the state's, as a column `threads` can filter on."""
     if expected == 0:
         # DO NOTHING rather than a plain INSERT: a racing first save must surface as a version
         # conflict, not as a unique violation.
         status = await conn.execute(
-            "INSERT INTO threads (thread_id, version, state, updated_at) VALUES ($1, 1, $2, $3) "
+            "INSERT INTO threads (thread_id, version, state, updated_at, owner) VALUES ($1, 1, $2, $3, $4) "
             "ON CONFLICT (thread_id) DO NOTHING",
             thread_id,
             raw,
             now,
+            owner,
         )
     else:
         # A concurrent writer holds the row lock until it commits; this UPDATE then re-checks the
         # version against the committed row, so exactly one writer per version wins.
         status = await conn.execute(
-            "UPDATE threads SET version = version + 1, state = $2, updated_at = $3 "
+            "UPDATE threads SET version = version + 1, state = $2, updated_at = $3, owner = $5 "
             "WHERE thread_id = $1 AND version = $4",
             thread_id,
             raw,
             now,
             expected,
+            owner,
         )
     if _rowcount(status) != 1:
         actual = await conn.fetchval("SELECT version FROM threads WHERE thread_id = $1", thread_id)

@@ -11,7 +11,7 @@ from typing import Any
 
 from pes_agent.errors import ConfigError
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 """Highest row in ``pes_agent_schema``; bump it and add a step to ``MIGRATIONS`` to change tables."""
 
 _MIGRATION_LOCK = 0x7065_7361_6765_6E74  # "pesagent": one advisory lock for schema changes
@@ -61,7 +61,14 @@ SCHEMA_V1 = (
     )""",
 )
 
-MIGRATIONS: dict[int, tuple[str, ...]] = {1: SCHEMA_V1}
+SCHEMA_V2 = (
+    # Thread ownership. The owner lives in the state JSON (saved with its version); this column
+    # repeats it so a user's threads can be listed. States written before version 2 have no owner.
+    "ALTER TABLE threads ADD COLUMN IF NOT EXISTS owner TEXT",
+    "CREATE INDEX IF NOT EXISTS threads_owner ON threads (owner, updated_at)",
+)
+
+MIGRATIONS: dict[int, tuple[str, ...]] = {1: SCHEMA_V1, 2: SCHEMA_V2}
 """Statements that take a database from ``version - 1`` to ``version``."""
 
 

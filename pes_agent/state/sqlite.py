@@ -32,7 +32,7 @@ from pes_agent.state.journal import (
     not_started_error,
 )
 from pes_agent.state.memory import check_limit
-from pes_agent.state.models import HistoryMessage, ThreadState
+from pes_agent.state.models import HistoryMessage, ThreadState, ThreadSummary
 from pes_agent.state.sqlite_schema import SCHEMA_V1, SCHEMA_VERSION, migrate, write_transaction
 
 __all__ = ["SCHEMA_VERSION", "SQLiteStore"]
@@ -73,11 +73,14 @@ class SQLiteStore:
         """
         # Serialised here, not on the worker, so a caller mutating `state` after the await
         # starts cannot change what gets written.
-        raw = state.model_dump_json()
+        raw, owner = state.model_dump_json(), state.owner
         now = time.time()
         return await self._run(
-            lambda conn: _in_write(conn, _save_state, thread_id, raw, expected_version, now)
+            lambda conn: _in_write(conn, _save_state, thread_id, raw, owner, expected_version, now)
         )
+
+    async def threads(self, owner: str | None, *, limit: int = 50) -> list[ThreadSummary]:
+        return await self._run(lambda conn: _select_threads(conn, owner, check_limit(limit)))
 
     async def call_started(
         self,
@@ -105,13 +108,13 @@ class SQLiteStore:
         finished: Sequence[CallFinish],
     ) -> int:
         """The calls first, then the state, in one transaction: a conflict rolls back both."""
-        raw = state.model_dump_json()
+        raw, owner = state.model_dump_json(), state.owner
         now = time.time()
         rows = finish_rows(thread_id, finished, now)
 
         def step(conn: sqlite3.Connection) -> int:
             _finish_calls(conn, rows)
-            return _save_state(conn, thread_id, raw, expected_version, now)
+            return _save_state(conn, thread_id, raw, owner, expected_version, now)
 
         return await self._run(lambda conn: _in_write(conn, step))
 
@@ -214,26 +217,37 @@ def _load_state(conn: sqlite3.Connection, thread_id: str) -> tuple[ThreadState |
     return ThreadState.model_validate_json(row[0]), int(row[1])
 
 
+def _select_threads(conn: sqlite3.Connection, owner: str | None, limit: int) -> list[ThreadSummary]:
+    rows = conn.execute(
+        "SELECT thread_id, updated_at, state FROM threads WHERE owner IS ? ORDER BY updated_at DESC LIMIT ?",
+        (owner, limit),
+    ).fetchall()
+    return [ThreadSummary.of(tid, float(at), ThreadState.model_validate_json(raw)) for tid, at, raw in rows]
+
+
 def _in_write(conn: sqlite3.Connection, job: Callable[..., T], *args: Any) -> T:
     with write_transaction(conn):
         return job(conn, *args)
 
 
-def _save_state(conn: sqlite3.Connection, thread_id: str, raw: str, expected: int, now: float) -> int:
-    """Inside a write transaction: the version compare-and-set."""
+def _save_state(
+    conn: sqlite3.Connection, thread_id: str, raw: str, owner: str | None, expected: int, now: float
+) -> int:
+    """Inside a write transaction: the version compare-and-set. ``owner`` repeats the state's, as a
+    column `threads` can filter on."""
     if expected == 0:
         # DO NOTHING rather than a plain INSERT: a racing first save must surface as a
         # version conflict, not as an IntegrityError.
         cur = conn.execute(
-            "INSERT INTO threads (thread_id, version, state, updated_at) VALUES (?, 1, ?, ?) "
+            "INSERT INTO threads (thread_id, version, state, updated_at, owner) VALUES (?, 1, ?, ?, ?) "
             "ON CONFLICT (thread_id) DO NOTHING",
-            (thread_id, raw, now),
+            (thread_id, raw, now, owner),
         )
     else:
         cur = conn.execute(
-            "UPDATE threads SET version = version + 1, state = ?, updated_at = ? "
+            "UPDATE threads SET version = version + 1, state = ?, updated_at = ?, owner = ? "
             "WHERE thread_id = ? AND version = ?",
-            (raw, now, thread_id, expected),
+            (raw, now, owner, thread_id, expected),
         )
     if cur.rowcount != 1:
         row = conn.execute("SELECT version FROM threads WHERE thread_id = ?", (thread_id,)).fetchone()

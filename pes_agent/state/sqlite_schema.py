@@ -13,7 +13,7 @@ from contextlib import contextmanager
 
 from pes_agent.errors import ConfigError
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 """Stored in ``PRAGMA user_version``; bump it and add a step to ``MIGRATIONS`` to change tables."""
 
 SCHEMA_V1 = (
@@ -60,7 +60,14 @@ SCHEMA_V2 = (
     )""",
 )
 
-MIGRATIONS: dict[int, tuple[str, ...]] = {1: SCHEMA_V1, 2: SCHEMA_V2}
+SCHEMA_V3 = (
+    # Thread ownership. The owner lives in the state JSON (saved with its version); this column
+    # repeats it so a user's threads can be listed. States written before version 3 have no owner.
+    "ALTER TABLE threads ADD COLUMN owner TEXT",
+    "CREATE INDEX IF NOT EXISTS threads_owner ON threads (owner, updated_at)",
+)
+
+MIGRATIONS: dict[int, tuple[str, ...]] = {1: SCHEMA_V1, 2: SCHEMA_V2, 3: SCHEMA_V3}
 """Statements that take a database from ``version - 1`` to ``version``."""
 
 

@@ -7,7 +7,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from pes_agent.events import Event, EventType
 from pes_agent.state.journal import CallFinish, JournalEntry
-from pes_agent.state.models import HistoryMessage, ThreadState
+from pes_agent.state.models import HistoryMessage, ThreadState, ThreadSummary
 
 
 @runtime_checkable
@@ -33,6 +33,10 @@ class StateStore(Protocol):
     async def load(self, thread_id: str) -> tuple[ThreadState | None, int]: ...
 
     async def save(self, thread_id: str, state: ThreadState, expected_version: int) -> int: ...
+
+    async def threads(self, owner: str | None, *, limit: int = 50) -> list[ThreadSummary]:
+        """The threads whose state names ``owner`` (None: no owner), most recently saved first."""
+        ...
 
     async def call_started(
         self,
