@@ -1,4 +1,4 @@
-"""The `pes-agent` command: run a query, validate a config file, show the planning prompt, list the tools.
+"""The `pes-agent` command: run a query, check a config, show the prompt and the tools, serve over A2A.
 
 Exit codes: 0 success, 1 the run ended in error, 2 bad usage or config, 3 the run needs the user
 (partial, needs_input or suspended: the output says what is missing).
@@ -35,6 +35,13 @@ def _parser() -> argparse.ArgumentParser:
     prompts.add_argument("query")
     tools = sub.add_parser("tools", help="list every tool the config yields: source, name, one line")
     tools.add_argument("--config", required=True)
+    serve = sub.add_parser("serve-a2a", help="serve the instance as an A2A agent (needs the `a2a` extra)")
+    serve.add_argument("--config", required=True)
+    serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    serve.add_argument("--port", type=int, default=9100)
+    serve.add_argument("--url", help="the address clients reach it by, put in the card (default http://HOST:PORT/)")
+    serve.add_argument("--name", help="the agent's name on its card (default: the persona's name)")
+    serve.add_argument("--description", help="what the agent does, on its card")
     return parser
 
 
@@ -133,6 +140,28 @@ async def _tools(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return 0
 
 
+async def _serve_a2a(args: argparse.Namespace, err: TextIO) -> int:
+    """Serve until interrupted (Ctrl-C or SIGTERM); the instance is closed on the way out."""
+    try:
+        import uvicorn
+
+        from pes_agent.serving.a2a import a2a_app
+    except ImportError as exc:
+        raise ConfigError(
+            f"serving over A2A needs the A2A SDK and uvicorn ({exc}); install `pes-agent[a2a]`"
+        ) from exc
+    from pes_agent.factory import create_art_instance
+
+    url = args.url or f"http://{args.host}:{args.port}/"
+    art = await create_art_instance(args.config)
+    async with art:
+        app = a2a_app(art, url=url, name=args.name, description=args.description)
+        server = uvicorn.Server(uvicorn.Config(app, host=args.host, port=args.port, log_level="warning"))
+        print(f"pes-agent: serving {art.config.persona.name!r} over A2A at {url}", file=err, flush=True)
+        await server.serve()
+    return 0
+
+
 def main(argv: Sequence[str] | None = None, *, out: TextIO | None = None, err: TextIO | None = None) -> int:
     """Run one command and return its exit code; ``out``/``err`` default to the current sys streams."""
     out = out if out is not None else sys.stdout
@@ -142,7 +171,7 @@ def main(argv: Sequence[str] | None = None, *, out: TextIO | None = None, err: T
             args = _parser().parse_args(argv)
     except SystemExit as exc:  # --help (0) or a usage error (2): a return value, like every other outcome
         return exc.code if isinstance(exc.code, int) else 2
-    source = args.config if args.command in ("run", "prompts", "tools") else args.file
+    source = args.file if args.command == "validate" else args.config
     try:
         with _naming_the_file(source):
             if args.command == "run":
@@ -151,6 +180,8 @@ def main(argv: Sequence[str] | None = None, *, out: TextIO | None = None, err: T
                 return asyncio.run(_validate(args, out))
             if args.command == "tools":
                 return asyncio.run(_tools(args, out, err))
+            if args.command == "serve-a2a":
+                return asyncio.run(_serve_a2a(args, err))
             return asyncio.run(_prompts(args, out))
     except PesAgentError as exc:
         print(f"pes-agent: {exc}", file=err)

@@ -21,6 +21,7 @@ from pes_agent.tools.registry import ToolRegistry
 from pes_agent.tools.spec import ToolSpec
 
 if TYPE_CHECKING:
+    from pes_agent.tools.a2a import AgentTools
     from pes_agent.tools.mcp import McpTools
 
 
@@ -64,6 +65,12 @@ async def create_art_instance(
                 registry.register(spec)
                 sources[spec.name] = f"mcp:{mcp_tools.server_of[spec.name]}"
             mcp_tools.follow(registry, sources)
+        if any(agent.enabled for agent in cfg.agents):
+            agent_tools = await _open_agents(cfg, registry.names(), source)
+            closers.append(agent_tools.aclose)
+            for spec in agent_tools.specs:
+                registry.register(spec)
+                sources[spec.name] = f"a2a:{agent_tools.agent_of[spec.name]}"
         owned_store = store is None
         the_store = store if store is not None else open_store(cfg.storage, base_dir=base_dir)
         return ArtInstance(
@@ -98,6 +105,22 @@ async def _open_mcp(cfg: ArtInstanceConfig, taken: Sequence[str], source: str | 
             key_path="mcp.servers",
         ) from exc
     return await open_mcp_tools(cfg.mcp, taken=taken, source=source)
+
+
+async def _open_agents(cfg: ArtInstanceConfig, taken: Sequence[str], source: str | None) -> AgentTools:
+    """The tools of the enabled remote agents. Imported lazily: without an agent, the SDK never is."""
+    try:
+        from pes_agent.tools.a2a import open_agent_tools
+    except ImportError as exc:
+        if (exc.name or "").split(".")[0] not in ("a2a", "google"):
+            raise
+        raise ConfigError(
+            f"the A2A SDK is not installed ({exc}); install it with `pip install 'pes-agent[a2a]'` or set "
+            "`enabled: false` on the agents under `agents`",
+            source=source,
+            key_path="agents",
+        ) from exc
+    return await open_agent_tools(cfg.agents, taken=taken, source=source)
 
 
 def tracer_from_config(config: ObservabilityConfig) -> Tracer | None:

@@ -63,7 +63,7 @@ class ArtInstance(ThreadReads):
     ) -> None:
         self.config = config
         self.tool_sources: Mapping[str, str] = tool_sources if tool_sources is not None else {}
-        """Where each registered tool came from: ``python:<module>`` or ``mcp:<serverId>`` (kept up to
+        """Where each registered tool came from: ``python:<module>``, ``mcp:<serverId>`` or ``a2a:<agentId>`` (kept up to
         date when an MCP server's tool list changes)."""
         self._closers = list(closers)
         self.tracer: Tracer = tracer if tracer is not None else NOOP_TRACER

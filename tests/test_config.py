@@ -284,16 +284,6 @@ def test_require_provider_names_the_configured_ones() -> None:
     assert require_provider(config, "b") == ("b", config.providers["b"])
 
 
-def test_delegation_is_refused_at_load() -> None:
-    error = dict_error({"execution": {"enableA2ADelegation": True}})
-    assert error.key_path == "execution.enableA2ADelegation"
-    assert "not supported in this version" in str(error)
-    assert (
-        config_from_dict({"execution": {"enableA2ADelegation": False}}).execution.enable_a2a_delegation
-        is False
-    )
-
-
 def test_openai_adapter_needs_a_model_unless_the_thread_defaults_name_one() -> None:
     error = dict_error({"providers": {"main": {"adapter": "openai", "baseUrl": "http://x"}}})
     assert error.key_path == "providers.main.model" and "needs the model" in str(error)

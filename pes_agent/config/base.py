@@ -10,6 +10,7 @@ import json
 import os
 from pathlib import Path
 from typing import Any, NoReturn
+from urllib.parse import urlsplit
 
 from pydantic import (
     BaseModel,
@@ -55,6 +56,18 @@ def checked_script(value: str, base_dir: str | None) -> str:
             ctx,
         )
     return str(path)
+
+
+def is_http_url(url: str | None) -> bool:
+    """An http(s) URL with a host and a valid port: what a remote server's address must be."""
+    if not url or any(c.isspace() for c in url):
+        return False
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 -- raises ValueError for a port that is no number in range
+    except ValueError:
+        return False
+    return parts.scheme in ("http", "https") and bool(parts.hostname)
 
 
 class ConfigModel(BaseModel):

@@ -76,7 +76,8 @@ def show_value(path: Path, value: Any) -> str:
 # "Model.lowercased key" -> what to do instead.
 _UNSUPPORTED = "is not supported in this version; remove the key"
 _KEY_HINTS: Mapping[str, str] = {
-    "ArtInstanceConfig.a2aconfig": f"agent-to-agent delegation {_UNSUPPORTED}",
+    "ArtInstanceConfig.a2aconfig": "list the remote agents under `agents` ({id, url}); a discovery "
+    "endpoint is not supported",
     "ArtInstanceConfig.authconfig": f"an authentication manager {_UNSUPPORTED}",
     "ArtInstanceConfig.agentcore": "the agent is always the PES agent; remove the key",
     "PersonaPrompts.execution": "a custom execution prompt goes under `prompts.execution` (a `$name` template)",

@@ -15,7 +15,6 @@ class ResolvedExecution:
     taef_max_retries: int = 2
     tool_result_max_length: int = 60_000
     tool_schema_mode: Literal["strict", "flexible"] = "strict"
-    enable_a2a_delegation: bool = False
     max_items_per_run: int = 20
     validation_mode: Literal["strict", "advisory"] = "strict"
     close_step_on_tool_success: bool = False

@@ -7,7 +7,6 @@ import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Literal
-from urllib.parse import urlsplit
 
 from pydantic import (
     Field,
@@ -17,23 +16,12 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
-from pes_agent.config.base import CONFIG_ERROR_TYPE, ConfigModel, fail, problem
+from pes_agent.config.base import CONFIG_ERROR_TYPE, ConfigModel, fail, is_http_url, problem
 from pes_agent.secrets import SecretValue
 
 MCP_TRANSPORTS = ("stdio", "streamable-http")
 _SERVER_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,31}")
 _TOOL_PREFIX = re.compile(r"[A-Za-z0-9_-]{0,32}")
-
-
-def _is_http_url(url: str | None) -> bool:
-    if not url or any(c.isspace() for c in url):
-        return False
-    try:
-        parts = urlsplit(url)
-        parts.port  # noqa: B018 -- raises ValueError for a port that is no number in range
-    except ValueError:
-        return False
-    return parts.scheme in ("http", "https") and bool(parts.hostname)
 
 
 class McpServerConfig(ConfigModel):
@@ -116,7 +104,7 @@ class McpServerConfig(ConfigModel):
                 fail(problem((http_keys[0],), f"`{http_keys[0]}` belongs to transport 'streamable-http'; "
                                "remove it or change `transport`", ["command", "args", "env", "cwd"]))
         else:
-            if not _is_http_url(self.url):
+            if not is_http_url(self.url):
                 fail(problem(("url",), "transport 'streamable-http' needs the server's http(s) URL",
                                ["http://host:port/mcp", "https://host/mcp"], self.url))
             if stdio_keys:

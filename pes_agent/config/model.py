@@ -26,9 +26,9 @@ from pydantic import (
     field_validator,
     model_validator,
 )
-from pydantic_core import PydanticCustomError
 
-from pes_agent.config.base import CONFIG_ERROR_TYPE, ConfigModel, checked_script, fail, problem
+from pes_agent.config.agents import RemoteAgentConfig, check_unique_ids
+from pes_agent.config.base import ConfigModel, checked_script, fail, problem
 from pes_agent.config.mcp import McpConfig
 from pes_agent.config.presets import apply_preset
 from pes_agent.secrets import SecretValue, dump_secret, redact_mapping
@@ -240,7 +240,8 @@ class ExecutionConfig(ConfigModel):
     tool_schema_mode: Literal["strict", "flexible"] | None = None
     """strict: a step may call only its required tools; flexible: any tool enabled for the thread."""
     enable_a2a_delegation: bool | None = None
-    """Reserved for agent-to-agent delegation; must stay false in this version."""
+    """The original's switch for delegation, instance level only: delegation happens when remote agents
+    are listed under ``agents``; true without one, or false with one, is a contradiction refused at load."""
     max_items_per_run: int | None = Field(default=None, ge=1)
     """Cap on todo items executed in one run (default 20)."""
     validation_mode: Literal["strict", "advisory"] | None = None
@@ -250,17 +251,6 @@ class ExecutionConfig(ConfigModel):
     required tool succeeded; the step's result is then its tool outputs (default false, as the
     original). Saves one model call per tool step; the cost is no summary in the model's words and
     no chance for the model to call a further tool in that step."""
-
-    @field_validator("enable_a2a_delegation")
-    @classmethod
-    def _no_delegation(cls, value: bool | None) -> bool | None:
-        if value:
-            raise PydanticCustomError(
-                CONFIG_ERROR_TYPE,
-                "agent-to-agent delegation is not supported in this version; remove the key or set false",
-                {"allowed": ["false"]},
-            )
-        return value
 
 
 class HistoryConfig(ConfigModel):
@@ -337,6 +327,14 @@ class ThreadConfig(ConfigModel):
     execution: ExecutionConfig = ExecutionConfig()
     llm_params: dict[str, Any] = Field(default_factory=dict)
 
+    @model_validator(mode="after")
+    def _delegation_is_instance_wide(self) -> ThreadConfig:
+        if self.execution.enable_a2a_delegation is not None:
+            fail(problem(("execution", "enable_a2a_delegation"), "delegation is set for the instance (its "
+                         "`agents`); to keep an agent from a thread, leave its tool out of `enabledTools`",
+                         ["remove the key"]))
+        return self
+
 
 class ArtInstanceConfig(ConfigModel):
     providers: dict[str, ProviderConfig] = Field(default_factory=dict)
@@ -356,6 +354,8 @@ class ArtInstanceConfig(ConfigModel):
     """Tools by import path, ``package.module:attr`` (a ToolSpec, or a list of them)."""
     mcp: McpConfig = McpConfig()
     """MCP servers whose tools are registered at instance start."""
+    agents: list[RemoteAgentConfig] = Field(default_factory=list)
+    """Remote A2A agents, each registered as a tool ``agent_<id>`` at instance start."""
     system_prompt: str | None = None
     thread_defaults: ThreadConfig | None = None
     """Thread config used when a thread has none (the original's runtime ``providerConfig``)."""
@@ -389,6 +389,27 @@ class ArtInstanceConfig(ConfigModel):
                 problems.append(
                     problem(("providers", name, "model"), needs, ["a model id, e.g. gpt-4o-mini"])
                 )
+        problems.extend(_delegation_problems(self))
         if problems:
             fail(*problems)
         return self
+
+    @field_validator("agents")
+    @classmethod
+    def _unique_agent_ids(cls, agents: list[RemoteAgentConfig]) -> list[RemoteAgentConfig]:
+        check_unique_ids(agents)
+        return agents
+
+
+def _delegation_problems(config: ArtInstanceConfig) -> list[dict[str, Any]]:
+    """The original's ``enableA2ADelegation`` agreeing with the agents listed."""
+    switch = config.execution.enable_a2a_delegation
+    listed = any(agent.enabled for agent in config.agents)
+    where = ("execution", "enable_a2a_delegation")
+    if switch is True and not listed:
+        return [problem(where, "delegation is on but no enabled agent is listed under `agents`",
+                        ["list agents under `agents` ({id, url})", "remove the key"], True)]
+    if switch is False and listed:
+        return [problem(where, "delegation is off but agents are listed under `agents`; remove the key "
+                        "or set `enabled: false` on the agents", ["remove the key"], False)]
+    return []

@@ -1,0 +1,78 @@
+"""The ``agents`` section: remote A2A agents the planner may delegate a step to (``pes_agent.tools.a2a``)."""
+
+from __future__ import annotations
+
+import re
+
+from pydantic import Field, field_validator, model_validator
+from pydantic_core import PydanticCustomError
+
+from pes_agent.config.base import CONFIG_ERROR_TYPE, ConfigModel, fail, is_http_url, problem
+from pes_agent.secrets import SecretValue
+
+_AGENT_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,31}")
+AGENT_CARD_PATH = "/.well-known/agent-card.json"
+"""Where an A2A agent publishes its card, below its base URL (A2A 0.3 and 1.0)."""
+
+
+class RemoteAgentConfig(ConfigModel):
+    """One remote agent, registered as the tool ``agent_<id>``: a step that picks it sends the agent
+    a task in words and takes its answer as the step's output."""
+
+    id: str
+    """Short name, part of the tool name: letters, digits, ``_`` and ``-`` (at most 32)."""
+    url: str
+    """The agent's base URL; its card is read from ``<url>/.well-known/agent-card.json``."""
+    card_path: str = AGENT_CARD_PATH
+    """Where the card is, relative to ``url``, for an agent that publishes it elsewhere."""
+    headers: dict[str, SecretValue] = Field(default_factory=dict)
+    """Request headers (``Authorization: Bearer ${TOKEN}``) for the card and every call; values are
+    secrets: never logged or dumped."""
+    enabled: bool = True
+    timeout_s: float = Field(default=120.0, gt=0)
+    """Bound on reading the card and on each delegated task (sending it and waiting for the answer);
+    past it the task is cancelled and the step sees a tool error."""
+    streaming: bool = True
+    """true: follow the task over the agent's event stream when its card offers one, else by one
+    request that returns when the task ends; false: send the task, then poll it until it ends (no
+    request stays open, for proxies that cut long ones)."""
+
+    @field_validator("id")
+    @classmethod
+    def _check_id(cls, value: str) -> str:
+        if not _AGENT_ID.fullmatch(value):
+            raise PydanticCustomError(
+                CONFIG_ERROR_TYPE,
+                "this agent id cannot be part of a tool name: use 1 to 32 letters, digits, `_` and `-`, "
+                "starting with a letter or digit",
+                {"value": value, "allowed": ["e.g. research, billing-agent"]},
+            )
+        return value
+
+    @field_validator("card_path")
+    @classmethod
+    def _check_card_path(cls, value: str) -> str:
+        if not value.startswith("/") or any(c.isspace() for c in value):
+            raise PydanticCustomError(
+                CONFIG_ERROR_TYPE,
+                "the card path is a path below the agent's URL, starting with `/`",
+                {"value": value, "allowed": [AGENT_CARD_PATH]},
+            )
+        return value
+
+    @model_validator(mode="after")
+    def _check_url(self) -> RemoteAgentConfig:
+        if not is_http_url(self.url):
+            fail(problem(("url",), "a remote agent needs its http(s) base URL",
+                         ["http://host:port", "https://agents.example.com/research"], self.url))
+        return self
+
+
+def check_unique_ids(agents: list[RemoteAgentConfig]) -> None:
+    """Ids name the tools, so two agents with one id would be one tool."""
+    seen: set[str] = set()
+    for i, agent in enumerate(agents):
+        if agent.id in seen:
+            fail(problem((i, "id"), f"agent id {agent.id!r} is used twice; ids name the tools, so each "
+                         "must be unique", ["a unique id"], agent.id))
+        seen.add(agent.id)

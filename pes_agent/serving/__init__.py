@@ -1,0 +1,1 @@
+"""Serving an instance to other programs over a protocol (A2A)."""

@@ -1,0 +1,448 @@
+"""Delegation to remote A2A agents and an instance served as one, against real servers on 127.0.0.1:
+pes-agent serving itself (in this process with uvicorn, and as `pes-agent serve-a2a` in a child
+process) and the SDK-built test agent `pes_agent.testing.a2a_agent` in a child process."""
+
+from __future__ import annotations
+
+import asyncio
+import importlib.util
+import io
+import json
+import logging
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import AsyncIterator, Iterator, Sequence
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from pes_agent import create_art_instance, tool
+from pes_agent.cli import main
+from pes_agent.config import config_from_dict
+from pes_agent.errors import ConfigError
+from pes_agent.instance import ArtInstance
+from pes_agent.testing import ScriptedProvider
+from pes_agent.tools.a2a_connection import context_for
+from pes_agent.tools.executor import ToolExecutor
+from pes_agent.tools.spec import ToolCall, ToolContext, ToolResult
+
+pytestmark = pytest.mark.skipif(
+    importlib.util.find_spec("a2a") is None or importlib.util.find_spec("uvicorn") is None,
+    reason="the `a2a` extra is not installed (pip install -e '.[a2a]')",
+)
+AGENT = [sys.executable, "-m", "pes_agent.testing.a2a_agent"]
+SECRET = "tok-2718281828-secret"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+def wait_for_port(port: int, child: subprocess.Popen[bytes], what: str) -> None:
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return
+        except OSError:
+            if child.poll() is not None or time.monotonic() > deadline:
+                pytest.fail(f"{what} did not start on port {port}")
+            time.sleep(0.05)
+
+
+def start_agent(extra: Sequence[str]) -> tuple[subprocess.Popen[bytes], str]:
+    port = free_port()
+    child = subprocess.Popen([*AGENT, "--port", str(port), *extra], stderr=subprocess.DEVNULL)
+    wait_for_port(port, child, "the A2A test agent")
+    return child, f"http://127.0.0.1:{port}"
+
+
+@asynccontextmanager
+async def scripted_agent(*extra: str) -> AsyncIterator[str]:
+    """The SDK-built test agent as a child process; yields its base URL."""
+    child, url = await asyncio.to_thread(start_agent, extra)
+    try:
+        yield url
+    finally:
+        child.terminate()
+        await asyncio.to_thread(child.wait, 10)
+
+
+@asynccontextmanager
+async def serving(art: ArtInstance) -> AsyncIterator[str]:
+    """``art`` served over A2A by uvicorn in this event loop, on a free loopback port."""
+    import uvicorn
+
+    from pes_agent.serving.a2a import a2a_app
+
+    port = free_port()
+    url = f"http://127.0.0.1:{port}/"
+    server = uvicorn.Server(uvicorn.Config(a2a_app(art, url=url), host="127.0.0.1", port=port, log_level="warning"))
+    task = asyncio.create_task(server.serve())
+    while not server.started:
+        if task.done():
+            task.result()
+        await asyncio.sleep(0.02)
+    try:
+        yield url
+    finally:
+        server.should_exit = True
+        await task
+
+
+def plan(*tools: str) -> str:
+    steps = [
+        {"id": f"step_{i}", "description": f"use {t}", "stepType": "tool", "requiredTools": [t], "dependencies": []}
+        for i, t in enumerate(tools, 1)
+    ]
+    body = {"title": "t", "intent": "i", "plan": "p", "todoList": steps}
+    return f"---JSON_OUTPUT_START---\n{json.dumps(body)}\n---JSON_OUTPUT_END---"
+
+
+def call(tool_name: str, arguments: dict[str, Any]) -> str:
+    return "```json\n" + json.dumps({"toolCalls": [{"toolName": tool_name, "arguments": arguments}]}) + "\n```"
+
+
+def content(text: str) -> str:
+    return "```json\n" + json.dumps({"content": text, "nextStepDecision": "complete_item"}) + "\n```"
+
+
+@tool
+def multiply(a: float, b: float) -> float:
+    """Multiply two numbers."""
+    return a * b
+
+
+@tool(requires_approval=True, side_effects=True)
+def send_invoice(customer: str, amount: float) -> str:
+    """Send an invoice to a customer."""
+    return f"invoice of {amount:g} sent to {customer}"
+
+
+async def served_instance(replies: Sequence[Any], *tools: Any) -> tuple[ArtInstance, ScriptedProvider]:
+    provider = ScriptedProvider(list(replies))
+    cfg = {"storage": {"type": "memory"}, "persona": {"name": "Calc"}}
+    art = await create_art_instance(cfg, providers={"scripted": provider}, tools=list(tools or [multiply]))
+    return art, provider
+
+
+async def caller(agents: list[dict[str, Any]], replies: Sequence[Any] = ()) -> tuple[ArtInstance, ScriptedProvider]:
+    provider = ScriptedProvider(list(replies))
+    cfg = {"storage": {"type": "memory"}, "agents": agents}
+    return await create_art_instance(cfg, providers={"scripted": provider}), provider
+
+
+async def delegate(art: ArtInstance, name: str, task: str, thread_id: str = "th") -> ToolResult:
+    context = ToolContext(thread_id=thread_id, trace_id="tr", step_id="step_1", call_id="c1")
+    call_ = ToolCall(call_id="c1", tool_name=name, arguments={"task": task})
+    return await ToolExecutor(art.registry).execute(call_, allowed=[name], context=context)
+
+
+def multiplying(a: float, b: float, answer: str) -> list[str]:
+    """What the served instance's model says for one task: plan, call, close, answer."""
+    return [plan("multiply"), call("multiply", {"a": a, "b": b}), content(f"{a:g} x {b:g}"), f"<mainContent>{answer}</mainContent>"]
+
+
+# --- config ------------------------------------------------------------------------------------
+
+
+def test_agents_load_and_bad_entries_are_clear_config_errors() -> None:
+    cfg = config_from_dict({"agents": [{"id": "calc", "url": "http://127.0.0.1:9100", "timeoutS": 5}]})
+    assert (cfg.agents[0].id, cfg.agents[0].timeout_s, cfg.agents[0].card_path) == (
+        "calc", 5.0, "/.well-known/agent-card.json"
+    )
+    cases = [
+        ({"agents": [{"id": "calc", "url": "ftp://x"}]}, "agents[0].url", "http(s) base URL"),
+        ({"agents": [{"id": "no spaces", "url": "http://a"}]}, "agents[0].id", "cannot be part of a tool name"),
+        ({"agents": [{"id": "a", "url": "http://a"}, {"id": "a", "url": "http://b"}]}, "agents[1].id", "used twice"),
+        ({"agents": [{"id": "a", "url": "http://a", "cardPath": "x.json"}]}, "agents[0].cardPath", "starting with `/`"),
+        ({"execution": {"enableA2ADelegation": True}}, "execution.enableA2ADelegation", "no enabled agent"),
+        (
+            {"execution": {"enableA2ADelegation": False}, "agents": [{"id": "a", "url": "http://a"}]},
+            "execution.enableA2ADelegation",
+            "delegation is off but agents are listed",
+        ),
+        (
+            {"threadDefaults": {"execution": {"enableA2ADelegation": True}}},
+            "threadDefaults.execution.enableA2ADelegation",
+            "set for the instance",
+        ),
+        ({"a2aConfig": {"discoveryEndpoint": "http://x"}}, "a2aConfig", "list the remote agents under `agents`"),
+    ]
+    for raw, where, says in cases:
+        with pytest.raises(ConfigError) as caught:
+            config_from_dict(raw)
+        assert caught.value.key_path == where, raw
+        assert says in str(caught.value), raw
+    with_switch = {"execution": {"enableA2ADelegation": True}, "agents": [{"id": "a", "url": "http://a"}]}
+    assert config_from_dict(with_switch).execution.enable_a2a_delegation is True
+
+
+def test_header_values_are_secrets_in_dumps_and_errors(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("AGENT_TOKEN", SECRET)
+    raw = {"agents": [{"id": "a", "url": "http://a", "headers": {"Authorization": "Bearer ${AGENT_TOKEN}"}}]}
+    cfg = config_from_dict(raw)
+    assert cfg.agents[0].headers["Authorization"].get_secret_value() == f"Bearer {SECRET}"
+    assert SECRET not in repr(cfg) and SECRET not in json.dumps(cfg.model_dump(mode="json"))
+    with pytest.raises(ConfigError) as caught:
+        config_from_dict({"agents": [{**raw["agents"][0], "url": "nope"}]})
+    assert SECRET not in str(caught.value)
+
+
+# --- a pes-agent instance served, called by a second one ----------------------------------------
+
+
+async def test_a_served_instance_becomes_a_tool_described_by_its_card() -> None:
+    served, _ = await served_instance([])
+    async with served, serving(served) as url:
+        art, _ = await caller([{"id": "calc", "url": url}])
+        async with art:
+            spec = art.registry.get("agent_calc")
+            assert spec is not None
+            assert spec.summary.startswith("Delegate a task to the remote agent Calc:")
+            assert spec.capabilities == ("multiply",)
+            assert "Skill multiply: Multiply two numbers." in spec.description
+            assert art.tool_sources["agent_calc"] == "a2a:calc"
+            assert list(spec.input_schema["required"]) == ["task"]
+
+
+async def test_a_run_delegates_a_step_and_synthesis_sees_the_remote_answer() -> None:
+    served, served_model = await served_instance(multiplying(6, 7, "6 times 7 is 42."))
+    async with served, serving(served) as url:
+        replies = [
+            plan("agent_calc"),
+            call("agent_calc", {"task": "Multiply 6 by 7."}),
+            content("The calculator agent says 42."),
+            "<mainContent>42</mainContent>",
+        ]
+        art, model = await caller([{"id": "calc", "url": url}], replies)
+        async with art:
+            response = await art.process("What is 6 times 7? Ask the calculator agent.")
+    assert response.status == "success", response.error
+    assert response.response == "42"
+    step = response.todo_list[0]
+    assert step.tool_results[0].output == {"answer": "6 times 7 is 42.", "data": []}
+    assert "6 times 7 is 42." in model.calls[2].text  # the closing turn of the step sees the answer
+    assert served_model.calls[0].text.count("Multiply 6 by 7.") >= 1  # the remote planner got the task
+    served_model.assert_complete()
+    model.assert_complete()
+
+
+async def test_a_threads_tasks_to_one_agent_share_one_remote_thread() -> None:
+    follow_up = json.loads(plan("multiply", "multiply").split("\n")[1])
+    follow_up["todoList"][0]["status"] = "completed"  # the follow-up keeps the first step, adds one
+    refined = f"---JSON_OUTPUT_START---\n{json.dumps(follow_up)}\n---JSON_OUTPUT_END---"
+    served, _ = await served_instance([*multiplying(2, 3, "6"), refined, *multiplying(6, 2, "12")[1:]])
+    async with served, serving(served) as url:
+        art, _ = await caller([{"id": "calc", "url": url}])
+        async with art:
+            first = await delegate(art, "agent_calc", "Multiply 2 by 3.", thread_id="mine")
+            second = await delegate(art, "agent_calc", "Now double it.", thread_id="mine")
+            other = await delegate(art, "agent_calc", "Anything", thread_id="someone-else")
+        assert (first.output["answer"], second.output["answer"]) == ("6", "12")
+        assert other.status == "error"  # the served model has no replies left
+        mine = await served.get_thread_state(f"a2a-{context_for('mine', 'calc')}")
+        theirs = await served.get_thread_state(f"a2a-{context_for('someone-else', 'calc')}")
+    assert mine is not None and mine.run_count == 2
+    assert theirs is not None and theirs.run_count == 1
+
+
+async def test_a_clarification_is_asked_as_input_required_and_answered_in_the_same_context() -> None:
+    from a2a.client import ClientConfig, create_client
+    from a2a.helpers import get_artifact_text, new_text_message
+    from a2a.types import a2a_pb2 as a2a
+
+    replies = [plan("multiply"), call("multiply", {}), '{"a": null, "b": null}',
+               '{"a": 4, "b": 5}', content("4 x 5"), "<mainContent>20</mainContent>"]
+    served, _ = await served_instance(replies)
+    async with served, serving(served) as url:
+        client = await create_client(url.rstrip("/"), client_config=ClientConfig(streaming=False))
+        try:
+            first = [e async for e in client.send_message(a2a.SendMessageRequest(message=new_text_message("Multiply", role=a2a.ROLE_USER)))]
+            task = first[-1].task
+            assert task.status.state == a2a.TASK_STATE_INPUT_REQUIRED, task.status
+            answer = new_text_message("4 and 5", context_id=task.context_id, task_id=task.id, role=a2a.ROLE_USER)
+            second = [e async for e in client.send_message(a2a.SendMessageRequest(message=answer))]
+        finally:
+            await client.close()
+    done = second[-1].task
+    assert done.status.state == a2a.TASK_STATE_COMPLETED, done.status
+    assert get_artifact_text(done.artifacts[-1]) == "20"
+
+
+async def test_approval_pauses_the_task_and_a_data_part_decision_resumes_it() -> None:
+    from a2a.client import ClientConfig, create_client
+    from a2a.helpers import get_artifact_text, get_data_parts, new_data_part, new_text_message
+    from a2a.types import a2a_pb2 as a2a
+
+    replies = [plan("send_invoice"), call("send_invoice", {"customer": "ACME", "amount": 120}),
+               content("sent"), "<mainContent>The invoice went out.</mainContent>"]
+    served, _ = await served_instance(replies, send_invoice)
+    async with served, serving(served) as url:
+        client = await create_client(url.rstrip("/"), client_config=ClientConfig(streaming=True))
+        try:
+            request = a2a.SendMessageRequest(message=new_text_message("Invoice ACME 120", role=a2a.ROLE_USER))
+            first = [e async for e in client.send_message(request)]
+            paused = first[-1].status_update
+            assert paused.status.state == a2a.TASK_STATE_INPUT_REQUIRED
+            asked = get_data_parts(list(paused.status.message.parts))[0]
+            assert asked["tool"] == "send_invoice" and asked["arguments"] == {"customer": "ACME", "amount": 120}
+            words_only = new_text_message("yes", context_id=paused.context_id, task_id=paused.task_id,
+                                          role=a2a.ROLE_USER)
+            refused = [e async for e in client.send_message(a2a.SendMessageRequest(message=words_only))]
+            assert refused[-1].status_update.status.state == a2a.TASK_STATE_FAILED
+            assert "answer with a data part" in str(refused[-1].status_update.status.message)
+            decision = a2a.Message(message_id="m3", context_id=paused.context_id, role=a2a.ROLE_USER,
+                                   parts=[new_data_part({"approved": True})])
+            done = [e async for e in client.send_message(a2a.SendMessageRequest(message=decision))]
+        finally:
+            await client.close()
+    artifacts = [e.artifact_update.artifact for e in done if e.HasField("artifact_update")]
+    assert get_artifact_text(artifacts[-1]) == "The invoice went out."
+    assert done[-1].status_update.status.state == a2a.TASK_STATE_COMPLETED
+
+
+# --- the SDK-built test agent in a child process --------------------------------------------------
+
+
+@pytest.mark.parametrize("how", ["streaming", "blocking", "polling"])
+async def test_answers_and_data_parts_come_back_streamed_blocking_or_polled(how: str) -> None:
+    extra = ("--no-streaming",) if how == "blocking" else ()  # a card without streaming: one request
+    async with scripted_agent(*extra) as url:
+        art, _ = await caller([{"id": "t", "url": url, "timeoutS": 10, "streaming": how != "polling"}])
+        async with art:
+            echoed = await delegate(art, "agent_t", "echo hello there")
+            data = await delegate(art, "agent_t", "data four")
+    assert (echoed.status, echoed.output) == ("success", {"answer": "hello there", "data": []})
+    assert data.output == {"answer": "four", "data": [{"length": 4.0}]}
+
+
+async def test_failed_and_input_required_tasks_are_tool_errors_naming_the_agent() -> None:
+    async with scripted_agent() as url:
+        art, _ = await caller([{"id": "t", "url": url, "timeoutS": 10}])
+        async with art:
+            failed = await delegate(art, "agent_t", "fail the ledger is locked")
+            asked = await delegate(art, "agent_t", "ask which ledger?")
+    assert failed.status == "error"
+    assert f"agent 't' (http://127.0.0.1:{url.rsplit(':', 1)[1]})" in (failed.error or "")
+    assert "the task failed: the ledger is locked" in (failed.error or "")
+    assert asked.status == "error" and "needs more input to go on: which ledger?" in (asked.error or "")
+
+
+async def test_a_task_past_the_timeout_is_cancelled_and_the_next_one_works() -> None:
+    async with scripted_agent() as url:
+        art, _ = await caller([{"id": "t", "url": url, "timeoutS": 1}])
+        async with art:
+            started = time.monotonic()
+            slow = await delegate(art, "agent_t", "sleep 30")
+            took = time.monotonic() - started
+            quick = await delegate(art, "agent_t", "echo still here")
+    assert slow.status == "error" and "no answer within 1s (`timeoutS`)" in (slow.error or "").replace("timeout_s", "timeoutS")
+    assert took < 8
+    assert quick.output == {"answer": "still here", "data": []}
+
+
+async def test_an_agent_dying_mid_task_is_a_tool_error() -> None:
+    async with scripted_agent() as url:
+        art, _ = await caller([{"id": "t", "url": url, "timeoutS": 10}])
+        async with art:
+            result = await delegate(art, "agent_t", "crash")
+    assert result.status == "error"
+    assert "agent 't'" in (result.error or "") and "the call failed" in (result.error or "")
+
+
+async def test_unreachable_or_bad_card_agents_are_left_out_and_the_others_serve(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    caplog.set_level(logging.WARNING, logger="pes_agent.tools.a2a")
+    down = f"http://127.0.0.1:{free_port()}"
+    async with scripted_agent() as good, scripted_agent("--bad-card") as bad:
+        agents = [
+            {"id": "down", "url": down, "timeoutS": 5, "headers": {"Authorization": SECRET}},
+            {"id": "bad", "url": bad, "timeoutS": 5},
+            {"id": "good", "url": good, "timeoutS": 5},
+        ]
+        art, _ = await caller(agents)
+        async with art:
+            assert [n for n in art.registry.names() if n.startswith("agent_")] == ["agent_good"]
+    logged = "\n".join(r.getMessage() for r in caplog.records)
+    assert "agent 'down'" in logged and "could not be read" in logged
+    assert "agent 'bad'" in logged
+    assert SECRET not in logged
+
+
+async def test_an_agent_whose_tool_name_is_taken_is_a_config_error() -> None:
+    @tool
+    def agent_t(task: str) -> str:
+        """A local tool already named like the agent's."""
+        return task
+
+    async with scripted_agent() as url:
+        with pytest.raises(ConfigError, match="agent 't' would be the tool 'agent_t'"):
+            await create_art_instance(
+                {"storage": {"type": "memory"}, "agents": [{"id": "t", "url": url}]},
+                providers={"scripted": ScriptedProvider([])},
+                tools=[agent_t],
+            )
+
+
+def test_without_the_extra_an_agents_section_asks_for_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in [n for n in sys.modules if n == "a2a" or n.startswith("a2a.")] or ["a2a"]:
+        monkeypatch.setitem(sys.modules, name, None)  # as if not installed
+    monkeypatch.delitem(sys.modules, "pes_agent.tools.a2a", raising=False)
+    monkeypatch.delitem(sys.modules, "pes_agent.tools.a2a_connection", raising=False)
+    with pytest.raises(ConfigError, match=r"pip install 'pes-agent\[a2a\]'"):
+        asyncio.run(create_art_instance({"storage": {"type": "memory"}, "agents": [{"id": "t", "url": "http://a"}]}))
+
+
+# --- the command line: serve-a2a in a child process, tools listing --------------------------------
+
+
+@pytest.fixture
+def served_by_cli(tmp_path: Path) -> Iterator[str]:
+    """`pes-agent serve-a2a` on a config whose model replays one multiplication."""
+    script = tmp_path / "replies.json"
+    script.write_text(json.dumps({"replies": multiplying(6, 7, "42, computed remotely.")}), encoding="utf-8")
+    config = tmp_path / "served.yaml"
+    config.write_text(yaml.safe_dump({
+        "providers": {"replay": {"adapter": "scripted", "script": str(script)}},
+        "storage": {"type": "memory"},
+        "persona": {"name": "Calc"},
+        "tools": ["tests.test_a2a:multiply"],
+    }), encoding="utf-8")
+    port = free_port()
+    command = [sys.executable, "-m", "pes_agent.cli", "serve-a2a", "--config", str(config), "--port", str(port)]
+    child = subprocess.Popen(command, stderr=subprocess.PIPE, cwd=Path(__file__).resolve().parents[1])
+    try:
+        wait_for_port(port, child, "pes-agent serve-a2a")
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        child.terminate()
+        child.wait(timeout=10)
+
+
+async def test_serve_a2a_serves_a_config_that_a_second_instance_delegates_to(served_by_cli: str) -> None:
+    art, _ = await caller([{"id": "calc", "url": served_by_cli, "timeoutS": 20}])
+    async with art:
+        result = await delegate(art, "agent_calc", "Multiply 6 by 7.")
+    assert (result.status, result.output) == ("success", {"answer": "42, computed remotely.", "data": []})
+
+
+def test_cli_tools_lists_agents_with_their_source(served_by_cli: str, tmp_path: Path) -> None:
+    config = tmp_path / "caller.yaml"
+    config.write_text(yaml.safe_dump({"storage": {"type": "memory"}, "agents": [{"id": "calc", "url": served_by_cli}]}),
+                      encoding="utf-8")
+    out, err = io.StringIO(), io.StringIO()
+    assert main(["tools", "--config", str(config)], out=out, err=err) == 0, err.getvalue()
+    assert " ".join(out.getvalue().split()) == (
+        "a2a:calc agent_calc Delegate a task to the remote agent Calc: A plan-execute agent with 1 tool(s); "
+        "send a task in words, get an answer."
+    )
