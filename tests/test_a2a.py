@@ -446,3 +446,43 @@ def test_cli_tools_lists_agents_with_their_source(served_by_cli: str, tmp_path: 
         "a2a:calc agent_calc Delegate a task to the remote agent Calc: A plan-execute agent with 1 tool(s); "
         "send a task in words, get an answer."
     )
+
+
+def test_a_guided_step_sends_the_steps_request_whole_to_an_agent() -> None:
+    """A small model picks among grounded values; for a delegated task the only right one is the
+    whole request (a quoted span or a number picked out of it would lose what to do)."""
+    from pes_agent.prompts.guided import guided_arguments_schema
+    from pes_agent.tools.a2a import TASK_SCHEMA
+
+    part = "Ask the helper to count the words in 'the answer is 84'"
+    schema = guided_arguments_schema(TASK_SCHEMA, part, f"{part}, then say hi.", [])
+    assert schema["properties"]["task"]["enum"] == [part]
+
+
+@pytest.mark.local_model
+def test_two_local_model_instances_delegate_over_a2a(tmp_path: Path) -> None:
+    """The README's A2A example as shipped: config/local.yaml served, config/a2a-local.yaml calling it."""
+    pytest.importorskip("llama_cpp")
+    repo = Path(__file__).resolve().parents[1]
+    served = yaml.safe_load((repo / "config" / "local.yaml").read_text(encoding="utf-8"))
+    served["storage"] = {"type": "memory"}
+    served_file = tmp_path / "served.yaml"
+    served_file.write_text(yaml.safe_dump(served), encoding="utf-8")
+    port = free_port()
+    command = [sys.executable, "-m", "pes_agent.cli", "serve-a2a", "--config", str(served_file), "--port", str(port)]
+    child = subprocess.Popen(command, stderr=subprocess.DEVNULL, cwd=repo)
+    try:
+        wait_for_port(port, child, "pes-agent serve-a2a on the local model")
+        caller_cfg = yaml.safe_load((repo / "config" / "a2a-local.yaml").read_text(encoding="utf-8"))
+        caller_cfg["storage"] = {"type": "memory"}
+        caller_cfg["agents"][0]["url"] = f"http://127.0.0.1:{port}"
+        caller_file = tmp_path / "caller.yaml"
+        caller_file.write_text(yaml.safe_dump(caller_cfg), encoding="utf-8")
+        out, err = io.StringIO(), io.StringIO()
+        code = main(["run", "--config", str(caller_file), "Ask the helper agent to compute 12 * 7."], out=out, err=err)
+    finally:
+        child.terminate()
+        child.wait(timeout=10)
+    assert code == 0, err.getvalue()
+    assert "step_1: agent_helper -> success" in err.getvalue()
+    assert "84" in out.getvalue()

@@ -131,6 +131,10 @@ def build_guided_planning(
     )
 
 
+REQUEST_MARK = "x-pes-request"
+"""Schema keyword of a string argument that is a request in words: guided steps give it the step's
+part of the query whole, where a word or a quoted span picked out of it would lose the request."""
+
 def guided_arguments_schema(
     input_schema: Mapping[str, Any],
     part: str,
@@ -142,7 +146,8 @@ def guided_arguments_schema(
 
     Options come from this step's part of the query and the earlier results first; only a value
     that finds none there is looked for in the whole query; one found nowhere keeps its own schema.
-    Optional arguments are left to their defaults (a small model fills them with noise).
+    Optional arguments are left to their defaults (a small model fills them with noise). An argument
+    marked ``"x-pes-request": true`` (a delegated task, a search request) takes the step's part whole.
     ``avoid`` holds values that already failed: not offered again while another option remains.
     """
     input_schema = inline_refs(input_schema)
@@ -158,7 +163,7 @@ def guided_arguments_schema(
     for name in names:
         schema = properties[name] if isinstance(properties[name], Mapping) else {}
         taken = [v for other, v in introduced.items() if other != name and v is not None]
-        own = introduced.get(name)
+        own = part if schema.get(REQUEST_MARK) is True else introduced.get(name)
         chosen = (
             ({**schema, "enum": [own]} if own is not None else None)
             or enum_choices(schema, part, values, taken)

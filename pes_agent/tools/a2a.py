@@ -24,6 +24,7 @@ from a2a.types import a2a_pb2 as a2a
 
 from pes_agent.config.agents import RemoteAgentConfig
 from pes_agent.errors import ConfigError
+from pes_agent.prompts.guided import REQUEST_MARK
 from pes_agent.tools.a2a_connection import RemoteAgent, context_for
 from pes_agent.tools.decorators import tool_from_schema
 from pes_agent.tools.spec import ToolContext, ToolSpec
@@ -38,6 +39,7 @@ TASK_SCHEMA: dict[str, Any] = {
         "task": {
             "type": "string",
             "minLength": 1,
+            REQUEST_MARK: True,  # guided steps (small models) send the step's request whole
             "description": "What the agent should do, in full: it sees nothing else of this conversation "
             "(put the values from earlier steps in the text).",
         }
