@@ -42,6 +42,15 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--url", help="the address clients reach it by, put in the card (default http://HOST:PORT/)")
     serve.add_argument("--name", help="the agent's name on its card (default: the persona's name)")
     serve.add_argument("--description", help="what the agent does, on its card")
+    worker = sub.add_parser("worker", help="run queued runs (the `workers` section; needs the dbos extra)")
+    worker.add_argument("--config", required=True)
+    worker.add_argument("--concurrency", type=int, help="runs at once in this process (default: workers.concurrency)")
+    worker.add_argument("--id", help="stable worker id: restarted with it, a worker resumes its unfinished runs")
+    enqueue = sub.add_parser("enqueue", help="queue a run for the workers; prints its thread and workflow ids")
+    enqueue.add_argument("--config", required=True)
+    enqueue.add_argument("--thread", help="thread id to continue (default: a new thread)")
+    enqueue.add_argument("--wait", action="store_true", help="wait for the run's response and print it")
+    enqueue.add_argument("query")
     return parser
 
 
@@ -182,6 +191,11 @@ def main(argv: Sequence[str] | None = None, *, out: TextIO | None = None, err: T
                 return asyncio.run(_tools(args, out, err))
             if args.command == "serve-a2a":
                 return asyncio.run(_serve_a2a(args, err))
+            if args.command in ("worker", "enqueue"):
+                from pes_agent.workers.cli import enqueue_command, worker_command
+
+                command = worker_command if args.command == "worker" else enqueue_command
+                return asyncio.run(command(args, out, err))
             return asyncio.run(_prompts(args, out))
     except PesAgentError as exc:
         print(f"pes-agent: {exc}", file=err)

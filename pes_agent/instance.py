@@ -24,6 +24,7 @@ from pes_agent.agent.settings import (
     toggle_tools,
 )
 from pes_agent.agent.setup import RunSetup, derive_setup
+from pes_agent.agent.steps import DIRECT, StepRunner
 from pes_agent.agent.thread_locks import ThreadLocks
 from pes_agent.agent.thread_reads import ThreadReads
 from pes_agent.config import ArtInstanceConfig, PersonaConfig, ThreadConfig
@@ -83,6 +84,9 @@ class ArtInstance(ThreadReads):
         self._default_setup: RunSetup | None = None
         self._default_setup_version = -1
         """``registry.version`` when ``_default_setup`` was derived (tools change: MCP's list_changed)."""
+        self.steps: StepRunner = DIRECT
+        """How runs perform model and tool calls: directly, or as durable workflow steps when a
+        worker (``pes_agent.workers``) runs them."""
 
     # -- runs ---------------------------------------------------------------------------------
 
@@ -335,6 +339,7 @@ class ArtInstance(ThreadReads):
             structured_output=setup.structured_output,
             guided=setup.guided,
             tracer=self._tracer,
+            steps=self.steps,
         )
 
     def _setup(self, call: ThreadConfig | None, stored: ThreadConfig | None) -> RunSetup:

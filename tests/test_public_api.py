@@ -62,7 +62,7 @@ DOCUMENTED = {
 }
 """Adding or removing a public name is an API change: it must be made here too, deliberately."""
 
-INTERNAL_EXCEPTIONS = {"pes_agent.agent.context.PhaseFailure"}
+INTERNAL_EXCEPTIONS = {"pes_agent.agent.context.PhaseFailure", "pes_agent.workers.steps.CallInterrupted"}
 """Exceptions used for control flow inside a run and always caught there; users never see them."""
 
 
@@ -101,8 +101,8 @@ def test_tool_error_is_deliberately_outside_the_tree() -> None:
     assert not issubclass(ToolError, PesAgentError)
 
 
-OPTIONAL_EXTRA_PACKAGES = {"opentelemetry", "asyncpg", "fastapi", "uvicorn", "llama_cpp", "mcp"}
-"""Imported only by the modules of pyproject's extras (otel, postgres, service, local, mcp)."""
+OPTIONAL_EXTRA_PACKAGES = {"opentelemetry", "asyncpg", "fastapi", "uvicorn", "llama_cpp", "mcp", "dbos"}
+"""Imported only by the modules of pyproject's extras (otel, postgres, service, local, mcp, dbos)."""
 
 
 def test_exceptions_are_defined_only_in_the_errors_module() -> None:
@@ -128,7 +128,9 @@ def test_exceptions_are_defined_only_in_the_errors_module() -> None:
 
 
 def test_importing_pes_agent_loads_no_heavy_dependency() -> None:
-    heavy = ["openai", "tiktoken", "httpx", "llama_cpp", "psycopg", "psycopg2", "asyncpg", "opentelemetry", "mcp"]
+    heavy = [
+        "openai", "tiktoken", "httpx", "llama_cpp", "psycopg", "psycopg2", "asyncpg", "opentelemetry", "mcp", "dbos",
+    ]
     code = (
         "import json, sys\nfrom pes_agent import *\nimport pes_agent.testing\n"
         f"print(json.dumps({{m: m in sys.modules for m in {heavy!r}}}))"

@@ -316,7 +316,12 @@ async def execute(ctx: RunContext, loop: ItemLoop, call: ToolCall) -> ToolResult
     await ctx.store.call_started(ctx.thread_id, loop.item.id, call.call_id, call.tool_name, dict(call.arguments))
     attributes = {"tool_name": call.tool_name, "call_id": call.call_id, "step_id": loop.item.id}
     with ctx.tracer.span("tool", f"execute_tool {call.tool_name}", attributes) as span:
-        result = _blocking(ctx, await ctx.executor.execute(call, allowed=loop.allowed, context=context))
+        ran = await ctx.steps.run(
+            "tool",
+            f"tool {call.tool_name} {loop.item.id} {call.call_id}",
+            lambda: ctx.executor.execute(call, allowed=loop.allowed, context=context),
+        )
+        result = _blocking(ctx, ran)
         span.set_attribute("status", result.status)
     if result.status != "refused":
         ctx.usage.tool_calls += 1

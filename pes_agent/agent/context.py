@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pes_agent.agent.response import RunUsage
+from pes_agent.agent.steps import DIRECT, StepRunner
 from pes_agent.config import ArgFillConfig, GateConfig, ResolvedExecution
 from pes_agent.events import Event, EventBus, EventType, new_event_id
 from pes_agent.gate import ArgumentGate
@@ -59,6 +60,8 @@ class RunContext:
     guided: bool = False
     """Guided decoding: every decision a grounded choice (``pes_agent.prompts.guided``)."""
     tracer: Tracer = NOOP_TRACER
+    steps: StepRunner = DIRECT
+    """How model and tool calls run: directly, or as durable steps (``pes_agent.workers``)."""
     phase: str = "planning"
     user_answers: list[str] = field(default_factory=list)
     """Values the user gave in answer to a clarification: grounding, like the query."""
@@ -106,7 +109,8 @@ class RunContext:
         with self.tracer.span("llm", f"chat {self.options.model or self.provider.name}", attributes) as span:
             if self.tracer.capture_content:  # prompt text only for a tracer that asked for it
                 span.set_attribute("input.messages", request.messages)
-            reply = await self._complete(request)
+            name = f"model {request.phase} {request.step_id or '-'}"
+            reply = await self.steps.run("model", name, lambda: self._complete(request))
             span.set_attribute("usage.prompt_tokens", reply.usage.prompt_tokens)
             span.set_attribute("usage.completion_tokens", reply.usage.completion_tokens)
             span.set_attribute("finish_reason", reply.finish_reason)

@@ -29,6 +29,7 @@ from pes_agent.config.model import (
     ThreadConfig,
 )
 from pes_agent.config.provider_choice import require_provider
+from pes_agent.config.workers import ProviderQueueConfig, WorkersConfig
 
 __all__ = [
     "CONFIG_ERROR_TYPE",
@@ -47,10 +48,12 @@ __all__ = [
     "PersonaPrompts",
     "PromptTemplates",
     "ProviderConfig",
+    "ProviderQueueConfig",
     "ProviderSelection",
     "ResolvedExecution",
     "StorageConfig",
     "ThreadConfig",
+    "WorkersConfig",
     "config_from_dict",
     "load_config",
     "require_provider",

@@ -31,6 +31,7 @@ from pes_agent.config.agents import RemoteAgentConfig, check_unique_ids
 from pes_agent.config.base import ConfigModel, checked_script, fail, problem
 from pes_agent.config.mcp import McpConfig
 from pes_agent.config.presets import apply_preset
+from pes_agent.config.workers import WorkersConfig
 from pes_agent.secrets import SecretValue, dump_secret, redact_mapping
 
 
@@ -356,6 +357,8 @@ class ArtInstanceConfig(ConfigModel):
     """MCP servers whose tools are registered at instance start."""
     agents: list[RemoteAgentConfig] = Field(default_factory=list)
     """Remote A2A agents, each registered as a tool ``agent_<id>`` at instance start."""
+    workers: WorkersConfig = WorkersConfig()
+    """Runs queued to worker processes as durable workflows (``pes_agent.workers``)."""
     system_prompt: str | None = None
     thread_defaults: ThreadConfig | None = None
     """Thread config used when a thread has none (the original's runtime ``providerConfig``)."""

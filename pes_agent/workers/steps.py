@@ -1,0 +1,99 @@
+"""A run's calls as DBOS steps: checkpointed once done, never run again when a workflow is replayed.
+
+DBOS replays a recovered workflow from its start; each step it already recorded returns the recorded
+value (or raises the recorded error) instead of running. A step that was running when its worker
+died is not recorded, so DBOS would run it again: at least once. For a model call that is harmless.
+For a tool call it is the question the call journal answers (``pes_agent.state.journal``): a tool
+that may have taken effect is not run again here; the step raises ``CallInterrupted`` and the
+workflow hands the thread to the agent's own recovery, which reruns an idempotent tool and asks a
+person about any other (``pes_agent.agent.pes.recover_run``).
+
+How a step knows it was interrupted: just before the tool step, a tiny step records which attempt
+of the workflow reached it. When a replay finds that marker recorded by an earlier attempt and the
+tool step itself not recorded, the earlier attempt died between the two, i.e. inside the tool.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import uuid
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+from dbos import DBOS
+
+from pes_agent.agent.steps import StepKind
+
+T = TypeVar("T")
+
+ATTEMPT: contextvars.ContextVar[str] = contextvars.ContextVar("pes_agent_workflow_attempt", default="")
+"""A fresh id per execution of a workflow function (set by the workflow, never recorded)."""
+
+
+class CallInterrupted(Exception):  # noqa: N818 -- control flow, like PhaseFailure: always caught
+    """A tool call was running when its worker died; the agent's recovery decides what happens next.
+    Raised inside a workflow and caught by it (``workflow._outcome``); callers never see it."""
+
+
+def new_attempt() -> None:
+    ATTEMPT.set(uuid.uuid4().hex)
+
+
+@dataclass(frozen=True)
+class Raised:
+    """An error a step raised, recorded as data: DBOS pickles step outcomes, and many exceptions
+    (those whose ``__init__`` takes other arguments than their message) do not unpickle."""
+
+    cls: type[BaseException]
+    args: tuple[Any, ...]
+    attrs: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, exc: Exception) -> Raised:
+        return cls(type(exc), exc.args, dict(vars(exc)))
+
+    def rebuild(self) -> BaseException:
+        """The same error, built without calling its ``__init__``."""
+        exc = self.cls.__new__(self.cls)
+        exc.args = self.args
+        vars(exc).update(self.attrs)
+        return exc
+
+
+async def durable(name: str, fn: Callable[[], Awaitable[T]]) -> T:
+    """``fn`` as a DBOS step named ``name`` (run directly outside a workflow)."""
+
+    async def step() -> T | Raised:
+        try:
+            return await fn()
+        except Exception as exc:  # noqa: BLE001 -- any error is an outcome: recorded, raised on every replay
+            return Raised.of(exc)
+
+    outcome: T | Raised = await DBOS.run_step_async({"name": name}, step)
+    if isinstance(outcome, Raised):
+        raise outcome.rebuild()
+    return outcome
+
+
+class DbosSteps:
+    """The ``StepRunner`` of a worker: model calls and tool calls as DBOS steps."""
+
+    async def run(self, kind: StepKind, name: str, fn: Callable[[], Awaitable[T]]) -> T:
+        if kind == "model" or DBOS.workflow_id is None:
+            return await durable(name, fn)
+        attempt = ATTEMPT.get()
+        reached_by = await durable(f"reach {name}", _current_attempt)
+
+        async def guarded() -> T:
+            if reached_by != attempt:
+                raise CallInterrupted(
+                    f"{name}: the worker running this call died before its result was recorded"
+                )
+            return await fn()
+
+        return await durable(name, guarded)
+
+
+async def _current_attempt() -> str:
+    return ATTEMPT.get()

@@ -1,0 +1,165 @@
+"""Runs as DBOS workflows on SQLite, in this process: a run's calls are steps, the queue's options
+come from config, a paused run's workflow takes a decision sent from elsewhere."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("dbos", reason="the `dbos` extra is not installed: pip install -e '.[dbos]'")
+
+from dbos import DBOS
+from test_crash import ANSWER, ANSWER_TEXT, QUERY, call, done, plan
+
+from pes_agent.config import config_from_dict
+from pes_agent.errors import UnknownSuspensionError
+from pes_agent.events import EventType
+from pes_agent.testing import ScriptedProvider
+from pes_agent.tools.decorators import tool_from_schema
+from pes_agent.tools.spec import ToolSpec
+from pes_agent.workers import Producer, Worker
+
+_SCHEMA = {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}
+
+
+def write_tools(ran: list[str], *, approval: str = "") -> list[ToolSpec]:
+    def make(letter: str) -> ToolSpec:
+        def write(n: int) -> dict[str, Any]:
+            ran.append(f"{letter} n={n}")
+            return {"written": letter, "n": n}
+
+        return tool_from_schema(
+            f"tool_{letter.lower()}", f"Write {letter}.", _SCHEMA, write, side_effects=True,
+            requires_approval=letter == approval,
+        )
+
+    return [make(letter) for letter in "ABC"]
+
+
+def config(tmp_path: Path, **workers: Any) -> Any:
+    return config_from_dict({
+        "storage": {"type": "sqlite", "path": str(tmp_path / "state.db")},
+        "workers": {"systemDatabase": f"sqlite:///{tmp_path / 'dbos.sqlite'}", **workers},
+    })
+
+
+class Deployment:
+    """One worker and one producer over the same databases, stopped at the end of the test."""
+
+    def __init__(self, tmp_path: Path) -> None:
+        self.tmp_path = tmp_path
+        self.worker: Worker | None = None
+        self.producer: Producer | None = None
+
+    async def start(self, replies: list[Any], tools: list[ToolSpec], **workers: Any) -> Producer:
+        cfg = config(self.tmp_path, **workers)
+        self.provider = ScriptedProvider(replies)
+        self.worker = Worker(cfg, tools=tools, providers={"scripted": self.provider}, executor_id="w1")
+        await self.worker.start()
+        self.producer = await Producer.open(cfg, store=self.worker.art.store if self.worker.art else None)
+        return self.producer
+
+    async def stop(self) -> None:
+        if self.producer is not None:
+            await self.producer.aclose()
+        if self.worker is not None:
+            await self.worker.stop()
+
+
+@pytest.fixture
+async def deployment(tmp_path: Path) -> AsyncIterator[Deployment]:
+    running = Deployment(tmp_path)
+    try:
+        yield running
+    finally:
+        await running.stop()
+
+
+async def test_a_queued_run_is_a_workflow_whose_calls_are_steps(deployment: Deployment) -> None:
+    ran: list[str] = []
+    script = [plan(), call("A"), done("A"), call("B"), done("B"), call("C"), done("C"), ANSWER]
+    producer = await deployment.start(script, write_tools(ran))
+
+    handle = await producer.enqueue(QUERY, thread_id="t1")
+    response = await handle.response(timeout_s=30)
+
+    assert response is not None and response["status"] == "success"
+    assert response["response"] == ANSWER_TEXT
+    assert ran == ["A n=1", "B n=2", "C n=3"]
+    assert await handle.result() == response
+    names = [s["function_name"] for s in await DBOS.list_workflow_steps_async(handle.workflow_id)]
+    assert names[:5] == ["store.load", "store.save", "store.messages", "store.append_message", "model planning -"]
+    for letter, step in zip("abc", (1, 2, 3), strict=True):
+        tool_step = f"tool tool_{letter} step_{step} call_step_{step}_1"
+        assert names.count(tool_step) == 1 and names[names.index(tool_step) - 1] == f"reach {tool_step}"
+    assert names.count("model synthesis -") == 1
+    assert deployment.worker is not None and deployment.worker.art is not None
+    events = await deployment.worker.art.get_observations("t1", types=[EventType.FINAL_RESPONSE])
+    assert [e.data["response"] for e in events] == [ANSWER_TEXT]  # in the store: visible to any process
+    deployment.provider.assert_complete()
+
+
+async def test_queues_take_rate_limit_and_concurrency_from_config(deployment: Deployment) -> None:
+    await deployment.start(
+        [], write_tools([]), concurrency=3, providers={"scripted": {"runsPerPeriod": 7, "periodS": 2, "concurrency": 5}}
+    )
+
+    queue = await DBOS.retrieve_queue_async("pes-agent.default")
+
+    assert queue is not None
+    assert (queue.worker_concurrency, queue.partition_concurrency) == (3, 1)
+    # providers injected in code are not in the config's `providers`: the queue is `default`, and
+    # `workers.providers.scripted` only applies to a configured provider of that name
+    assert queue.limiter is None and queue.concurrency is None
+
+
+def approval_script() -> list[Any]:
+    return [plan(), call("A"), done("A"), call("B")]
+
+
+async def test_a_paused_run_waits_and_a_decision_from_elsewhere_continues_the_same_workflow(
+    deployment: Deployment,
+) -> None:
+    ran: list[str] = []
+    producer = await deployment.start(
+        [*approval_script(), done("B"), call("C"), done("C"), ANSWER], write_tools(ran, approval="B"),
+        approvalWaitS=60,
+    )
+    handle = await producer.enqueue(QUERY, thread_id="t-hitl")
+    paused = await handle.response(timeout_s=30)
+    assert paused is not None and paused["status"] == "suspended"
+    suspension = paused["suspension"]
+    assert ran == ["A n=1"]
+
+    with pytest.raises(UnknownSuspensionError):
+        await producer.resume("t-hitl", "susp_wrong", {"approved": True})
+    resumed = await producer.resume("t-hitl", suspension["id"], {"approved": True})
+    after = await resumed.response(timeout_s=30)
+
+    assert resumed.workflow_id == handle.workflow_id  # the waiting workflow took it
+    assert after is not None and after["status"] == "success", json.dumps(after)[:800]
+    assert ran == ["A n=1", "B n=2", "C n=3"]
+    assert await handle.result() == after
+    deployment.provider.assert_complete()
+
+
+async def test_a_decision_after_the_wait_is_run_by_a_new_job(deployment: Deployment) -> None:
+    ran: list[str] = []
+    producer = await deployment.start(
+        [*approval_script(), done("B"), call("C"), done("C"), ANSWER], write_tools(ran, approval="B"),
+        approvalWaitS=0,
+    )
+    handle = await producer.enqueue(QUERY, thread_id="t-late")
+    paused = await handle.result()  # no wait: the workflow ended with the pause
+    assert paused["status"] == "suspended"
+
+    resumed = await producer.resume("t-late", paused["suspension"]["id"], {"approved": True})
+    after = await resumed.response(timeout_s=30)
+
+    assert resumed.workflow_id != handle.workflow_id
+    assert after is not None and after["status"] == "success"
+    assert ran == ["A n=1", "B n=2", "C n=3"]
