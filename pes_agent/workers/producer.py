@@ -13,6 +13,7 @@ from typing import Any
 
 from dbos import DBOSClient
 
+from pes_agent.agent.ownership import check_access
 from pes_agent.agent.settings import check_suspension, thread_config
 from pes_agent.config import ArtInstanceConfig, ThreadConfig
 from pes_agent.errors import InvalidInputError, UnknownThreadError
@@ -93,13 +94,18 @@ class Producer:
         }
         return await self._submit(job, f"{workflow_prefix(tid)}{trace}", provider_of(self.config, parsed), None)
 
-    async def resume(self, thread_id: str, suspension_id: str, decision: Mapping[str, Any]) -> RunHandle:
-        """Deliver a decision on a paused thread: to its workflow when one still waits for it, else
-        as a new job. Checked here first, so a wrong suspension id is refused in the caller."""
+    async def resume(
+        self, thread_id: str, suspension_id: str, decision: Mapping[str, Any], *, user_id: str | None = None
+    ) -> RunHandle:
+        """Deliver a decision on a paused thread of ``user_id``: to its workflow when one still waits
+        for it, else as a new job. With the store given, checked here first, so a wrong suspension id
+        or another user's thread is refused in the caller. A waiting workflow acts for the user who
+        started its run (the thread's owner)."""
         if self._store is not None:
             state, _ = await self._store.load(thread_id)
             if state is None:
                 raise UnknownThreadError(f"thread {thread_id!r} has no stored state; start it with `enqueue`")
+            check_access(thread_id, state, user_id)
             check_suspension(thread_id, state, suspension_id)
         message = {"suspension_id": suspension_id, "decision": dict(decision)}
         for waiting in await self._client.list_workflows_async(
@@ -109,7 +115,7 @@ class Producer:
             await self._client.send_async(waiting.workflow_id, message, DECISION_TOPIC)
             if await self._client.get_event_async(waiting.workflow_id, ack_key(suspension_id), ACK_WAIT_S):
                 return RunHandle(self._client, waiting.workflow_id, response_key(suspension_id), thread_id)
-        job = {"kind": "resume", "thread_id": thread_id, "trace_id": uuid.uuid4().hex, **message}
+        job = {"kind": "resume", "thread_id": thread_id, "trace_id": uuid.uuid4().hex, "user_id": user_id, **message}
         workflow_id = f"{workflow_prefix(thread_id)}resume:{suspension_id}"  # a second resume attaches to it
         return await self._submit(job, workflow_id, provider_of(self.config, None), suspension_id)
 

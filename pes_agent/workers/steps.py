@@ -31,7 +31,7 @@ ATTEMPT: contextvars.ContextVar[str] = contextvars.ContextVar("pes_agent_workflo
 """A fresh id per execution of a workflow function (set by the workflow, never recorded)."""
 
 
-class CallInterrupted(Exception):  # noqa: N818 -- control flow, like PhaseFailure: always caught
+class CallInterrupted(Exception):
     """A tool call was running when its worker died; the agent's recovery decides what happens next.
     Raised inside a workflow and caught by it (``workflow._outcome``); callers never see it."""
 

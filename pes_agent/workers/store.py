@@ -19,7 +19,7 @@ from typing import Any
 from pes_agent.errors import VersionConflictError
 from pes_agent.events import Event, EventType
 from pes_agent.state.journal import CallFinish, JournalEntry
-from pes_agent.state.models import HistoryMessage, ThreadState
+from pes_agent.state.models import HistoryMessage, ThreadState, ThreadSummary
 from pes_agent.state.store import StateStore
 from pes_agent.workers.steps import durable
 
@@ -48,6 +48,9 @@ class DurableStore:
         return await durable(
             "store.finish_calls_and_save", lambda: _own_write(self.inner, thread_id, state, expected_version, write)
         )
+
+    async def threads(self, owner: str | None, *, limit: int = 50) -> list[ThreadSummary]:
+        return await durable("store.threads", lambda: self.inner.threads(owner, limit=limit))
 
     async def call_started(
         self, thread_id: str, item_id: str, call_id: str, tool_name: str, arguments: Mapping[str, Any]

@@ -72,8 +72,8 @@ def _runtime() -> _Runtime:
 async def run_job(job: dict[str, Any]) -> dict[str, Any]:
     new_attempt()
     runtime = _runtime()
-    art, thread_id = runtime.art, str(job["thread_id"])
-    response = await _outcome(art, thread_id, lambda: _first(art, job))
+    art, thread_id, user_id = runtime.art, str(job["thread_id"]), job.get("user_id")
+    response = await _outcome(art, thread_id, user_id, lambda: _first(art, job))
     await DBOS.set_event_async(response_key(job.get("suspension_id")), response)
     while response.get("status") in _PAUSED and runtime.approval_wait_s > 0:
         message = await DBOS.recv_async(DECISION_TOPIC, timeout_seconds=runtime.approval_wait_s)
@@ -81,7 +81,7 @@ async def run_job(job: dict[str, Any]) -> dict[str, Any]:
             break  # nobody decided in time: the run stays paused in the store
         suspension_id = str(message["suspension_id"])
         await DBOS.set_event_async(ack_key(suspension_id), True)
-        after = await _outcome(art, thread_id, partial(_decide, art, thread_id, message))
+        after = await _outcome(art, thread_id, user_id, partial(_decide, art, thread_id, {**message, "user_id": user_id}))
         await DBOS.set_event_async(response_key(suspension_id), after)
         if "refused" not in after:
             response = after
@@ -99,11 +99,13 @@ async def _first(art: ArtInstance, job: dict[str, Any]) -> AgentFinalResponse:
 
 
 async def _decide(art: ArtInstance, thread_id: str, message: dict[str, Any]) -> AgentFinalResponse:
-    return await art.resume(thread_id, str(message["suspension_id"]), message.get("decision") or {})
+    return await art.resume(
+        thread_id, str(message["suspension_id"]), message.get("decision") or {}, user_id=message.get("user_id")
+    )
 
 
 async def _outcome(
-    art: ArtInstance, thread_id: str, start: Callable[[], Awaitable[AgentFinalResponse]]
+    art: ArtInstance, thread_id: str, user_id: str | None, start: Callable[[], Awaitable[AgentFinalResponse]]
 ) -> dict[str, Any]:
     """The response of ``start`` as a dict; a refusal (busy thread, unknown suspension) as
     ``{"refused": {type, message}}``. A tool call cut short by a dead worker hands the thread to
@@ -115,7 +117,7 @@ async def _outcome(
             pass
         while True:
             try:
-                return (await art.resume(thread_id)).to_dict()
+                return (await art.resume(thread_id, user_id=user_id)).to_dict()
             except CallInterrupted:
                 continue
     except PesAgentError as exc:
