@@ -35,6 +35,7 @@ from pes_agent.llm.openai import OpenAIProvider
 from pes_agent.llm.types import CallOptions, Message, PromptRequest
 from pes_agent.testing import ScriptedProvider
 from pes_agent.testing.fake_openai import FakeError, FakeOpenAIServer
+from tests.native_servers import NATIVE, fake_for, model_requests
 
 LITERAL_KEY = "sk-test-SECRET-123"
 ENV_KEY = "sk-test-ENVSECRET-456"
@@ -65,7 +66,8 @@ def everything_about(error: BaseException) -> str:
 @pytest.fixture(autouse=True)
 def _env_key(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(ENV_VAR, ENV_KEY)
-    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    for variable in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY"):
+        monkeypatch.delenv(variable, raising=False)
 
 
 @pytest.fixture(params=["literal", "env"])
@@ -292,3 +294,49 @@ def test_cli_validate_shows_no_key(tmp_path: Path, key_text: str) -> None:
     out, err = io.StringIO(), io.StringIO()
     assert main(["validate", str(path)], out=out, err=err) == 0, err.getvalue()
     assert leaks(out.getvalue(), err.getvalue()) == []
+
+
+# --- the native adapters (official SDKs) against their loopback fakes -----------------------------
+
+
+def native_config(adapter: str, key_text: str, tmp_path: Path, base_url: str) -> dict[str, Any]:
+    data = config_dict(key_text, tmp_path, base_url=base_url, max_retries=0)
+    data["providers"]["main"].update(adapter=adapter, model="fake-model")
+    return data
+
+
+@pytest.mark.parametrize("adapter", NATIVE)
+async def test_a_run_through_a_native_adapter_sends_the_key_and_keeps_it_out(
+    tmp_path: Path, key_text: str, adapter: str, captured_logs: pytest.LogCaptureFixture
+) -> None:
+    async with fake_for(adapter, list(S1_REPLIES)) as server:
+        data = native_config(adapter, key_text, tmp_path, server.base_url)
+        art = await create_art_instance(write_config(tmp_path, data))
+        response = await art.process(S1_QUERY)
+        sent = {" ".join(r.headers.values()).count(key_in_use(key_text)) for r in model_requests(server)}
+    assert response.status == "success", response.error
+    assert sent == {1}, "the key was not sent (once) with every request"
+    found = await surfaces(art, response, tmp_path / "state.db")
+    found["logs"] = log_text(captured_logs)
+    assert_no_leak(found)
+
+
+@pytest.mark.parametrize("adapter", NATIVE)
+async def test_a_native_server_echoing_the_key_in_its_error_leaks_nothing(
+    tmp_path: Path, key_text: str, adapter: str, captured_logs: pytest.LogCaptureFixture
+) -> None:
+    key = key_in_use(key_text)
+    echo = FakeError(
+        status=401,
+        headers={"x-echo": f"Bearer {key}", "x-api-key": key, "x-goog-api-key": key, "request-id": "req-1"},
+        body={"error": {"message": f"invalid x-api-key: {key}"}},
+    )
+    async with fake_for(adapter, [echo]) as server:
+        data = native_config(adapter, key_text, tmp_path, server.base_url)
+        art = await create_art_instance(write_config(tmp_path, data))
+        response = await art.process(S1_QUERY)
+    assert response.status == "error"
+    assert response.error is not None and "401" in response.error.message
+    found = await surfaces(art, response, tmp_path / "state.db")
+    found["logs"] = log_text(captured_logs)
+    assert_no_leak(found)

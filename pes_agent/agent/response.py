@@ -16,11 +16,26 @@ class PhaseUsage:
     llm_calls: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    cached_prompt_tokens: int = 0
+    """Of ``prompt_tokens``, read from the provider's prompt cache."""
+    thinking_tokens: int = 0
+    """Of ``completion_tokens``, spent thinking."""
 
     def add(self, usage: Usage) -> None:
         self.llm_calls += 1
         self.prompt_tokens += usage.prompt_tokens
         self.completion_tokens += usage.completion_tokens
+        self.cached_prompt_tokens += usage.cached_prompt_tokens
+        self.thinking_tokens += usage.thinking_tokens
+
+    def to_dict(self) -> dict[str, int]:
+        return {
+            "llm_calls": self.llm_calls,
+            "prompt_tokens": self.prompt_tokens,
+            "completion_tokens": self.completion_tokens,
+            "cached_prompt_tokens": self.cached_prompt_tokens,
+            "thinking_tokens": self.thinking_tokens,
+        }
 
 
 @dataclass(kw_only=True)
@@ -64,6 +79,8 @@ class RunUsage:
             "llm_calls": self.llm_calls,
             "prompt_tokens": self.prompt_tokens,
             "completion_tokens": self.completion_tokens,
+            "cached_prompt_tokens": sum(p.cached_prompt_tokens for p in self.phases.values()),
+            "thinking_tokens": sum(p.thinking_tokens for p in self.phases.values()),
             "tool_calls": self.tool_calls,
             "arg_repairs": self.arg_repairs,
             "arg_fill": {
@@ -72,14 +89,7 @@ class RunUsage:
                 "failures": self.arg_fill_failures,
             },
             "token_source": self.token_source,
-            "phases": {
-                name: {
-                    "llm_calls": p.llm_calls,
-                    "prompt_tokens": p.prompt_tokens,
-                    "completion_tokens": p.completion_tokens,
-                }
-                for name, p in self.phases.items()
-            },
+            "phases": {name: p.to_dict() for name, p in self.phases.items()},
         }
 
 

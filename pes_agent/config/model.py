@@ -27,6 +27,7 @@ from pydantic import (
     model_validator,
 )
 
+from pes_agent.config.adapters import HOSTED_ADAPTERS, adapter_problems
 from pes_agent.config.agents import RemoteAgentConfig, check_unique_ids
 from pes_agent.config.base import ConfigModel, checked_script, fail, problem
 from pes_agent.config.mcp import McpConfig
@@ -119,17 +120,9 @@ class ProviderConfig(ConfigModel):
 
     @model_validator(mode="after")
     def _check_adapter_needs(self) -> ProviderConfig:
-        dialects = _DIALECTS_BY_ADAPTER.get(self.adapter)
-        if dialects is not None and self.structured_output_dialect not in dialects:
-            fail(
-                problem(
-                    ("structured_output_dialect",),
-                    f"adapter {self.adapter!r} does not send replies' schemas as "
-                    f"{self.structured_output_dialect!r}",
-                    list(dialects),
-                    self.structured_output_dialect,
-                )
-            )
+        found = adapter_problems(self)
+        if found:
+            fail(*found)
         if self.adapter == "llamacpp" and not self.model_path and not self.model_package:
             fail(
                 problem(
@@ -164,16 +157,6 @@ class ProviderConfig(ConfigModel):
         if not self.constrains_replies:
             return False
         return self.adapter == "llamacpp" if self.guided is None else self.guided
-
-
-_DIALECTS_BY_ADAPTER: Mapping[str, tuple[str, ...]] = {
-    "openai": ("auto", "json_schema", "json_object", "ollama"),
-    "anthropic": ("auto", "tool", "json_schema"),
-    "gemini": ("auto", "json_schema"),
-}
-
-_HOSTED_ADAPTERS = frozenset({"openai", "anthropic", "gemini"})
-"""Adapters that send a model id, so a provider needs one (or a thread's ``modelId``)."""
 
 
 class StorageConfig(ConfigModel):
@@ -387,7 +370,7 @@ class ArtInstanceConfig(ConfigModel):
             problems.append(problem(where, missing, configured, selection.provider_name))
         for name, provider in self.providers.items():
             chosen_by_selection = selection and selection.provider_name == name and selection.model_id
-            if provider.adapter in _HOSTED_ADAPTERS and not provider.model and not chosen_by_selection:
+            if provider.adapter in HOSTED_ADAPTERS and not provider.model and not chosen_by_selection:
                 needs = f"adapter {provider.adapter!r} needs the model to request here"
                 problems.append(
                     problem(("providers", name, "model"), needs, ["a model id, e.g. gpt-4o-mini"])

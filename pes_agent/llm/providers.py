@@ -16,6 +16,10 @@ def build_provider(name: str, cfg: ProviderConfig) -> Provider:
         from pes_agent.llm.openai import OpenAIProvider
 
         return OpenAIProvider(name, cfg)
+    if cfg.adapter == "anthropic":
+        from pes_agent.llm.anthropic import AnthropicProvider
+
+        return AnthropicProvider(name, cfg)
     if cfg.adapter == "scripted":
         return _scripted_from_file(name, cfg)
     if cfg.adapter == "llamacpp":
@@ -24,10 +28,10 @@ def build_provider(name: str, cfg: ProviderConfig) -> Provider:
         return LlamaCppProvider(name, cfg)
     raise ConfigError(
         f"adapter {cfg.adapter!r} is not available in this version; use `openai` (any "
-        "OpenAI-compatible endpoint), `llamacpp` (a local GGUF model) or `scripted`",
+        "OpenAI-compatible endpoint), `anthropic`, `gemini`, `llamacpp` (a local GGUF model) or `scripted`",
         key_path=f"providers.{name}.adapter",
         value=cfg.adapter,
-        allowed=["openai", "llamacpp", "scripted"],
+        allowed=["openai", "anthropic", "gemini", "llamacpp", "scripted"],
     )
 
 

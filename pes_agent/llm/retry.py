@@ -8,8 +8,8 @@ the request, not a fault, and retrying it only turns a clear mistake into "try a
 check can only switch retrying off, and it matches pydantic's fixed wording, not free prose.
 
 The wait is the server's ``retry-after-ms`` / ``Retry-After`` (seconds or HTTP date), capped, else an
-exponential backoff with jitter. The pure parts take headers, attempt and clock as arguments; the
-``openai`` exception classes are imported only when a failure is being looked at.
+exponential backoff with jitter. The pure parts take headers, attempt and clock as arguments; which
+SDK raised a failure is ``failures``' business: every adapter shares this one policy.
 """
 
 from __future__ import annotations
@@ -23,6 +23,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from email.utils import parsedate_to_datetime
 from typing import TYPE_CHECKING
+
+from pes_agent.llm.failures import failure_of
 
 if TYPE_CHECKING:
     from tenacity import RetryCallState
@@ -38,6 +40,7 @@ __all__ = [
     "is_retryable_status",
     "refuses_request",
     "retry_after_seconds",
+    "retry_delay_seconds",
     "safe_headers",
     "server_message",
     "wait_seconds",
@@ -121,33 +124,47 @@ def backoff_seconds(
 
 
 def is_retryable(exc: BaseException) -> bool:
-    """tenacity ``retry`` predicate over the ``openai`` exception classes."""
-    import openai
-
-    if isinstance(exc, openai.APIStatusError):
-        return is_retryable_status(exc.status_code) and not refuses_request(exc.status_code, exc.body)
-    return isinstance(exc, (openai.APITimeoutError, openai.APIConnectionError))
+    """tenacity ``retry`` predicate over any SDK's failures (``failures.failure_of``)."""
+    failure = failure_of(exc)
+    if failure is None:
+        return False
+    if failure.kind == "status" and failure.status is not None:
+        return is_retryable_status(failure.status) and not refuses_request(failure.status, failure.body)
+    return failure.kind != "status"
 
 
 def wait_seconds(state: RetryCallState) -> float:
-    """tenacity ``wait`` callable: the server's ``Retry-After`` if it gave one, else backoff."""
-    import openai
-
-    exc = state.outcome.exception() if state.outcome else None
-    if isinstance(exc, openai.APIStatusError):
-        asked = retry_after_seconds(exc.response.headers, now=time.time())
+    """tenacity ``wait`` callable: the server's ``Retry-After`` (or Google's ``retryDelay``) if it
+    gave one, else backoff."""
+    failure = failure_of(state.outcome.exception() if state.outcome else None)
+    if failure is not None and failure.kind == "status":
+        asked = retry_after_seconds(failure.headers, now=time.time())
+        if asked is None:
+            asked = retry_delay_seconds(failure.body)
         if asked is not None:
             return asked
     return backoff_seconds(state.attempt_number)
 
 
+def retry_delay_seconds(body: object, *, cap: float = MAX_RETRY_AFTER_S) -> float | None:
+    """Google's wait, given in the error body rather than a header: a ``google.rpc.RetryInfo`` detail
+    with ``retryDelay: "30s"``."""
+    error = body.get("error", body) if isinstance(body, dict) else None
+    details = error.get("details") if isinstance(error, dict) else None
+    for detail in details if isinstance(details, list) else ():
+        delay = detail.get("retryDelay") if isinstance(detail, dict) else None
+        seconds = _number(delay.removesuffix("s")) if isinstance(delay, str) else None
+        if seconds is not None:
+            return min(seconds, cap)
+    return None
+
+
 def describe_failure(exc: BaseException | None) -> str:
     """A few words for a log line: ``HTTP 429``, ``timed out``, ``APIConnectionError``."""
-    import openai
-
-    if isinstance(exc, openai.APIStatusError):
-        return f"HTTP {exc.status_code}"
-    if isinstance(exc, openai.APITimeoutError):
+    failure = failure_of(exc)
+    if failure is not None and failure.kind == "status":
+        return f"HTTP {failure.status}"
+    if failure is not None and failure.kind == "timeout":
         return "timed out"
     return type(exc).__name__ if exc is not None else "failed"
 
@@ -166,28 +183,27 @@ class FailureReport:
 
 
 def failure_report(exc: BaseException, *, provider: str, timeout: float) -> FailureReport:
-    import openai
-
-    if isinstance(exc, openai.APIStatusError):
-        status = exc.status_code
-        said = server_message(exc.body)
-        refused = refuses_request(status, exc.body)
+    failure = failure_of(exc)
+    if failure is not None and failure.kind == "status" and failure.status is not None:
+        status = failure.status
+        said = server_message(failure.body)
+        refused = refuses_request(status, failure.body)
         return FailureReport(
             what=f"HTTP {status}" + (f" ({said})" if said else ""),
             hint=_status_hint(status, provider, refused=refused),
             retryable=not refused and is_retryable_status(status),
             status=status,
-            headers=safe_headers(exc.response.headers),
+            headers=safe_headers(failure.headers),
             said=said,
         )
-    if isinstance(exc, openai.APITimeoutError):
+    if failure is not None and failure.kind == "timeout":
         return FailureReport(
             what=f"no answer within {timeout:g}s",
             hint=f"raise `providers.{provider}.timeout_s` or check the server's load",
             retryable=True,
         )
-    if isinstance(exc, openai.APIConnectionError):
-        cause = f" ({type(exc.__cause__).__name__})" if exc.__cause__ is not None else ""
+    if failure is not None:
+        cause = f" ({failure.cause})" if failure.cause else ""
         return FailureReport(
             what=f"could not connect{cause}",
             hint=f"check that `providers.{provider}.base_url` is right and the server is up",
@@ -195,7 +211,7 @@ def failure_report(exc: BaseException, *, provider: str, timeout: float) -> Fail
         )
     return FailureReport(
         what=f"{type(exc).__name__}: {exc}",
-        hint="check that the endpoint is OpenAI-compatible",
+        hint="check that `base_url` points at the API this adapter speaks",
         retryable=False,
     )
 

@@ -295,4 +295,18 @@ def usage_of(raw: Any) -> Usage | None:
     prompt, completion = raw.get("prompt_tokens"), raw.get("completion_tokens")
     if not isinstance(prompt, int) or not isinstance(completion, int):
         return None
-    return Usage(prompt_tokens=prompt, completion_tokens=completion, source="provider")
+    cached = _count(raw.get("prompt_tokens_details"), "cached_tokens")
+    thinking = _count(raw.get("completion_tokens_details"), "reasoning_tokens")
+    return Usage(
+        prompt_tokens=prompt,
+        completion_tokens=completion,
+        source="provider",
+        cached_prompt_tokens=cached,
+        thinking_tokens=thinking,
+    )
+
+
+def _count(details: Any, key: str) -> int:
+    """A count inside OpenAI's usage details (``prompt_tokens_details.cached_tokens``), else 0."""
+    value = details.get(key) if isinstance(details, dict) else None
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0

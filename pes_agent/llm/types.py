@@ -64,8 +64,14 @@ class CallOptions:
 @dataclass(frozen=True, kw_only=True)
 class Usage:
     prompt_tokens: int
+    """Every prompt token, cached ones included."""
     completion_tokens: int
+    """Every reply token, thinking included."""
     source: UsageSource = "provider"
+    cached_prompt_tokens: int = 0
+    """Of ``prompt_tokens``, those read from the provider's prompt cache (billed at a discount)."""
+    thinking_tokens: int = 0
+    """Of ``completion_tokens``, those spent thinking (as the provider reports them; 0 if it does not)."""
 
 
 @dataclass(frozen=True, kw_only=True)

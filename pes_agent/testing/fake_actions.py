@@ -1,4 +1,5 @@
-"""What a ``FakeOpenAIServer`` does with a chat request: the scripted actions, one per request."""
+"""What a fake server (``FakeOpenAIServer``, ``FakeAnthropicServer``, ``FakeGeminiServer``) does with a model
+request: the scripted actions, one per request, the same for every API."""
 
 from __future__ import annotations
 
@@ -11,11 +12,18 @@ __all__ = ["ActionLike", "FakeAction", "FakeDisconnect", "FakeError", "FakeHang"
 
 @dataclass(frozen=True, kw_only=True)
 class FakeReply:
-    """A successful chat completion. ``usage=None`` leaves the ``usage`` field out of the body."""
+    """A successful reply, told in each fake's own wire format.
+
+    ``finish_reason`` is OpenAI's word (``stop``, ``length``), translated by each fake to its API's
+    (Anthropic's ``end_turn``/``max_tokens``, Gemini's ``STOP``/``MAX_TOKENS``); other values are
+    sent as they are. ``usage`` holds the counts to report, in OpenAI's names or the API's own;
+    None leaves the ``usage`` field out of an OpenAI body. ``reasoning_content`` is the thinking
+    (``reasoning_content``, a ``thinking`` block, a ``thought`` part).
+    """
 
     text: str = ""
     finish_reason: str = "stop"
-    usage: Mapping[str, int] | None = None
+    usage: Mapping[str, Any] | None = None
     reasoning_content: str | None = None
     model: str | None = None
     """Model id reported back; None echoes the request's ``model``."""

@@ -16,27 +16,21 @@ structured-output dialects can be tested without it.
 from __future__ import annotations
 
 import asyncio
-import inspect
-import ipaddress
 import time
-from collections.abc import Awaitable, Callable, Iterable, Mapping
-from contextlib import suppress
-from types import TracebackType
-from typing import Any, Literal, Self
+from collections.abc import Iterable, Mapping
+from typing import Any, Literal
 
-from pes_agent.errors import InvalidInputError
 from pes_agent.testing._http import (
     RecordedRequest,
-    _Malformed,
     chunked,
     error_body,
     json_bytes,
-    read_request,
     response_head,
     send,
     send_error,
     wants_keep_alive,
 )
+from pes_agent.testing._server import FakeServer, Handler
 from pes_agent.testing.fake_actions import (
     ActionLike,
     FakeAction,
@@ -55,16 +49,16 @@ __all__ = [
     "FakeMalformed",
     "FakeOpenAIServer",
     "FakeReply",
+    "Handler",
     "Mimic",
     "RecordedRequest",
 ]
 
 
-Handler = Callable[[dict[str, Any]], ActionLike | Awaitable[ActionLike]]
 Mimic = Literal["openai", "llama-cpp-python"]
 
 
-class FakeOpenAIServer:
+class FakeOpenAIServer(FakeServer):
     """Loopback-only fake of ``/v1/chat/completions`` and ``/v1/models``.
 
     Script entries are used in order, one per chat request; once they run out ``handler`` (if given)
@@ -72,6 +66,8 @@ class FakeOpenAIServer:
     A request the mimicked server would refuse (``mimic``) is refused before the script is consulted,
     as the real one validates before generating: it is recorded but takes no entry.
     """
+
+    label = "FakeOpenAIServer"
 
     def __init__(
         self,
@@ -86,129 +82,28 @@ class FakeOpenAIServer:
         record: bool = True,
         mimic: Mimic = "openai",
     ) -> None:
-        _require_loopback(host)
+        super().__init__(
+            replies, handler=handler, latency_s=latency_s, host=host, port=port, backlog=backlog, record=record
+        )
         self.mimic = mimic
         self.refused = 0
         """Requests refused as the mimicked server would (see ``mimic``)."""
-        self._script: list[ActionLike] = list(replies)
-        self._served = 0
-        self.handler = handler
-        self.latency_s = latency_s
-        self.host = host
-        self._port = port
         self.models = tuple(models)
-        self._backlog = backlog
-        self.record = record
-        """False keeps memory flat in long benchmarks: requests are counted, not kept."""
-        self.requests: list[RecordedRequest] = []
-        self.request_count = 0
-        self.unscripted = 0
-        """Chat requests that found neither a script entry nor a handler."""
-        self._server: asyncio.Server | None = None
-        self._connections: set[asyncio.Task[None]] = set()
-        self._ids = 0
-
-    # -- lifecycle -------------------------------------------------------------------------------
-
-    async def start(self) -> Self:
-        self._server = await asyncio.start_server(
-            self._serve_connection, self.host, self._port, backlog=self._backlog
-        )
-        self._port = self._server.sockets[0].getsockname()[1]
-        return self
-
-    async def close(self) -> None:
-        server, self._server = self._server, None
-        if server is None:
-            return
-        server.close()
-        for task in list(self._connections):
-            task.cancel()
-        await asyncio.gather(*self._connections, return_exceptions=True)
-        await server.wait_closed()
-
-    async def __aenter__(self) -> Self:
-        return await self.start()
-
-    async def __aexit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        await self.close()
-
-    @property
-    def port(self) -> int:
-        return self._port
 
     @property
     def base_url(self) -> str:
         """What a provider's ``base_url`` should be: ``http://127.0.0.1:PORT/v1``."""
-        host = f"[{self.host}]" if ":" in self.host else self.host
-        return f"http://{host}:{self._port}/v1"
-
-    # -- script ----------------------------------------------------------------------------------
-
-    @property
-    def remaining(self) -> int:
-        return len(self._script) - self._served
+        return f"{self.root_url}/v1"
 
     @property
     def chat_requests(self) -> list[dict[str, Any]]:
         """JSON bodies of the chat-completion requests, in arrival order."""
         return [r.json for r in self.requests if r.path.endswith("/chat/completions")]
 
-    def add(self, *replies: ActionLike) -> None:
-        """Append entries to the script (between phases of a test)."""
-        self._script.extend(replies)
-
-    def assert_complete(self) -> None:
-        """Fail when scripted entries were left unused or requests arrived past the script."""
-        if self.remaining or self.unscripted:
-            raise AssertionError(
-                f"FakeOpenAIServer: {self.remaining} scripted entries unused, "
-                f"{self.unscripted} requests arrived with no script entry or handler left"
-            )
-
-    async def _next_action(self, body: dict[str, Any]) -> FakeAction | None:
-        if self._served < len(self._script):
-            entry = self._script[self._served]
-            self._served += 1
-        elif self.handler is not None:
-            result = self.handler(body)
-            entry = await result if inspect.isawaitable(result) else result
-        else:
-            self.unscripted += 1
-            return None
-        return FakeReply(text=entry) if isinstance(entry, str) else entry
-
     # -- HTTP ------------------------------------------------------------------------------------
-
-    async def _serve_connection(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        task = asyncio.current_task()
-        if task is not None:
-            self._connections.add(task)
-        try:
-            while True:
-                request = await read_request(reader)
-                if request is None or not await self._answer(request, writer):
-                    break
-        except (ConnectionError, asyncio.IncompleteReadError, asyncio.LimitOverrunError, _Malformed):
-            pass
-        except asyncio.CancelledError:
-            # close() cancels open connections; Python 3.11's stream callback would log a cancelled
-            # task as an error, so end quietly instead.
-            pass
-        finally:
-            if task is not None:
-                self._connections.discard(task)
-            writer.close()
-            with suppress(Exception):
-                await writer.wait_closed()
 
     async def _answer(self, request: RecordedRequest, writer: asyncio.StreamWriter) -> bool:
         """Answer one request; False when the connection must be closed afterwards."""
-        self.request_count += 1
-        if self.record:
-            self.requests.append(request)
         keep_alive = wants_keep_alive(request)
         route = request.path.split("?", 1)[0].rstrip("/")
         if (request.method, route) == ("GET", "/v1/models"):
@@ -226,10 +121,7 @@ class FakeOpenAIServer:
             self.refused += 1
             await send(writer, 500, refusal, keep_alive=keep_alive)
             return keep_alive
-        action = await self._next_action(body)
-        if self.latency_s > 0:
-            await asyncio.sleep(self.latency_s)
-        return await self._perform(action, body, writer, keep_alive)
+        return await self._act(body, writer, keep_alive)
 
     def _refusal(self, body: dict[str, Any]) -> bytes | None:
         """llama-cpp-python 0.3's answer to a ``response_format`` its request model does not allow."""
@@ -253,32 +145,19 @@ class FakeOpenAIServer:
         error = {"message": message, "type": "internal_server_error", "param": None, "code": None}
         return json_bytes({"error": error})
 
-    async def _perform(
-        self, action: FakeAction | None, body: dict[str, Any], writer: asyncio.StreamWriter, keep_alive: bool
-    ) -> bool:
-        if action is None:
-            message = f"FakeOpenAIServer: no scripted reply left (request #{self.request_count})"
-            await send_error(writer, 400, message, keep_alive, code="fake_script_exhausted")
-        elif isinstance(action, FakeReply):
-            if body.get("stream") is True:
-                await self._stream(action, body, writer, keep_alive)
-            else:
-                await send(writer, 200, json_bytes(self._completion(action, body)), keep_alive=keep_alive)
-        elif isinstance(action, FakeError):
-            await send(
-                writer, action.status, _error_payload(action), headers=action.headers, keep_alive=keep_alive
-            )
-        elif isinstance(action, FakeMalformed):
-            payload = action.body.encode()
-            await send(
-                writer, action.status, payload, content_type=action.content_type, keep_alive=keep_alive
-            )
-        elif isinstance(action, FakeHang):
-            await asyncio.sleep(action.seconds)
-            return False
+    async def _reply(
+        self, reply: FakeReply, body: dict[str, Any], writer: asyncio.StreamWriter, keep_alive: bool, **_: Any
+    ) -> None:
+        if body.get("stream") is True:
+            await self._stream(reply, body, writer, keep_alive)
         else:
-            return False
-        return keep_alive
+            await send(writer, 200, json_bytes(self._completion(reply, body)), keep_alive=keep_alive)
+
+    def _error_payload(self, status: int, message: str, body: Any = None) -> bytes:
+        if body is not None:
+            return body.encode() if isinstance(body, str) else json_bytes(body)
+        code = "fake_script_exhausted" if "no scripted reply left" in message else "fake_error"
+        return error_body(message, code)
 
     def _completion(self, reply: FakeReply, body: dict[str, Any]) -> dict[str, Any]:
         message: dict[str, Any] = {"role": "assistant", "content": reply.text}
@@ -295,10 +174,9 @@ class FakeOpenAIServer:
         return out
 
     def _envelope(self, reply: FakeReply, body: dict[str, Any], kind: str) -> dict[str, Any]:
-        self._ids += 1
         model = reply.model or body.get("model") or "fake-model"
         return {
-            "id": f"chatcmpl-fake-{self._ids}",
+            "id": f"chatcmpl-fake-{self._next_id()}",
             "object": kind,
             "created": int(time.time()),
             "model": model,
@@ -344,27 +222,7 @@ class FakeOpenAIServer:
 # -- helpers ---------------------------------------------------------------------------------------
 
 
-def _require_loopback(host: str) -> None:
-    """Tests must never open a port others can reach: only loopback addresses are accepted."""
-    if host == "localhost":
-        return
-    try:
-        loopback = ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        loopback = False
-    if not loopback:
-        raise InvalidInputError(
-            f"FakeOpenAIServer binds only to loopback, not {host!r}; use `host='127.0.0.1'` (the default)"
-        )
-
-
-def _error_payload(error: FakeError) -> bytes:
-    if error.body is None:
-        return error_body(f"fake error {error.status}", "fake_error")
-    return error.body.encode() if isinstance(error.body, str) else json_bytes(error.body)
-
-
-def _usage(usage: Mapping[str, int]) -> dict[str, int]:
+def _usage(usage: Mapping[str, Any]) -> dict[str, Any]:
     out = {"prompt_tokens": 0, "completion_tokens": 0, **usage}
     out.setdefault("total_tokens", out["prompt_tokens"] + out["completion_tokens"])
     return out

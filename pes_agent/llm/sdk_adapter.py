@@ -1,0 +1,244 @@
+"""What the native adapters (``anthropic``, ``gemini``) share around their official SDKs.
+
+- The SDK is an optional extra: it is looked for (not imported) when the provider is built, so
+  ``pes-agent validate`` and the first run fail at once with the ``pip install`` that fixes it, and it
+  is imported on the first call only.
+- One client (and connection pool) per event loop, created on first use there, as in the ``openai``
+  adapter: an instance built at service start keeps working under a later ``asyncio.run``.
+- The key comes from ``api_key`` or the environment variable ``api_key_env`` names (by default the
+  adapter's own); it never appears in a ``repr``, a log line or an error (``_scrub``).
+- One retry layer, the project's: SDK retries are off, tenacity retries what ``retry.is_retryable``
+  says (429, 408/409, 5xx, timeouts, connection failures), waiting as ``retry.wait_seconds`` says. A
+  streamed call is retried only until its first piece arrives. Every failure leaves as a
+  ``ProviderError`` raised outside the ``except`` block, so the SDK's exception (which holds the
+  request and its key header) is neither chained nor kept as context.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib.util
+import logging
+import os
+from collections.abc import Awaitable, Callable
+from typing import ClassVar, Generic, TypeVar
+from urllib.parse import urlsplit
+
+from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_after_attempt
+
+from pes_agent.config import ProviderConfig
+from pes_agent.config.presets import key_variable
+from pes_agent.errors import ConfigError, ProviderError
+from pes_agent.llm.failures import failure_of
+from pes_agent.llm.retry import describe_failure, failure_report, is_retryable, wait_seconds
+
+__all__ = ["SdkAdapter", "require_sdk"]
+
+_log = logging.getLogger("pes_agent")
+
+ClientT = TypeVar("ClientT")
+T = TypeVar("T")
+
+
+def require_sdk(module: str, extra: str, provider: str) -> None:
+    """Fail early, naming the extra, when ``module`` is not installed (it is not imported here)."""
+    try:
+        found = importlib.util.find_spec(module) is not None
+    except (ImportError, ValueError):
+        found = False
+    if not found:
+        raise ConfigError(
+            f"provider {provider!r} uses the `{extra}` adapter, whose SDK (`{module}`) is not "
+            f"installed: run `pip install 'pes-agent[{extra}]'`",
+            key_path=f"providers.{provider}.adapter",
+            value=extra,
+        )
+
+
+class SdkAdapter(Generic[ClientT]):
+    """Base of an adapter over an official SDK; subclasses build clients and send requests."""
+
+    adapter: ClassVar[str]
+    """The adapter's name (and its extra's)."""
+    sdk_module: ClassVar[str]
+    default_base_url: ClassVar[str]
+
+    def __init__(
+        self,
+        name: str,
+        config: ProviderConfig,
+        *,
+        sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+    ) -> None:
+        require_sdk(self.sdk_module, self.adapter, name)
+        self.name = name
+        self.config = config
+        self._sleep = sleep
+        self._clients: dict[asyncio.AbstractEventLoop, ClientT] = {}
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(name={self.name!r}, model={self.config.model!r}, endpoint={self._endpoint()!r})"
+
+    async def aclose(self) -> None:
+        """Close this loop's client; clients of other loops can only be closed on their own loop."""
+        client = self._clients.pop(asyncio.get_running_loop(), None)
+        if client is not None:
+            await self._close_client(client)
+
+    # -- for subclasses --------------------------------------------------------------------------
+
+    def _new_client(self, api_key: str) -> ClientT:
+        raise NotImplementedError
+
+    async def _close_client(self, client: ClientT) -> None:
+        raise NotImplementedError
+
+    def _path(self, model: str, *, stream: bool) -> str:
+        """The request's path below the endpoint, for messages (``/v1/messages``)."""
+        raise NotImplementedError
+
+    # -- shared ----------------------------------------------------------------------------------
+
+    def _client(self) -> ClientT:
+        loop = asyncio.get_running_loop()
+        client = self._clients.get(loop)
+        if client is None:
+            for other in list(self._clients):  # forget the clients of closed loops
+                if other.is_closed():
+                    self._clients.pop(other, None)
+            client = self._clients[loop] = self._new_client(self._api_key())
+        return client
+
+    def _model(self, requested: str | None) -> str:
+        model = requested or self.config.model
+        if not model:
+            raise ProviderError(
+                f"provider {self.name!r} has no model: set `providers.{self.name}.model` or a "
+                "`providerConfig.modelId`",
+                provider=self.name,
+            )
+        return model
+
+    def _api_key(self) -> str:
+        if self.config.api_key is not None:
+            return self.config.api_key.get_secret_value()
+        variable = key_variable(self.config)
+        key = os.environ.get(variable) if variable else None
+        if key:
+            return key
+        raise ProviderError(
+            f"provider {self.name!r} has no API key: set the `{variable}` environment variable, or "
+            f"`providers.{self.name}.api_key_env` to the variable that holds it",
+            provider=self.name,
+        )
+
+    async def _with_retries(
+        self, send: Callable[[], Awaitable[T]], *, model: str, timeout: float, stream: bool = False
+    ) -> T:
+        attempts = 0
+
+        async def attempt() -> T:
+            nonlocal attempts
+            attempts += 1
+            return await send()
+
+        retrying = AsyncRetrying(
+            stop=stop_after_attempt(1 + self.config.max_retries),
+            retry=retry_if_exception(is_retryable),
+            wait=wait_seconds,
+            sleep=self._sleep,
+            before_sleep=self._log_retry,
+            reraise=True,
+        )
+        failure: Exception | None = None
+        try:
+            return await retrying(attempt)
+        except ProviderError:
+            raise
+        except Exception as exc:
+            if failure_of(exc) is None:
+                raise
+            failure = exc
+        raise self._error(failure, model=model, timeout=timeout, attempts=attempts, stream=stream)
+
+    def _log_retry(self, state: RetryCallState) -> None:
+        exc = state.outcome.exception() if state.outcome else None
+        _log.info(
+            "provider %r: %s; retry %d of %d in %.2fs",
+            self.name,
+            describe_failure(exc),
+            state.attempt_number,
+            self.config.max_retries,
+            state.upcoming_sleep,
+        )
+
+    def _error(
+        self,
+        exc: BaseException,
+        *,
+        model: str,
+        timeout: float,
+        attempts: int = 1,
+        streamed: int = 0,
+        stream: bool = False,
+    ) -> ProviderError:
+        report = failure_report(exc, provider=self.name, timeout=timeout)
+        tries = f" after {attempts} attempts" if attempts > 1 else ""
+        if streamed:
+            tries = (
+                f" after {streamed} characters of the reply had streamed (not retried: part of it was "
+                "already delivered)"
+            )
+        return ProviderError(
+            self._scrub(f"{self._where(model, stream=stream)} failed{tries}: {report.what}; {report.hint}"),
+            provider=self.name,
+            status=report.status,
+            headers={k: self._scrub(v) for k, v in report.headers.items()},
+            retryable=report.retryable,
+            server_message=self._scrub(report.said) or None,
+        )
+
+    def _unusable(self, model: str, what: str, *, status: int | None = None, stream: bool = False) -> ProviderError:
+        """A reply that arrived but cannot be used: not retried (the same request gets the same)."""
+        return ProviderError(
+            self._scrub(
+                f"{self._where(model, stream=stream)} answered with a body that {what}; check that "
+                f"`base_url` points at the {self.adapter} API"
+            ),
+            provider=self.name,
+            status=status,
+            retryable=False,
+        )
+
+    def _where(self, model: str, *, stream: bool = False) -> str:
+        return f"provider {self.name!r} (POST {self._endpoint()}{self._path(model, stream=stream)}, model {model!r})"
+
+    def _endpoint(self) -> str:
+        """The base URL without credentials, path end or query, safe to show."""
+        parts = urlsplit(self.config.base_url or self.default_base_url)
+        host = parts.hostname or "?"
+        if ":" in host:
+            host = f"[{host}]"
+        port = f":{parts.port}" if parts.port else ""
+        return f"{parts.scheme}://{host}{port}{parts.path.rstrip('/')}"
+
+    def _scrub(self, text: str) -> str:
+        """Servers sometimes echo the key they were sent; never pass it on."""
+        variable = key_variable(self.config)
+        secrets = [os.environ.get(variable, "") if variable else ""]
+        if self.config.api_key is not None:
+            secrets.append(self.config.api_key.get_secret_value())
+        for secret in secrets:
+            if len(secret) >= 4:
+                text = text.replace(secret, "***")
+        return text
+
+    def _warn_refused(self, refused: list[str], seen: set[str]) -> None:
+        new = [k for k in refused if k not in seen]
+        if new:
+            seen.update(new)
+            _log.warning(
+                "provider %r: ignoring llm_params %s: pes-agent sets these itself",
+                self.name,
+                ", ".join(f"`{k}`" for k in new),
+            )
