@@ -38,18 +38,18 @@ _ACTION_TEXT: Mapping[str, str] = {
     "search": "Search {many} by keyword across their fields.",
     "create": "Create a new {noun} in {service}.",
     "update": "Change fields of an existing {noun}.",
-    "delete": "Delete a {noun} permanently.",
-    "pdf": "Get a {noun} as a PDF file to download or print.",
-    "send": "Send a {noun} to its recipient by email.",
-    "void": "Void a {noun} so it no longer counts, keeping it on record.",
+    "delete": "Delete {a} {noun} permanently.",
+    "pdf": "Get {a} {noun} as a PDF file to download or print.",
+    "send": "Send {a} {noun} to its recipient from {service}.",
+    "void": "Void {a} {noun} so it no longer counts, keeping it on record.",
     "approve": "Approve a pending {noun}.",
     "reject": "Reject a pending {noun} with a reason.",
-    "cancel": "Cancel a {noun}.",
-    "assign": "Assign a {noun} to a person.",
-    "comment": "Add a comment to a {noun}.",
-    "archive": "Archive a {noun}: hidden from lists, kept for records.",
+    "cancel": "Cancel {a} {noun}.",
+    "assign": "Assign {a} {noun} to a person.",
+    "comment": "Add a comment to {a} {noun}.",
+    "archive": "Archive {a} {noun}: hidden from lists, kept for records.",
     "restore": "Restore an archived or deleted {noun}.",
-    "history": "The change history of a {noun}: who changed what and when.",
+    "history": "The change history of {a} {noun}: who changed what and when.",
     "export": "Export {many} as a CSV spreadsheet.",
     "count": "Count {many} matching filters.",
 }
@@ -64,8 +64,12 @@ def _action_description(action: str, record: Record, domain: Domain) -> str:
     many = record.many.replace("_", " ")
     if known is None:
         verb = action.replace("_", " ")
-        return f"{verb.capitalize()} a {words}: {record.about}."
-    return known.format(noun=words, many=many, about=record.about, service=domain.service)
+        return f"{verb.capitalize()} {_article(words)} {words}: {record.about}."
+    return known.format(a=_article(words), noun=words, many=many, about=record.about, service=domain.service)
+
+
+def _article(noun: str) -> str:
+    return "an" if noun[0] in "aeiou" else "a"
 
 
 def _action_name(action: str, record: Record) -> str:

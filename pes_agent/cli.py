@@ -58,6 +58,10 @@ def progress_line(event: Event) -> str | None:
     """One short human line per event worth showing while a run works."""
     d = event.data
     match event.type:
+        case EventType.TOOLS_OFFERED:
+            if d.get("mode") == "retrieved":
+                return f"tools: {d.get('shown')} of {d.get('total')} shown to the planner (searched {d.get('searches')})"
+            return f"tools: all {d.get('total')} shown to the planner: {d.get('reason')}"
         case EventType.PLAN:
             return f"plan: {d.get('title') or '(untitled)'} ({len(d.get('todo_list', []))} steps)"
         case EventType.PLAN_UPDATE:

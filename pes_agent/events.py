@@ -17,6 +17,9 @@ from typing import Any
 
 
 class EventType(StrEnum):
+    TOOLS_OFFERED = "TOOLS_OFFERED"
+    """Which tools the planner was shown and why: all of them, or those found for the query (with
+    their scores), or more it asked for with ``findTools``."""
     PLAN = "PLAN"
     PLAN_UPDATE = "PLAN_UPDATE"
     ITEM_STATUS = "ITEM_STATUS"

@@ -14,6 +14,7 @@ from pes_agent.agent.context import RunContext
 from pes_agent.agent.lease import abandon, claim, release
 from pes_agent.agent.ownership import check_access, check_run, take
 from pes_agent.agent.pes import recover_run, remember, run_pes
+from pes_agent.agent.planning import first_planning_request
 from pes_agent.agent.props import AgentProps as AgentProps
 from pes_agent.agent.response import AgentFinalResponse
 from pes_agent.agent.settings import (
@@ -38,12 +39,12 @@ from pes_agent.gate import ArgumentGate
 from pes_agent.llm.providers import build_provider
 from pes_agent.llm.types import PromptRequest, Provider
 from pes_agent.observability import NOOP_TRACER, LoggingTracer, Tracer
-from pes_agent.prompts.planning import build_planning
 from pes_agent.prompts.views import HistoryTurn, PromptSettings
 from pes_agent.state.models import ItemStatus, Suspension, ThreadState
 from pes_agent.state.store import StateStore
 from pes_agent.streaming import stream_run
 from pes_agent.tools.executor import ToolExecutor
+from pes_agent.tools.index import ToolFinder
 from pes_agent.tools.registry import ToolRegistry
 
 
@@ -79,6 +80,7 @@ class ArtInstance(ThreadReads):
         self._templates = templates
         self._clock = clock
         self._executor = ToolExecutor(registry)
+        self._finder = ToolFinder(registry)
         self._gate = ArgumentGate(registry, config.gate)
         self._locks = ThreadLocks()
         self._default_setup: RunSetup | None = None
@@ -248,7 +250,7 @@ class ArtInstance(ThreadReads):
         persona = (thread_config.persona if thread_config else None) or self.config.persona
         settings = self._settings(persona, thread_config)
         names = self._enabled_tools(thread_config)
-        return build_planning(query, "\n".join(self.registry.manifesto_lines(names)), settings, tool_names=names)
+        return first_planning_request(query, names, self.registry, settings, self.config.retrieval, self._finder)
 
     # -- threads ------------------------------------------------------------------------------
 
@@ -340,6 +342,8 @@ class ArtInstance(ThreadReads):
             guided=setup.guided,
             tracer=self._tracer,
             steps=self.steps,
+            retrieval=self.config.retrieval,
+            finder=self._finder,
         )
 
     def _setup(self, call: ThreadConfig | None, stored: ThreadConfig | None) -> RunSetup:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from string import Template
+from typing import Any
 
 import pytest
 from syrupy.assertion import SnapshotAssertion
@@ -79,13 +80,64 @@ async def test_planning_prompt_200_tools(prompt_snapshot: SnapshotAssertion) -> 
         tool_from_schema(t["name"], t["description"], t.get("inputSchema") or t["input_schema"], lambda **_: None)
         for t in entries
     ]
-    art = await create_art_instance({"storage": {"type": "memory"}}, tools=specs, store=MemoryStore())
-    request = art.planning_prompt(
-        "Find recent articles about the James Webb Space Telescope's discoveries and summarize the key findings."
-    )
+    config = {"storage": {"type": "memory"}, "retrieval": {"enabled": False}}
+    art = await create_art_instance(config, tools=specs, store=MemoryStore())
+    request = art.planning_prompt(JWST_QUERY)
     assert len(specs) == 200
     assert "inputSchema" not in request.messages[1].content and '"properties"' not in request.messages[1].content
     assert request == prompt_snapshot
+
+
+JWST_QUERY = "Find recent articles about the James Webb Space Telescope's discoveries and summarize the key findings."
+
+
+async def test_planning_prompt_200_tools_retrieved(prompt_snapshot: SnapshotAssertion) -> None:
+    """The default with the `retrieval` extra: at most 30 tools, those that best match the query by
+    their words, a note that they are a part of 200, and how to ask for more (issue 18). Here the
+    words miss `webSearch` (the query says "find articles", the tool "search the web"): the
+    planner has to ask for it, which is what the note tells it to do."""
+    pytest.importorskip("bm25s", reason="the `retrieval` extra is not installed")
+    art = await create_art_instance({"storage": {"type": "memory"}}, tools=_n200_specs(), store=MemoryStore())
+    request = art.planning_prompt(JWST_QUERY)
+    assert "of 200 tools: those whose words best match the query" in request.messages[1].content
+    assert '"findTools"' in request.messages[1].content
+    assert request == prompt_snapshot
+
+
+async def test_planning_prompt_1000_tools_retrieved(prompt_snapshot: SnapshotAssertion) -> None:
+    """The benchmark's 1,000-tool catalogue: the prompt is the size it is at 200 tools."""
+    pytest.importorskip("bm25s", reason="the `retrieval` extra is not installed")
+    from benchmarks.tool_catalogue import catalogue
+
+    art = await create_art_instance({"storage": {"type": "memory"}}, tools=catalogue(), store=MemoryStore())
+    request = art.planning_prompt("Can you send me a printable copy of invoice 4411?")
+    assert "(30 of 1000 tools" in request.messages[1].content
+    assert request == prompt_snapshot
+
+
+async def test_planning_prompt_after_find_tools(prompt_snapshot: SnapshotAssertion) -> None:
+    """The second planning call after the planner asked `findTools`: the found tools added below
+    the first ones; with the last search spent, no offer to search again."""
+    pytest.importorskip("bm25s", reason="the `retrieval` extra is not installed")
+    from benchmarks.tool_catalogue import catalogue
+    from pes_agent.testing import ScriptedProvider
+
+    find = '---JSON_OUTPUT_START---\n{"findTools": ["balance a customer owes"]}\n---JSON_OUTPUT_END---'
+    plan = '---JSON_OUTPUT_START---\n{"title": "t", "intent": "i", "plan": "p", "todoList": []}\n---JSON_OUTPUT_END---'
+    provider = ScriptedProvider([find, plan, "<mainContent>ok</mainContent>"])
+    config = {"storage": {"type": "memory"}, "retrieval": {"k": 10, "findToolsCalls": 1}}
+    art = await create_art_instance(config, tools=catalogue(), providers={"scripted": provider})
+    await art.process("How deep in the red is client 12 with us?")
+    assert [c.phase for c in provider.calls[:2]] == ["planning", "planning"]
+    assert _request(provider.calls[1]) == prompt_snapshot
+
+
+def _n200_specs() -> list[Any]:
+    catalog = json.loads((FIXTURES / "catalogs" / "catalog_N200.json").read_text(encoding="utf-8"))
+    return [
+        tool_from_schema(t["name"], t["description"], t.get("inputSchema") or t["input_schema"], lambda **_: None)
+        for t in catalog["tools"]
+    ]
 
 
 def test_builder_is_pure() -> None:

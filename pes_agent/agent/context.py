@@ -11,7 +11,7 @@ from typing import Any
 
 from pes_agent.agent.response import RunUsage
 from pes_agent.agent.steps import DIRECT, StepRunner
-from pes_agent.config import ArgFillConfig, GateConfig, ResolvedExecution
+from pes_agent.config import ArgFillConfig, GateConfig, ResolvedExecution, RetrievalConfig
 from pes_agent.events import Event, EventBus, EventType, new_event_id
 from pes_agent.gate import ArgumentGate
 from pes_agent.llm.streaming import accepts_token_sink, replay_reply
@@ -22,6 +22,7 @@ from pes_agent.state.journal import CallFinish
 from pes_agent.state.models import ItemStatus, ThreadState, TodoItem
 from pes_agent.state.store import StateStore
 from pes_agent.tools.executor import ToolExecutor
+from pes_agent.tools.index import ToolFinder
 from pes_agent.tools.registry import ToolRegistry
 
 
@@ -62,6 +63,9 @@ class RunContext:
     tracer: Tracer = NOOP_TRACER
     steps: StepRunner = DIRECT
     """How model and tool calls run: directly, or as durable steps (``pes_agent.workers``)."""
+    retrieval: RetrievalConfig = field(default_factory=RetrievalConfig)
+    finder: ToolFinder | None = None
+    """The instance's tool index (``retrieval``); None: the planner sees every enabled tool."""
     phase: str = "planning"
     user_answers: list[str] = field(default_factory=list)
     """Values the user gave in answer to a clarification: grounding, like the query."""

@@ -7,17 +7,23 @@ from collections.abc import Sequence
 from pes_agent.agent.context import PhaseFailure, RunContext
 from pes_agent.agent.plan_items import plan_event_data, todo_from_plan
 from pes_agent.agent.plan_update import apply_plan_update
+from pes_agent.agent.tool_offer import ToolOffer, choose_tools, widen
 from pes_agent.agent.views import results_before
+from pes_agent.config import RetrievalConfig
 from pes_agent.errors import ParseError
 from pes_agent.events import EventType
 from pes_agent.llm.guided import parse_guided_plan
 from pes_agent.llm.parser import parse_plan
+from pes_agent.llm.plans import find_tools_request
 from pes_agent.llm.replies import ParsedPlan, ParseWarning
+from pes_agent.llm.types import LLMReply, PromptRequest
 from pes_agent.prompts.grounding import query_parts
 from pes_agent.prompts.guided import build_guided_planning
-from pes_agent.prompts.planning import build_planning
+from pes_agent.prompts.planning import build_planning, chosen_manifesto
 from pes_agent.prompts.refinement import build_refinement
-from pes_agent.prompts.views import HistoryTurn
+from pes_agent.prompts.views import HistoryTurn, PromptSettings
+from pes_agent.tools.index import ToolFinder
+from pes_agent.tools.registry import ToolRegistry
 
 
 async def emit_warnings(ctx: RunContext, warnings: Sequence[ParseWarning], step_id: str | None = None) -> None:
@@ -27,23 +33,55 @@ async def emit_warnings(ctx: RunContext, warnings: Sequence[ParseWarning], step_
         )
 
 
+async def offer_tools(ctx: RunContext, *, parts: Sequence[str] = (), keep: Sequence[str] = ()) -> ToolOffer:
+    """The tools the planner is shown for this run. A ``TOOLS_OFFERED`` event tells when that is
+    not simply every tool: chosen by retrieval (with scores), or all for want of the extra."""
+    offer = choose_tools(ctx.query, ctx.enabled_tools, ctx.retrieval, ctx.finder, parts=parts, keep=keep)
+    if offer.mode != "all":
+        await ctx.emit(EventType.TOOLS_OFFERED, offer.event_data(ctx.retrieval.k))
+    return offer
+
+
+def tools_text(registry: ToolRegistry, offer: ToolOffer, *, find_tools: bool) -> str:
+    """The ``$tools`` text: every line as before, or the chosen ones with a note saying so."""
+    lines = registry.manifesto_lines(offer.names)
+    if not offer.retrieved:
+        return "\n".join(lines)
+    return chosen_manifesto(lines, total=offer.total, find_tools=find_tools)
+
+
+def first_planning_request(
+    query: str,
+    enabled: Sequence[str],
+    registry: ToolRegistry,
+    settings: PromptSettings,
+    retrieval: RetrievalConfig,
+    finder: ToolFinder | None,
+) -> PromptRequest:
+    """The first planning prompt a run would send (what `pes-agent prompts` shows), tools chosen as
+    a run chooses them."""
+    offer = choose_tools(query, enabled, retrieval, finder)
+    find = offer.retrieved and retrieval.find_tools_calls > 0
+    return build_planning(
+        query, tools_text(registry, offer, find_tools=find), settings, tool_names=offer.names, find_tools=find
+    )
+
+
 async def run_planning(ctx: RunContext, history: Sequence[HistoryTurn]) -> ParsedPlan:
-    manifesto = ctx.registry.manifesto_lines(ctx.enabled_tools)
     if ctx.guided:
         parts = query_parts(ctx.query)
-        specs = [s for n in ctx.enabled_tools if (s := ctx.registry.get(n)) is not None]
+        offer = await offer_tools(ctx, parts=parts)
+        specs = [s for n in offer.names if (s := ctx.registry.get(n)) is not None]
         request = build_guided_planning(
-            ctx.query, parts, manifesto, {s.name: s.summary for s in specs}, ctx.settings,
-            schemas={s.name: s.input_schema for s in specs},
+            ctx.query, parts, ctx.registry.manifesto_lines(offer.names), {s.name: s.summary for s in specs},
+            ctx.settings, schemas={s.name: s.input_schema for s in specs},
         )
+        reply = await ctx.call_model(request)
     else:
-        request = build_planning(
-            ctx.query, "\n".join(manifesto), ctx.settings, history=history, tool_names=ctx.enabled_tools
-        )
-    reply = await ctx.call_model(request)
+        reply = await _plan_with_finds(ctx, history, await offer_tools(ctx))
     try:
         if ctx.guided:
-            parsed = parse_guided_plan(reply.text, parts, ctx.enabled_tools)
+            parsed = parse_guided_plan(reply.text, parts, offer.names)
         else:
             parsed = parse_plan(reply.text)
     except ParseError as exc:
@@ -62,17 +100,38 @@ async def run_planning(ctx: RunContext, history: Sequence[HistoryTurn]) -> Parse
     return parsed
 
 
+async def _plan_with_finds(ctx: RunContext, history: Sequence[HistoryTurn], offer: ToolOffer) -> LLMReply:
+    """Ask for the plan; while the planner may and does reply ``findTools``, show it the tools found
+    for its words (a ``TOOLS_OFFERED`` event each time) and ask again. The last ask offers no search,
+    so the planner has to plan with what it has."""
+    finds_left = ctx.retrieval.find_tools_calls if offer.retrieved else 0
+    while True:
+        request = build_planning(
+            ctx.query, tools_text(ctx.registry, offer, find_tools=finds_left > 0), ctx.settings,
+            history=history, tool_names=offer.names, find_tools=finds_left > 0,
+        )
+        reply = await ctx.call_model(request)
+        phrases = find_tools_request(reply.text) if finds_left > 0 else ()
+        if not phrases or ctx.finder is None:
+            return reply
+        finds_left -= 1
+        offer, added = widen(offer, phrases, ctx.enabled_tools, ctx.retrieval, ctx.finder)
+        await ctx.emit(EventType.TOOLS_OFFERED, offer.event_data(ctx.retrieval.k, added=added))
+
+
 async def run_refinement(ctx: RunContext, history: Sequence[HistoryTurn]) -> None:
     """A follow-up on a thread with a plan: revise it, merged by id (completed items keep their
     status and results), with a PLAN_UPDATE event carrying the diff."""
+    in_plan = [t for item in ctx.state.todo_list for t in item.required_tools]
+    offer = await offer_tools(ctx, keep=in_plan)
     request = build_refinement(
         ctx.query,
         intent=ctx.state.intent,
         steps=results_before(ctx.state),
-        manifesto="\n".join(ctx.registry.manifesto_lines(ctx.enabled_tools)),
+        manifesto=tools_text(ctx.registry, offer, find_tools=False),
         settings=ctx.settings,
         history=history,
-        tool_names=ctx.enabled_tools,
+        tool_names=offer.names,
     )
     reply = await ctx.call_model(request)
     try:

@@ -11,6 +11,7 @@ from pes_agent.config.base import CONFIG_ERROR_TYPE, ConfigModel
 from pes_agent.config.limits import ResolvedExecution, resolve_execution
 from pes_agent.config.loader import config_from_dict, load_config
 from pes_agent.config.mcp import McpConfig, McpServerConfig
+from pes_agent.config.retrieval import RetrievalConfig
 from pes_agent.config.model import (
     DEFAULT_PLACEHOLDERS,
     ArgFillConfig,
@@ -43,6 +44,7 @@ __all__ = [
     "HistoryConfig",
     "McpConfig",
     "McpServerConfig",
+    "RetrievalConfig",
     "ObservabilityConfig",
     "PersonaConfig",
     "PersonaPrompts",

@@ -32,6 +32,7 @@ from pes_agent.config.agents import RemoteAgentConfig, check_unique_ids
 from pes_agent.config.base import ConfigModel, checked_script, fail, problem
 from pes_agent.config.mcp import McpConfig
 from pes_agent.config.presets import apply_preset
+from pes_agent.config.retrieval import RetrievalConfig
 from pes_agent.config.workers import WorkersConfig
 from pes_agent.secrets import SecretValue, dump_secret, redact_mapping
 
@@ -338,6 +339,8 @@ class ArtInstanceConfig(ConfigModel):
     """Tools by import path, ``package.module:attr`` (a ToolSpec, or a list of them)."""
     mcp: McpConfig = McpConfig()
     """MCP servers whose tools are registered at instance start."""
+    retrieval: RetrievalConfig = RetrievalConfig()
+    """Which tools the planner is shown when there are many (``pes_agent.config.retrieval``)."""
     agents: list[RemoteAgentConfig] = Field(default_factory=list)
     """Remote A2A agents, each registered as a tool ``agent_<id>`` at instance start."""
     workers: WorkersConfig = WorkersConfig()

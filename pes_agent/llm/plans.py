@@ -18,7 +18,11 @@ from pes_agent.llm.replies import ParsedPlan, ParseWarning, PlannedItem
 LENGTH_REASONS = frozenset({"length", "max_tokens", "max_output_tokens"})
 """Finish reasons that say the reply was cut off by the token limit."""
 
+FIND_TOOLS_PHRASES = 3
+"""At most this many searches are read from one ``findTools`` reply."""
+
 _TODO_KEYS = ("todoList", "todo_list", "todos")
+_FIND_KEYS = ("findTools", "find_tools")
 CALL_NAME_KEYS = ("toolName", "tool_name", "name")
 _TOOL_WORDS = frozenset({"tool", "tools", "tool_call", "action"})
 _REASONING_WORDS = frozenset({"reasoning", "reason", "thinking", "analysis"})
@@ -60,6 +64,21 @@ def parse_plan(text: str, *, finish_reason: str = "stop") -> ParsedPlan:
         f'{{"title", "intent", "plan", "todoList": [...]}} between `{PLAN_START}` and `{PLAN_END}` '
         f"(or in a ```json fence). Reply began: {excerpt(answer)}"
     )
+
+
+def find_tools_request(text: str) -> tuple[str, ...]:
+    """What a planning reply asks to search for (``{"findTools": ["...", ...]}``, or one string),
+    before it plans; () when it asks for nothing. A reply that fills ``findTools`` and a todo list
+    alike is taken as asking: the planner said it misses tools."""
+    for item in scan(_answer_or_thinking(text), repair=True).found:
+        if isinstance(item.value, dict):
+            asked = pick(item.value, *_FIND_KEYS)
+            asked = [asked] if isinstance(asked, str) else asked
+            if isinstance(asked, list):
+                phrases = dict.fromkeys(a.strip() for a in asked if isinstance(a, str) and a.strip())
+                if phrases:
+                    return tuple(phrases)[:FIND_TOOLS_PHRASES]
+    return ()
 
 
 def _plan_object(found: Sequence[Found]) -> Mapping[str, Any] | None:

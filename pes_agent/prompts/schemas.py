@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from pes_agent.llm.plans import FIND_TOOLS_PHRASES
+
 _TEXT = {"type": "string"}
 
 
@@ -56,7 +58,9 @@ def _pointer(root: Mapping[str, Any], ref: str) -> Any:
     return node
 
 
-def plan_reply_schema(tool_names: Sequence[str]) -> dict[str, Any]:
+def plan_reply_schema(tool_names: Sequence[str], *, find_tools: bool = False) -> dict[str, Any]:
+    """A plan whose steps name only ``tool_names``; with ``find_tools``, the planner may fill
+    ``findTools`` (what the tools it misses must do) to be shown more tools before it plans."""
     tools: dict[str, Any] = {"type": "array", "items": {"type": "string", "enum": list(tool_names)}}
     if not tool_names:
         tools = {"type": "array", "maxItems": 0}
@@ -73,14 +77,17 @@ def plan_reply_schema(tool_names: Sequence[str]) -> dict[str, Any]:
         "required": ["id", "description", "stepType", "requiredTools", "dependencies"],
         "additionalProperties": False,
     }
+    properties: dict[str, Any] = {
+        "title": _TEXT,
+        "intent": _TEXT,
+        "plan": _TEXT,
+        "todoList": {"type": "array", "items": item},
+    }
+    if find_tools:
+        properties["findTools"] = {"type": "array", "items": _TEXT, "maxItems": FIND_TOOLS_PHRASES}
     return {
         "type": "object",
-        "properties": {
-            "title": _TEXT,
-            "intent": _TEXT,
-            "plan": _TEXT,
-            "todoList": {"type": "array", "items": item},
-        },
+        "properties": properties,
         "required": ["title", "intent", "plan", "todoList"],
         "additionalProperties": False,
     }

@@ -64,6 +64,15 @@ todoList: steps in order, each {"id": "step_1", "description", "stepType": "tool
 Use as few steps as the query needs; a query that needs no tools gets one reasoning step."""
 )
 
+TOOLS_CHOSEN = PromptTemplate("($shown of $total tools: those whose words best match the query.)")
+"""Ends the planner's tool list when retrieval chose it: the planner must know the list is partial."""
+
+FIND_TOOLS = PromptTemplate(
+    """If a step needs a tool that is not listed, reply instead with only {"findTools": ["what the \
+tool must do", ...]} between $start and $end; more tools are listed and you plan then."""
+)
+"""Added while the planner may still ask for more tools (``retrieval.find_tools_calls``)."""
+
 REFINEMENT = PromptTemplate(
     """The user sent a follow-up on a task that already has a plan. Revise the plan for it.
 

@@ -14,7 +14,7 @@ from collections.abc import Iterable
 
 from pes_agent.tools.spec import ToolSpec
 
-_WORD = re.compile(r"[A-Za-z][a-z]*|[A-Z]+(?![a-z])|[0-9]+")
+_WORD = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
 """Words, splitting ``camelCase`` and ``snake_case``; a run of capitals (``PDF``) stays one word."""
 
 STOPWORDS = frozenset(

@@ -1,0 +1,120 @@
+"""Which tools the planner is shown: all of them, or the few the index finds for the query.
+
+With more than ``retrieval.threshold`` enabled tools, a manifesto of every tool costs about 20
+tokens a tool on every planning call (19,500 at 1,000 tools, beyond a small model's whole context),
+so the planner sees the ``k`` best matches instead and may ask for more (``findTools``). Every
+choice is an ``TOOLS_OFFERED`` event with the scores, so a user can see why a tool was missing.
+
+Without the ``retrieval`` extra the planner sees every tool, as before, and says so: a warning in
+the log once per instance and a ``reason`` in each event. Never a silent fallback.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Iterable, Sequence
+from dataclasses import dataclass, replace
+from typing import Any, Literal
+
+from pes_agent.config.retrieval import RetrievalConfig
+from pes_agent.tools.index import EXTRA_HINT, ToolFinder, ToolHit
+
+OfferMode = Literal["all", "retrieved", "all_unindexed"]
+
+GUIDED_PART_HITS = 5
+"""In guided mode each part of the query adds its own best few tools to those of the whole query:
+the small model chooses a tool per part, so every part needs its candidates."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class ToolOffer:
+    """The tools the planner is shown, best first when retrieved, and how they were chosen."""
+
+    names: tuple[str, ...]
+    total: int
+    mode: OfferMode
+    hits: tuple[ToolHit, ...] = ()
+    searches: tuple[str, ...] = ()
+    """What was searched for: the query, or the planner's ``findTools`` phrases."""
+    reason: str = ""
+    """Why every tool is shown (mode ``all`` or ``all_unindexed``)."""
+
+    @property
+    def retrieved(self) -> bool:
+        return self.mode == "retrieved"
+
+    def event_data(self, k: int, *, added: Sequence[ToolHit] = ()) -> dict[str, Any]:
+        """``TOOLS_OFFERED``: enough to debug a missing tool (was it searched for, how did it score)."""
+        data: dict[str, Any] = {"mode": self.mode, "total": self.total, "shown": len(self.names), "k": k}
+        if self.retrieved:
+            data["searches"] = list(self.searches)
+            data["tools"] = [{"name": h.name, "score": h.score} for h in (added or self.hits)]
+        else:
+            data["reason"] = self.reason
+        return data
+
+
+def choose_tools(
+    query: str,
+    enabled: Sequence[str],
+    config: RetrievalConfig,
+    finder: ToolFinder | None,
+    *,
+    parts: Sequence[str] = (),
+    keep: Iterable[str] = (),
+) -> ToolOffer:
+    """The tools to show for ``query``. ``parts``: the query's parts (guided mode), each adding
+    its own best tools; ``keep``: tools shown whatever their score (a plan being refined uses them)."""
+    total = len(enabled)
+    everything = tuple(enabled)
+    if not config.enabled or finder is None:
+        return ToolOffer(names=everything, total=total, mode="all", reason="retrieval is off (`retrieval.enabled`)")
+    if total <= config.threshold:
+        reason = f"{total} tools: no more than `retrieval.threshold` ({config.threshold})"
+        return ToolOffer(names=everything, total=total, mode="all", reason=reason)
+    index = finder.index()
+    if index is None:
+        finder.warn_once(total)
+        reason = f"{total} tools are enabled but tool retrieval is not installed: {EXTRA_HINT}"
+        return ToolOffer(names=everything, total=total, mode="all_unindexed", reason=reason)
+    allowed = frozenset(enabled)
+    hits = list(index.search(query, config.k, allowed))
+    for part in parts:
+        hits += index.search(part, GUIDED_PART_HITS, allowed)
+    chosen = _merge([n for n in keep if n in allowed], hits)
+    return ToolOffer(names=tuple(h.name for h in chosen), total=total, mode="retrieved",
+                     hits=tuple(chosen), searches=(query,))
+
+
+def widen(offer: ToolOffer, phrases: Sequence[str], enabled: Collection[str], config: RetrievalConfig,
+          finder: ToolFinder) -> tuple[ToolOffer, tuple[ToolHit, ...]]:
+    """``offer`` with up to ``k`` more tools found for the planner's ``phrases``: the best of each
+    phrase in turn, never one already shown. Returns the new offer and what was added."""
+    index = finder.index()
+    if index is None:
+        return offer, ()
+    shown = set(offer.names)
+    allowed = frozenset(n for n in enabled if n not in shown)
+    per_phrase = [list(index.search(p, config.k, allowed)) for p in phrases]
+    added: list[ToolHit] = []
+    while len(added) < config.k and any(per_phrase):
+        for hits in per_phrase:
+            while hits and hits[0].name in shown:
+                hits.pop(0)
+            if hits and len(added) < config.k:
+                hit = hits.pop(0)
+                shown.add(hit.name)
+                added.append(hit)
+    wider = replace(offer, names=offer.names + tuple(h.name for h in added), hits=offer.hits + tuple(added),
+                    searches=tuple(phrases))
+    return wider, tuple(added)
+
+
+def _merge(kept: Sequence[str], hits: Iterable[ToolHit]) -> list[ToolHit]:
+    """The kept tools first (score 0 unless found too), then the found ones by best score."""
+    best: dict[str, ToolHit] = {}
+    for hit in hits:
+        if hit.name not in best or hit.score > best[hit.name].score:
+            best[hit.name] = hit
+    first = [best.get(name) or ToolHit(name=name, score=0.0) for name in dict.fromkeys(kept)]
+    firsts = {h.name for h in first}
+    return first + sorted((h for h in best.values() if h.name not in firsts), key=lambda h: -h.score)

@@ -1,0 +1,235 @@
+"""Tool retrieval before planning: with many tools the planner sees the few that match the query.
+
+Runs go through ``create_art_instance`` with a scripted model and the benchmark's 1,000-tool
+catalogue; what is asserted is what a user would see: the planning prompt, the events, the warning.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from typing import Any
+
+import pytest
+
+from benchmarks.tool_catalogue import catalogue
+from pes_agent import EventType, create_art_instance
+from pes_agent.config import load_config
+from pes_agent.llm.plans import find_tools_request
+from pes_agent.prompts.schemas import plan_reply_schema
+from pes_agent.testing import ScriptedProvider
+from pes_agent.tools import index as index_module
+from pes_agent.tools.decorators import tool_from_schema
+from pes_agent.tools.index import ToolIndex
+from pes_agent.tools.registry import ToolRegistry
+
+pytest.importorskip("bm25s", reason="the `retrieval` extra is not installed (pip install -e '.[retrieval]')")
+
+QUERY = "Can you send me a printable copy of invoice 4411?"
+PDF = "billing_get_invoice_pdf"
+
+
+def plan_reply(*tools: str) -> str:
+    steps = [
+        {"id": f"step_{i}", "description": f"use {t}", "stepType": "tool", "requiredTools": [t], "dependencies": []}
+        for i, t in enumerate(tools, 1)
+    ]
+    body = {"title": "t", "intent": "i", "plan": "p", "todoList": steps}
+    return f"---JSON_OUTPUT_START---\n{json.dumps(body)}\n---JSON_OUTPUT_END---"
+
+
+def find_reply(*phrases: str) -> str:
+    return f"---JSON_OUTPUT_START---\n{json.dumps({'findTools': list(phrases)})}\n---JSON_OUTPUT_END---"
+
+
+def call_reply(tool: str, arguments: dict[str, Any]) -> str:
+    return "```json\n" + json.dumps({"toolCalls": [{"toolName": tool, "arguments": arguments}]}) + "\n```"
+
+
+DONE = "```json\n" + json.dumps({"content": "done", "nextStepDecision": "complete_item"}) + "\n```"
+ANSWER = "<mainContent>Here is the PDF.</mainContent>"
+
+
+def tool_lines(content: str) -> list[str]:
+    tools = content.split("Tools:\n", 1)[1].split("\n\n", 1)[0]
+    return [line for line in tools.splitlines() if line.startswith("- ")]
+
+
+async def instance(replies: list[Any], n: int = 1000, **config: Any) -> tuple[Any, ScriptedProvider, list[Any]]:
+    provider = ScriptedProvider(replies)
+    cfg = {"storage": {"type": "memory"}, **config}
+    art = await create_art_instance(cfg, tools=catalogue(n), providers={"scripted": provider})
+    events: list[Any] = []
+    art.bus.subscribe(events.append)
+    return art, provider, events
+
+
+# --- the index ------------------------------------------------------------------------------------
+
+
+def test_the_index_ranks_the_tool_whose_words_the_query_uses_first_among_its_family() -> None:
+    index = ToolIndex.of(ToolRegistry(catalogue()))
+    hits = index.search("get the PDF of invoice 4411", 5)
+    assert hits[0].name == PDF
+    assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
+    assert index.search("zyzzyva quux", 5) == ()  # no shared word: nothing, rather than noise
+
+
+def test_the_index_searches_only_the_allowed_tools() -> None:
+    index = ToolIndex.of(ToolRegistry(catalogue()))
+    hits = index.search("invoice pdf", 10, allowed={"billing_list_invoices", "weather_get_forecast"})
+    assert [h.name for h in hits] == ["billing_list_invoices"]
+
+
+def test_the_finder_follows_the_registry_when_tools_change() -> None:
+    """MCP servers' list changes reach the registry as register/unregister: the index follows."""
+    registry = ToolRegistry(catalogue(100))
+    finder = index_module.ToolFinder(registry)
+    assert finder.index() is not None
+    assert finder.index().search("glacier melt", 3) == ()  # type: ignore[union-attr]
+    schema = {"type": "object", "properties": {"region": {"type": "string"}}}
+    registry.register(tool_from_schema("glacier_melt", "Glacier melt rates from the survey.", schema, lambda **_: None))
+    assert [h.name for h in finder.index().search("glacier melt", 3)] == ["glacier_melt"]  # type: ignore[union-attr]
+    registry.unregister("glacier_melt")
+    assert finder.index().search("glacier melt", 3) == ()  # type: ignore[union-attr]
+
+
+# --- planning with retrieval ----------------------------------------------------------------------
+
+
+async def test_with_a_thousand_tools_the_planner_sees_k_of_them_and_the_event_says_why() -> None:
+    art, provider, events = await instance(
+        [plan_reply(PDF), call_reply(PDF, {"invoice_id": "4411"}), DONE, ANSWER]
+    )
+    response = await art.process(QUERY)
+    assert response.status == "success"
+    prompt = provider.calls[0].messages[1]["content"]
+    lines = tool_lines(prompt)
+    assert len(lines) == art.config.retrieval.k == 30
+    assert any(line.startswith(f"- {PDF}:") for line in lines)
+    assert "(30 of 1000 tools" in prompt and '"findTools"' in prompt
+    offered = [e for e in events if e.type is EventType.TOOLS_OFFERED]
+    assert len(offered) == 1 and offered[0].data["mode"] == "retrieved"
+    assert offered[0].data["searches"] == [QUERY] and offered[0].data["total"] == 1000
+    scores = {t["name"]: t["score"] for t in offered[0].data["tools"]}
+    assert scores[PDF] > 0 and len(scores) == 30
+    assert provider.calls[1].phase == "execution" and PDF in provider.calls[1].tools
+
+
+async def test_the_planner_may_ask_for_more_tools_and_then_must_plan() -> None:
+    query = "How deep in the red is client 12 with us?"
+    art, provider, events = await instance(
+        [find_reply("account balance a customer owes"), find_reply("more"), plan_reply("billing_get_account_balance"),
+         call_reply("billing_get_account_balance", {"customer_id": "12"}), DONE, ANSWER],
+        retrieval={"find_tools_calls": 2},
+    )
+    response = await art.process(query)
+    assert response.status == "success"
+    first, second, third = (c.messages[1]["content"] for c in provider.calls[:3])
+    assert "- billing_get_account_balance:" not in first
+    assert "- billing_get_account_balance:" in second
+    assert '"findTools"' in second and '"findTools"' not in third  # the last ask offers no search
+    assert provider.calls[0].phase == provider.calls[2].phase == "planning"
+    offered = [e.data for e in events if e.type is EventType.TOOLS_OFFERED]
+    assert [d["searches"] for d in offered] == [[query], ["account balance a customer owes"], ["more"]]
+    assert "billing_get_account_balance" in [t["name"] for t in offered[1]["tools"]]
+    assert len(tool_lines(third)) <= 3 * art.config.retrieval.k
+
+
+async def test_up_to_the_threshold_every_tool_is_shown_and_nothing_is_announced() -> None:
+    art, provider, events = await instance([plan_reply(), ANSWER], n=30)
+    await art.process("What is the weather like?")
+    assert len(tool_lines(provider.calls[0].messages[1]["content"])) == 30
+    assert "tools: those whose words" not in provider.calls[0].messages[1]["content"]
+    assert not [e for e in events if e.type is EventType.TOOLS_OFFERED]
+
+
+async def test_retrieval_off_shows_every_tool() -> None:
+    art, provider, _ = await instance([plan_reply(), ANSWER], n=200, retrieval={"enabled": False})
+    await art.process(QUERY)
+    assert len(tool_lines(provider.calls[0].messages[1]["content"])) == 200
+
+
+async def test_without_the_extra_every_tool_is_shown_with_a_warning_once(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    monkeypatch.setattr(index_module, "index_available", lambda: False)
+    art, provider, events = await instance([plan_reply(), ANSWER, plan_reply(), ANSWER], n=200)
+    with caplog.at_level(logging.WARNING, logger="pes_agent.retrieval"):
+        await art.process(QUERY)
+        await art.process(QUERY)
+    assert len(tool_lines(provider.calls[0].messages[1]["content"])) == 200
+    warnings = [r for r in caplog.records if r.name == "pes_agent.retrieval"]
+    assert len(warnings) == 1 and "pip install 'pes-agent[retrieval]'" in warnings[0].getMessage()
+    offered = [e.data for e in events if e.type is EventType.TOOLS_OFFERED]
+    assert len(offered) == 2 and all(d["mode"] == "all_unindexed" for d in offered)
+    assert "pip install 'pes-agent[retrieval]'" in offered[0]["reason"]
+
+
+async def test_a_follow_up_keeps_the_plan_tools_in_view() -> None:
+    art, provider, _ = await instance(
+        [plan_reply(PDF), call_reply(PDF, {"invoice_id": "4411"}), DONE, ANSWER,
+         plan_reply(), ANSWER],
+    )
+    await art.process(QUERY, thread_id="t")
+    await art.process("thanks, and what's the weather in Oslo tomorrow?", thread_id="t")
+    refinement = next(c for c in provider.calls if c.phase == "refinement")
+    lines = tool_lines(refinement.messages[1]["content"].replace("Tools:\n", "Tools:\n", 1) + "\n\n")
+    assert any(line.startswith(f"- {PDF}:") for line in lines)
+    assert any(line.startswith("- weather_get_forecast:") for line in lines)
+
+
+async def test_guided_planning_chooses_among_the_retrieved_tools() -> None:
+    """The small local model's planner picks a tool per part of the query from an enum: it is
+    offered the query's best tools and each part's best few, not all 200."""
+    providers = {"scripted": {"adapter": "scripted", "structured_output": True, "guided": True}}
+    art, provider, events = await instance([json.dumps({}), ANSWER], n=200, providers=providers)
+    await art.process("How is the air quality in Delhi today?")
+    planning = provider.calls[0]
+    assert planning.phase == "planning"
+    shown = [line for line in planning.messages[1]["content"].splitlines() if line.startswith("- ")]
+    assert 0 < len(shown) <= art.config.retrieval.k + 5
+    assert any(line.startswith("- weather_get_air_quality:") for line in shown)
+    assert "weather_get_air_quality" in json.dumps(planning.response_schema)
+    offered = next(e.data for e in events if e.type is EventType.TOOLS_OFFERED)
+    assert offered["mode"] == "retrieved" and offered["shown"] == len(shown)
+
+
+# --- the reply and the config ---------------------------------------------------------------------
+
+
+def test_a_find_tools_reply_is_read_and_a_plan_is_not_one() -> None:
+    assert find_tools_request(find_reply("send an invoice", " ", "send an invoice", "pdf", "x", "y")) == (
+        "send an invoice", "pdf", "x",
+    )
+    assert find_tools_request('{"find_tools": "invoice pdf"}') == ("invoice pdf",)
+    assert find_tools_request(plan_reply(PDF)) == ()
+    assert find_tools_request("no JSON here") == ()
+
+
+def test_the_reply_schema_admits_find_tools_only_when_offered() -> None:
+    assert "findTools" not in plan_reply_schema(["a"])["properties"]
+    assert plan_reply_schema(["a"], find_tools=True)["properties"]["findTools"]["maxItems"] == 3
+
+
+def test_retrieval_settings_load_from_config(tmp_path: Any) -> None:
+    path = tmp_path / "c.yaml"
+    path.write_text("storage: {type: memory}\nretrieval: {k: 12, threshold: 50, findToolsCalls: 0}\n")
+    config = load_config(path)
+    assert (config.retrieval.k, config.retrieval.threshold, config.retrieval.find_tools_calls) == (12, 50, 0)
+    assert load_config(tmp_path / "c.yaml").retrieval.enabled is True
+
+
+def test_the_cli_progress_says_how_many_tools_the_planner_saw() -> None:
+    from pes_agent.cli import progress_line
+    from pes_agent.events import Event
+
+    def line(data: dict[str, Any]) -> str | None:
+        event = Event(id="e", type=EventType.TOOLS_OFFERED, thread_id="t", trace_id="r", step_id=None,
+                      timestamp=0.0, data=data)
+        return progress_line(event)
+
+    assert line({"mode": "retrieved", "shown": 30, "total": 1000, "searches": ["q"]}) == (
+        "tools: 30 of 1000 shown to the planner (searched ['q'])"
+    )
+    assert "pip install" in (line({"mode": "all_unindexed", "total": 200, "reason": "pip install x"}) or "")
