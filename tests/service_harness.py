@@ -71,6 +71,13 @@ def confirm_publish(title: str) -> ToolResult:
     return ToolResult.suspended(f"Publish {title!r}?", {"title": title})
 
 
+@tool(requires_approval=True, side_effects=True)
+def publish_post(title: str, body: str) -> dict[str, str]:
+    """Publish a post with a title and a body, once a person has approved it."""
+    RAN.append(("publish_post", {"title": title, "body": body}))
+    return {"published": title}
+
+
 def plan(tool_name: str) -> str:
     body = {
         "title": "t", "intent": "i", "plan": "p",
@@ -223,11 +230,15 @@ class Served:
 
 @contextmanager
 def serving(
-    replies: Sequence[ScriptEntry], *, graceful_s: int | None = None, **app_options: Any
+    replies: Sequence[ScriptEntry],
+    *,
+    graceful_s: int | None = None,
+    tools: Sequence[Any] = (),
+    **app_options: Any,
 ) -> Iterator[Served]:
     """The example app on a free loopback port, in a thread with its own event loop (as in production,
     the server's loop is not the test's); stopped, and its instance closed, on exit. ``graceful_s`` is
-    uvicorn's `--timeout-graceful-shutdown`."""
+    uvicorn's `--timeout-graceful-shutdown`; ``tools`` join the harness's own."""
     RAN.clear()
     provider = ScriptedProvider(replies, name="s")
     arts: list[ArtInstance] = []
@@ -235,7 +246,7 @@ def serving(
 
     async def factory() -> ArtInstance:
         art = await create_art_instance(
-            {"storage": {"type": "memory"}}, tools=[add, confirm_publish], providers={"s": provider}
+            {"storage": {"type": "memory"}}, tools=[add, confirm_publish, publish_post, *tools], providers={"s": provider}
         )
         close = art.aclose
 

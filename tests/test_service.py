@@ -277,3 +277,19 @@ async def test_the_shipped_config_runs_an_approval_over_http_against_an_openai_c
     assert tools.PUBLISHED == [note]
     assert key not in json.dumps([first, thread, final])
     assert all(r.headers.get("authorization") == f"Bearer {key}" for r in endpoint.requests)
+
+
+def test_the_approval_demo_config_pauses_and_finishes_once_approved(monkeypatch: pytest.MonkeyPatch) -> None:
+    """examples/service/approval-demo.yaml as shipped: what a person tries the page with, no model needed."""
+    monkeypatch.syspath_prepend(str(APP.parents[2]))  # `examples.service.tools`, as uvicorn from the root
+    tools = importlib.import_module("examples.service.tools")
+    tools.PUBLISHED.clear()
+    monkeypatch.setenv(service.CONFIG_ENV, str(APP.parent / "approval-demo.yaml"))
+    monkeypatch.setenv(settings_module.TOKENS_ENV, f"{ALICE}:alice")
+    with uvicorn_serving(service.create_app()) as client:
+        status, first = client.post("/threads/d/messages", {"query": "Publish a note saying the service is up"})
+        assert status == 200 and first["status"] == "suspended" and tools.PUBLISHED == []
+        decision = {"suspension_id": first["suspension"]["id"], "decision": {"approved": True}}
+        status, final = client.post("/threads/d/resume", decision)
+    assert status == 200 and final["response"] == "Published the note 'Hello'."
+    assert tools.PUBLISHED == [{"title": "Hello", "body": "The service is up."}]

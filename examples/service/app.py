@@ -12,8 +12,10 @@ Run it (see README.md beside this file)::
 The instance is built once at start-up, from the config file in ``PES_AGENT_CONFIG`` (default: the
 repository's ``config/demo.yaml``), and closed at shutdown; who may use the service and what a
 client may ask come from ``PES_AGENT_SERVICE_CONFIG`` and ``PES_AGENT_TOKENS`` (see settings.py).
-Routes (all need ``Authorization: Bearer <token>``):
+Routes (all but the page need ``Authorization: Bearer <token>``):
 
+- ``GET /``: a page to start runs, watch them live and decide their pauses (``/page/*``: its files).
+- ``GET /me``: the user the token stands for.
 - ``GET /threads``: the user's threads, latest first.
 - ``POST /threads/{id}/messages`` ``{"query": "...", "options": {...}}``: run a query; the body is
   the final response. Every run *status* is a result and comes with 200.
@@ -40,7 +42,8 @@ from pathlib import Path
 from typing import Annotated, Any
 
 from fastapi import Depends, FastAPI, Header, Request
-from fastapi.responses import StreamingResponse
+from fastapi.responses import FileResponse, StreamingResponse
+from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, ConfigDict, Field
 
 from pes_agent import ArtInstance, ConfigError, InvalidInputError, UnknownThreadError, create_art_instance
@@ -57,6 +60,10 @@ ArtFactory = Callable[[], Awaitable[ArtInstance]]
 
 CONFIG_ENV = "PES_AGENT_CONFIG"
 DEFAULT_CONFIG = Path(__file__).resolve().parents[2] / "config" / "demo.yaml"
+PAGE = Path(__file__).resolve().parent / "page"
+PAGE_POLICY = "default-src 'self'; script-src 'self'; style-src 'self'; object-src 'none'; base-uri 'none'"
+"""The page's Content-Security-Policy: its own script and style only, so even text that slipped
+into the page as HTML could not run a script (it never does: the page sets textContent)."""
 
 
 class MessageIn(BaseModel):
@@ -127,6 +134,7 @@ def create_app(
     add_error_handlers(app)
     app.add_middleware(BodyLimit, max_bytes=rules.limits.max_body_bytes)
     _add_routes(app, holder, keepalive_s)
+    app.mount("/page", StaticFiles(directory=PAGE), name="page")
     return app
 
 
@@ -140,6 +148,17 @@ User = Annotated[str, Depends(user_within_rate)]
 
 
 def _add_routes(app: FastAPI, holder: _Holder, keepalive_s: float) -> None:
+    @app.get("/", include_in_schema=False)
+    async def page() -> FileResponse:
+        """The page itself is public: it asks for a token and sends it with every request."""
+        return FileResponse(
+            PAGE / "index.html", headers={"Cache-Control": "no-cache", "Content-Security-Policy": PAGE_POLICY}
+        )
+
+    @app.get("/me")
+    async def me(user: User) -> dict[str, str]:
+        return {"user_id": user}
+
     @app.get("/threads")
     async def threads(user: User) -> dict[str, Any]:
         listed = await holder.get().list_threads(user_id=user)
