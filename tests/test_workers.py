@@ -4,6 +4,7 @@ come from config, a paused run's workflow takes a decision sent from elsewhere."
 from __future__ import annotations
 
 import json
+import uuid
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -100,6 +101,9 @@ async def test_a_queued_run_is_a_workflow_whose_calls_are_steps(deployment: Depl
     assert deployment.worker is not None and deployment.worker.art is not None
     events = await deployment.worker.art.get_observations("t1", types=[EventType.FINAL_RESPONSE])
     assert [e.data["response"] for e in events] == [ANSWER_TEXT]  # in the store: visible to any process
+    stored = await deployment.worker.art.get_observations("t1")
+    # ids made of the workflow and step ids: a write repeated after a crash is skipped by the store
+    assert stored[0].id == uuid.uuid5(uuid.NAMESPACE_URL, f"{handle.workflow_id}/{names.index('store.append_events') + 1}/0").hex
     deployment.provider.assert_complete()
 
 

@@ -22,6 +22,7 @@ import pytest
 pytest.importorskip("dbos", reason="the `dbos` extra is not installed: pip install -e '.[dbos]'")
 
 from pes_agent.config import config_from_dict
+from pes_agent.events import EventType
 from pes_agent.state.postgres import PostgresStore
 from pes_agent.workers import Producer, RunHandle
 from pg_server import admin, pg_database_dsn, pg_dsn, unique_name, with_database
@@ -132,5 +133,7 @@ async def test_three_workers_a_hundred_runs_one_killed(pg_database_dsn: str, sys
             assert [m.role for m in history] == ["user", "assistant"], (i, history)  # none lost, none twice
             state, _ = await store.load(f"t{i:03d}")
             assert state is not None and state.lease is None and state.run_count == 1
+            kinds = Counter(e.type for e in await store.events(f"t{i:03d}"))
+            assert (kinds[EventType.PLAN], kinds[EventType.FINAL_RESPONSE]) == (1, 1), (i, kinds)
     finally:
         await store.aclose()

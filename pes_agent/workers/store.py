@@ -5,16 +5,23 @@ returned) and must not write again what the first attempt wrote (events, history
 call goes through ``durable``. Outside a workflow (a web handler reading a thread) calls go straight
 to the store.
 
-One window needs care: a save that reached the store but whose step was not recorded before the
-worker died. Replayed, it finds the stored version one ahead, written by this very run (the lease on
-the thread names the run's trace, or the run had just released it); that save is then redone on top
-of the version found, since nobody else can have written under the run's lease.
+Steps are at least once: a write that reached the store but whose step was not recorded before the
+worker died runs again on replay, so every write here is made safe to repeat. A save finds the
+stored version one ahead, written by this very run (the lease names the run's trace, or the run had
+just released it) and is redone on top of it, since nobody else writes under the run's lease.
+Events get ids made of the workflow and step ids, which the stores skip when held; a history
+message equal to the thread's last one of the same run is not appended again; the journal already
+ignores a second start and replaces a finish with the same result.
 """
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Awaitable, Callable, Collection, Mapping, Sequence
+from dataclasses import replace
 from typing import Any
+
+from dbos import DBOS
 
 from pes_agent.errors import VersionConflictError
 from pes_agent.events import Event, EventType
@@ -66,7 +73,7 @@ class DurableStore:
         return await durable("store.calls", lambda: self.inner.calls(thread_id, item_id))
 
     async def append_events(self, events: Sequence[Event]) -> None:
-        await durable("store.append_events", lambda: self.inner.append_events(events))
+        await durable("store.append_events", lambda: self.inner.append_events(_replayable(events)))
 
     async def events(
         self, thread_id: str, types: Collection[EventType] | None = None, since: float | None = None
@@ -74,13 +81,36 @@ class DurableStore:
         return await durable("store.events", lambda: self.inner.events(thread_id, types, since))
 
     async def append_message(self, thread_id: str, message: HistoryMessage) -> None:
-        await durable("store.append_message", lambda: self.inner.append_message(thread_id, message))
+        await durable("store.append_message", lambda: self._append_once(thread_id, message))
 
     async def messages(self, thread_id: str, limit: int | None = None) -> list[HistoryMessage]:
         return await durable("store.messages", lambda: self.inner.messages(thread_id, limit))
 
     async def aclose(self) -> None:
         await self.inner.aclose()
+
+    async def _append_once(self, thread_id: str, message: HistoryMessage) -> None:
+        """History has no ids: a message equal to the last one, of the same run (trace), is this
+        step's own earlier attempt (a run never says the same thing twice in a row)."""
+        if DBOS.workflow_id is not None:
+            last = await self.inner.messages(thread_id, limit=1)
+            if last and (last[0].role, last[0].content, last[0].trace_id) == (
+                message.role, message.content, message.trace_id
+            ):
+                return
+        await self.inner.append_message(thread_id, message)
+
+
+def _replayable(events: Sequence[Event]) -> Sequence[Event]:
+    """Inside a workflow, event ids made of the workflow and step ids: a step that wrote its events
+    and died before DBOS recorded it writes the same ids again, which every store skips."""
+    workflow, step = DBOS.workflow_id, DBOS.step_id
+    if workflow is None or step is None:
+        return events
+    return [
+        replace(event, id=uuid.uuid5(uuid.NAMESPACE_URL, f"{workflow}/{step}/{i}").hex)
+        for i, event in enumerate(events)
+    ]
 
 
 async def _own_write(
