@@ -47,3 +47,42 @@ async def stream_run(art: Runner, props: AgentProps) -> AsyncIterator[Event | Ag
         sub.close()
         if not task.done():
             task.cancel()
+
+
+class ObservationReader(Protocol):
+    """What following a thread needs: its stored events (an `ArtInstance` is one)."""
+
+    async def get_observations(
+        self, thread_id: str, *, since: float | None = None, user_id: str | None = None
+    ) -> list[Event]: ...
+
+
+FOLLOW_OVERLAP_S = 5.0
+"""How far back each poll reads again: events are stamped by the clock of the process that wrote
+them, so one written just after a poll may carry a slightly earlier time (ids weed out repeats)."""
+
+
+async def follow_events(
+    reader: ObservationReader,
+    thread_id: str,
+    *,
+    since: float,
+    user_id: str | None = None,
+    poll_s: float = 0.25,
+) -> AsyncIterator[Event]:
+    """The thread's stored events after ``since``, as any process writes them, until the caller
+    stops iterating: how a client follows a run that executes in another process (a worker).
+
+    The store is read every ``poll_s``; every event except TOKEN is stored, so nothing else is lost.
+    """
+    seen: dict[str, float] = {}
+    cutoff = since
+    while True:
+        for event in await reader.get_observations(thread_id, since=cutoff, user_id=user_id):
+            if event.id not in seen:
+                seen[event.id] = event.timestamp
+                yield event
+        if seen:
+            cutoff = max(since, max(seen.values()) - FOLLOW_OVERLAP_S)
+            seen = {i: t for i, t in seen.items() if t >= cutoff}
+        await asyncio.sleep(poll_s)

@@ -167,3 +167,19 @@ async def test_a_decision_after_the_wait_is_run_by_a_new_job(deployment: Deploym
     assert resumed.workflow_id != handle.workflow_id
     assert after is not None and after["status"] == "success"
     assert ran == ["A n=1", "B n=2", "C n=3"]
+
+
+def test_the_example_config_maps_to_dbos_queue_options(monkeypatch: pytest.MonkeyPatch) -> None:
+    from pes_agent.config import load_config
+    from pes_agent.workers.queues import queue_name, queue_options
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    monkeypatch.setenv("PGPASSWORD", "pw")
+    cfg = load_config(Path(__file__).resolve().parents[1] / "config" / "workers.example.yaml")
+
+    assert cfg.workers.enabled and queue_name("openai") == "pes-agent.openai"
+    assert queue_options(cfg.workers, "openai", concurrency=2) == {
+        "worker_concurrency": 2, "partition_concurrency": 1, "polling_interval_sec": 0.2,
+        "limiter": {"limit": 60, "period": 60.0}, "global_concurrency": 32,
+    }
+    assert "pw" not in repr(cfg.workers)  # the system database URL is a secret

@@ -21,12 +21,13 @@ import pytest
 
 pytest.importorskip("dbos", reason="the `dbos` extra is not installed: pip install -e '.[dbos]'")
 
+from pg_server import admin, pg_database_dsn, pg_dsn, unique_name, with_database
+from test_workers_recovery import TIMEOUT_S, start_worker, stop_worker
+
 from pes_agent.config import config_from_dict
 from pes_agent.events import EventType
 from pes_agent.state.postgres import PostgresStore
 from pes_agent.workers import Producer, RunHandle
-from pg_server import admin, pg_database_dsn, pg_dsn, unique_name, with_database
-from test_workers_recovery import TIMEOUT_S, start_worker, stop_worker
 
 __all__ = ["pg_database_dsn", "pg_dsn"]
 

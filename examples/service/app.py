@@ -54,6 +54,7 @@ from .limits import BodyLimit, RateLimiter, RunSlots
 from .options import checked_options, instance_limits
 from .settings import ServiceSettings, load_settings
 from .sse import event_stream
+from .workers import open_producer, response_of
 
 ArtFactory = Callable[[], Awaitable[ArtInstance]]
 """Builds the instance at start-up; tests pass one that injects a `ScriptedProvider`."""
@@ -90,6 +91,8 @@ class _Holder:
     """The one instance, set by the lifespan; routes read it through `get`."""
 
     art: ArtInstance | None = None
+    producer: Any = None
+    """A `pes_agent.workers.Producer` when the config sends runs to workers (`workers.enabled`)."""
 
     def get(self) -> ArtInstance:
         if self.art is None:
@@ -119,11 +122,15 @@ def create_app(
                 "no users: set PES_AGENT_TOKENS=token:user,token:user or `tokens` in the service settings"
             )
         holder.art = await factory()
+        if holder.art.config.workers.enabled:
+            holder.producer = await open_producer(holder.art)
         try:
             yield
         finally:
-            art = holder.get()
-            holder.art = None
+            art, producer = holder.get(), holder.producer
+            holder.art = holder.producer = None
+            if producer is not None:
+                await producer.aclose()
             await art.aclose()
 
     app = FastAPI(title="pes-agent service", lifespan=lifespan)
@@ -174,6 +181,10 @@ def _add_routes(app: FastAPI, holder: _Holder, keepalive_s: float) -> None:
             )
         options = checked_options(body.options, rules.options, instance_limits(art.config.execution))
         with request.app.state.slots.hold(user):
+            if holder.producer is not None:
+                return await response_of(
+                    holder.producer.enqueue(body.query, thread_id=thread_id, user_id=user, options=options)
+                )
             response = await art.process(body.query, thread_id=thread_id, user_id=user, options=options)
         return response.to_dict()
 
@@ -185,6 +196,11 @@ def _add_routes(app: FastAPI, holder: _Holder, keepalive_s: float) -> None:
                 "pending one (without both, `resume` recovers an interrupted run)"
             )
         with request.app.state.slots.hold(user):
+            if holder.producer is not None and body.suspension_id is not None:
+                decided = holder.producer.resume(thread_id, body.suspension_id, body.decision or {}, user_id=user)
+                return await response_of(decided)
+            if holder.producer is not None:
+                raise InvalidInputError("runs on workers are recovered by the workers; name a `suspension_id`")
             response = await holder.get().resume(thread_id, body.suspension_id, body.decision, user_id=user)
         return response.to_dict()
 
@@ -212,7 +228,10 @@ def _add_routes(app: FastAPI, holder: _Holder, keepalive_s: float) -> None:
         art = holder.get()
         await art.get_thread_state(thread_id, user_id=user)  # another user's thread: 404 before streaming
         return StreamingResponse(
-            event_stream(art, thread_id, user, since=since, last_id=last_event_id, keepalive_s=keepalive_s),
+            event_stream(
+                art, thread_id, user, since=since, last_id=last_event_id, keepalive_s=keepalive_s,
+                follow=holder.producer is not None,
+            ),
             media_type="text/event-stream",
             headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
         )

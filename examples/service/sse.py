@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 from collections.abc import AsyncIterator
 
 from pes_agent import ArtInstance, Event, EventType, ThreadAccessError
+from pes_agent.streaming import follow_events
 
 
 async def event_stream(
@@ -17,6 +19,7 @@ async def event_stream(
     since: float | None,
     last_id: str | None,
     keepalive_s: float,
+    follow: bool = False,
 ) -> AsyncIterator[str]:
     """The thread's events as SSE frames, until the client leaves.
 
@@ -29,9 +32,13 @@ async def event_stream(
     knows nothing of owners, so until the thread's owner is seen to be this user each live event
     is checked against the stored thread; if another user started it, the stream ends before
     sending any of its events.
+
+    With ``follow`` (runs execute on workers, `pes_agent.workers`), the live events come from the
+    store as the workers write them (`pes_agent.streaming.follow_events`), not from this process.
     """
     queue: asyncio.Queue[Event] = asyncio.Queue()
     subscription = art.subscribe(queue.put_nowait, thread_id=thread_id)
+    tail = asyncio.create_task(_tail(art, thread_id, user, queue)) if follow else None
     try:
         yield f": events of thread {json.dumps(thread_id)}\n\n"
         try:
@@ -48,11 +55,24 @@ async def event_stream(
                     continue
                 owned = owned or await art.get_thread_state(thread_id, user_id=user) is not None
                 if event.id not in replayed:
+                    replayed.add(event.id)
                     yield sse_frame(event)
         except ThreadAccessError:
             return  # another user's run took this id: none of it is ours to see
     finally:
         subscription.close()
+        if tail is not None:
+            tail.cancel()
+
+
+async def _tail(art: ArtInstance, thread_id: str, user: str, queue: asyncio.Queue[Event]) -> None:
+    """Events the workers store from now on, into the same queue as the bus's (a reconnecting
+    client gets the earlier ones from the backlog)."""
+    try:
+        async for event in follow_events(art, thread_id, since=time.time(), user_id=user):
+            queue.put_nowait(event)
+    except ThreadAccessError:
+        return
 
 
 async def _backlog(

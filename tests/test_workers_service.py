@@ -1,0 +1,65 @@
+"""The service example with `workers.enabled`: a message posted over HTTP runs on a worker process,
+and the thread's event stream (served by the web process) delivers that run's events, read from
+the store the worker writes."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("dbos", reason="the `dbos` extra is not installed: pip install -e '.[dbos]'")
+
+from service_harness import SETTINGS, service, uvicorn_serving
+from test_crash import ANSWER, ANSWER_TEXT, QUERY, call, done, plan
+from test_workers_recovery import start_worker, stop_worker
+
+from pes_agent import ArtInstance, create_art_instance
+
+
+def test_a_run_on_a_worker_streams_its_events_to_the_web_process(tmp_path: Path) -> None:
+    storage = {"type": "sqlite", "path": str(tmp_path / "state.db")}
+    system_database = f"sqlite:///{tmp_path / 'dbos.sqlite'}"
+    script = [plan(), call("A"), done("A"), call("B"), done("B"), call("C"), done("C"), ANSWER]
+    job = {
+        "storage": storage, "system_database": system_database, "executor_id": "w1", "replies": script,
+        "effects": str(tmp_path / "effects.txt"),
+    }
+    loop = asyncio.new_event_loop()
+    worker = loop.run_until_complete(start_worker(job))
+    built: list[ArtInstance] = []
+
+    async def factory() -> ArtInstance:  # the web process: no model, no tools, runs go to workers
+        art = await create_art_instance(
+            {"storage": storage, "workers": {"enabled": True, "systemDatabase": system_database}}
+        )
+        built.append(art)
+        return art
+
+    try:
+        app = service.create_app(art_factory=factory, settings=SETTINGS)
+        with uvicorn_serving(app) as client:
+            posted: dict[str, Any] = {}
+            with client.stream("/threads/t-w/events") as events:
+                assert events.frame().comments  # subscribed
+                sender = threading.Thread(
+                    target=lambda: posted.update(reply=client.post("/threads/t-w/messages", {"query": QUERY}))
+                )
+                sender.start()
+                frames = events.events_until("FINAL_RESPONSE")
+                sender.join(30)
+            status, body = posted["reply"]
+    finally:
+        counts = loop.run_until_complete(stop_worker(worker))
+        loop.close()
+
+    assert status == 200 and body["status"] == "success" and body["response"] == ANSWER_TEXT
+    executed = [f.data["data"]["tool_name"] for f in frames if f.event == "TOOL_EXECUTION" and f.data]
+    assert executed == ["tool_a", "tool_b", "tool_c"]
+    assert {f.data["trace_id"] for f in frames if f.data} == {body["trace_id"]}
+    assert frames[-1].data is not None and frames[-1].data["data"]["response"] == ANSWER_TEXT
+    assert counts["unused_replies"] == 0
+    assert (tmp_path / "effects.txt").read_text(encoding="utf-8").splitlines() == ["A n=1", "B n=2", "C n=3"]
