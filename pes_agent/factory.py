@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -93,34 +94,36 @@ async def create_art_instance(
 
 async def _open_mcp(cfg: ArtInstanceConfig, taken: Sequence[str], source: str | None) -> McpTools:
     """The tools of the enabled MCP servers. Imported lazily: without a server, the SDK never is."""
-    try:
+    off = "set `enabled: false` on the servers under `mcp.servers`"
+    with _needs_extra(("mcp",), "the MCP SDK", "mcp", off, "mcp.servers", source):
         from pes_agent.tools.mcp import open_mcp_tools
-    except ImportError as exc:
-        if (exc.name or "").split(".")[0] != "mcp":
-            raise
-        raise ConfigError(
-            f"the MCP SDK is not installed ({exc}); install it with `pip install 'pes-agent[mcp]'` or set "
-            "`enabled: false` on the servers under `mcp.servers`",
-            source=source,
-            key_path="mcp.servers",
-        ) from exc
     return await open_mcp_tools(cfg.mcp, taken=taken, source=source)
 
 
 async def _open_agents(cfg: ArtInstanceConfig, taken: Sequence[str], source: str | None) -> AgentTools:
     """The tools of the enabled remote agents. Imported lazily: without an agent, the SDK never is."""
-    try:
+    off = "set `enabled: false` on the agents under `agents`"
+    with _needs_extra(("a2a", "google"), "the A2A SDK", "a2a", off, "agents", source):
         from pes_agent.tools.a2a import open_agent_tools
+    return await open_agent_tools(cfg.agents, taken=taken, source=source)
+
+
+@contextmanager
+def _needs_extra(
+    packages: tuple[str, ...], sdk: str, extra: str, off: str, key_path: str, source: str | None
+) -> Iterator[None]:
+    """An import of one of ``packages`` failing inside is a ConfigError saying which extra to install
+    (or which setting to turn off); any other ImportError is a bug and passes."""
+    try:
+        yield
     except ImportError as exc:
-        if (exc.name or "").split(".")[0] not in ("a2a", "google"):
+        if (exc.name or "").split(".")[0] not in packages:
             raise
         raise ConfigError(
-            f"the A2A SDK is not installed ({exc}); install it with `pip install 'pes-agent[a2a]'` or set "
-            "`enabled: false` on the agents under `agents`",
+            f"{sdk} is not installed ({exc}); install it with `pip install 'pes-agent[{extra}]'` or {off}",
             source=source,
-            key_path="agents",
+            key_path=key_path,
         ) from exc
-    return await open_agent_tools(cfg.agents, taken=taken, source=source)
 
 
 def tracer_from_config(config: ObservabilityConfig) -> Tracer | None:

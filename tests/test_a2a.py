@@ -20,6 +20,7 @@ from typing import Any
 
 import pytest
 import yaml
+from turns import call, content, plan
 
 from pes_agent import create_art_instance, tool
 from pes_agent.cli import main
@@ -30,6 +31,7 @@ from pes_agent.testing import ScriptedProvider
 from pes_agent.tools.a2a_connection import context_for
 from pes_agent.tools.executor import ToolExecutor
 from pes_agent.tools.spec import ToolCall, ToolContext, ToolResult
+from tests.tools_for_loading import multiply
 
 pytestmark = pytest.mark.skipif(
     importlib.util.find_spec("a2a") is None or importlib.util.find_spec("uvicorn") is None,
@@ -98,27 +100,10 @@ async def serving(art: ArtInstance) -> AsyncIterator[str]:
         await task
 
 
-def plan(*tools: str) -> str:
-    steps = [
-        {"id": f"step_{i}", "description": f"use {t}", "stepType": "tool", "requiredTools": [t], "dependencies": []}
-        for i, t in enumerate(tools, 1)
-    ]
-    body = {"title": "t", "intent": "i", "plan": "p", "todoList": steps}
-    return f"---JSON_OUTPUT_START---\n{json.dumps(body)}\n---JSON_OUTPUT_END---"
 
 
-def call(tool_name: str, arguments: dict[str, Any]) -> str:
-    return "```json\n" + json.dumps({"toolCalls": [{"toolName": tool_name, "arguments": arguments}]}) + "\n```"
 
 
-def content(text: str) -> str:
-    return "```json\n" + json.dumps({"content": text, "nextStepDecision": "complete_item"}) + "\n```"
-
-
-@tool
-def multiply(a: float, b: float) -> float:
-    """Multiply two numbers."""
-    return a * b
 
 
 @tool(requires_approval=True, side_effects=True)
@@ -346,7 +331,7 @@ async def test_a_task_past_the_timeout_is_cancelled_and_the_next_one_works() -> 
             took = time.monotonic() - started
             quick = await delegate(art, "agent_t", "echo still here")
     assert slow.status == "error" and "no answer within 1s (`timeoutS`)" in (slow.error or "").replace("timeout_s", "timeoutS")
-    assert took < 8
+    assert took < 15  # far below the 30 s the agent would have worked
     assert quick.output == {"answer": "still here", "data": []}
 
 
@@ -416,7 +401,7 @@ def served_by_cli(tmp_path: Path) -> Iterator[str]:
         "providers": {"replay": {"adapter": "scripted", "script": str(script)}},
         "storage": {"type": "memory"},
         "persona": {"name": "Calc"},
-        "tools": ["tests.test_a2a:multiply"],
+        "tools": ["tests.tools_for_loading:multiply"],
     }), encoding="utf-8")
     port = free_port()
     command = [sys.executable, "-m", "pes_agent.cli", "serve-a2a", "--config", str(config), "--port", str(port)]

@@ -20,6 +20,7 @@ from typing import Any
 import pytest
 import yaml
 from conftest import require_tiktoken
+from turns import call, content, plan
 
 from pes_agent import create_art_instance
 from pes_agent.cli import main
@@ -126,27 +127,10 @@ async def execute(art: ArtInstance, name: str, arguments: dict[str, Any]) -> Too
     return await ToolExecutor(art.registry).execute(call, allowed=[name], context=context)
 
 
-def plan(*tools: str) -> str:
-    steps = [
-        {
-            "id": f"step_{i}",
-            "description": f"use {t}",
-            "stepType": "tool",
-            "requiredTools": [t],
-            "dependencies": [],
-        }
-        for i, t in enumerate(tools, 1)
-    ]
-    body = {"title": "t", "intent": "i", "plan": "p", "todoList": steps}
-    return f"---JSON_OUTPUT_START---\n{json.dumps(body)}\n---JSON_OUTPUT_END---"
 
 
-def call(tool: str, arguments: dict[str, Any]) -> str:
-    return "```json\n" + json.dumps({"toolCalls": [{"toolName": tool, "arguments": arguments}]}) + "\n```"
 
 
-def content(text: str) -> str:
-    return "```json\n" + json.dumps({"content": text, "nextStepDecision": "complete_item"}) + "\n```"
 
 
 # --- names and listing -------------------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""Tools imported by path in tests/test_tools.py (``load_tools`` needs a real importable module)."""
+"""Tools imported by path in tests (``load_tools`` needs a real importable module; a child process too)."""
 
 from __future__ import annotations
 
@@ -15,6 +15,12 @@ def echo(text: str) -> str:
 def shout(text: str) -> str:
     """Return the text in capitals."""
     return text.upper()
+
+
+@tool
+def multiply(a: float, b: float) -> float:
+    """Multiply two numbers."""
+    return a * b
 
 
 def plain_add(a: int, b: int = 1) -> int:

@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
-import re
-
 from pydantic import Field, field_validator, model_validator
 from pydantic_core import PydanticCustomError
 
-from pes_agent.config.base import CONFIG_ERROR_TYPE, ConfigModel, fail, is_http_url, problem
+from pes_agent.config.base import (
+    CONFIG_ERROR_TYPE,
+    ConfigModel,
+    checked_name_part,
+    fail,
+    is_http_url,
+    problem,
+)
 from pes_agent.secrets import SecretValue
 
-_AGENT_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,31}")
 AGENT_CARD_PATH = "/.well-known/agent-card.json"
 """Where an A2A agent publishes its card, below its base URL (A2A 0.3 and 1.0)."""
 
@@ -40,14 +44,7 @@ class RemoteAgentConfig(ConfigModel):
     @field_validator("id")
     @classmethod
     def _check_id(cls, value: str) -> str:
-        if not _AGENT_ID.fullmatch(value):
-            raise PydanticCustomError(
-                CONFIG_ERROR_TYPE,
-                "this agent id cannot be part of a tool name: use 1 to 32 letters, digits, `_` and `-`, "
-                "starting with a letter or digit",
-                {"value": value, "allowed": ["e.g. research, billing-agent"]},
-            )
-        return value
+        return checked_name_part(value, "agent", "e.g. research, billing-agent")
 
     @field_validator("card_path")
     @classmethod

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from pathlib import Path
 from typing import Any, NoReturn
 from urllib.parse import urlsplit
@@ -56,6 +57,22 @@ def checked_script(value: str, base_dir: str | None) -> str:
             ctx,
         )
     return str(path)
+
+
+_NAME_PART = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,31}")
+
+
+def checked_name_part(value: str, what: str, examples: str) -> str:
+    """An id that becomes part of tool names (an MCP server's, a remote agent's): what every provider
+    accepts in a tool name, and short."""
+    if not _NAME_PART.fullmatch(value):
+        raise PydanticCustomError(
+            CONFIG_ERROR_TYPE,
+            f"this {what} id cannot be part of a tool name: use 1 to 32 letters, digits, `_` and `-`, "
+            "starting with a letter or digit",
+            {"value": value, "allowed": [examples]},
+        )
+    return value
 
 
 def is_http_url(url: str | None) -> bool:

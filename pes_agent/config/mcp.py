@@ -16,11 +16,17 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
-from pes_agent.config.base import CONFIG_ERROR_TYPE, ConfigModel, fail, is_http_url, problem
+from pes_agent.config.base import (
+    CONFIG_ERROR_TYPE,
+    ConfigModel,
+    checked_name_part,
+    fail,
+    is_http_url,
+    problem,
+)
 from pes_agent.secrets import SecretValue
 
 MCP_TRANSPORTS = ("stdio", "streamable-http")
-_SERVER_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,31}")
 _TOOL_PREFIX = re.compile(r"[A-Za-z0-9_-]{0,32}")
 
 
@@ -60,14 +66,7 @@ class McpServerConfig(ConfigModel):
     @field_validator("id")
     @classmethod
     def _check_id(cls, value: str) -> str:
-        if not _SERVER_ID.fullmatch(value):
-            raise PydanticCustomError(
-                CONFIG_ERROR_TYPE,
-                "this MCP server id cannot be part of a tool name: use 1 to 32 letters, digits, `_` "
-                "and `-`, starting with a letter or digit",
-                {"value": value, "allowed": ["e.g. files, github, my-server"]},
-            )
-        return value
+        return checked_name_part(value, "MCP server", "e.g. files, github, my-server")
 
     @field_validator("cwd")
     @classmethod
