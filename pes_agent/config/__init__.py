@@ -7,11 +7,11 @@ default) and ``provider_choice`` stand on it; ``loader`` (parsing, ``${VAR}`` in
 validation) on those. This module only hands the public names on.
 """
 
+from pes_agent.config.agents import RemoteAgentConfig
 from pes_agent.config.base import CONFIG_ERROR_TYPE, ConfigModel
 from pes_agent.config.limits import ResolvedExecution, resolve_execution
 from pes_agent.config.loader import config_from_dict, load_config
 from pes_agent.config.mcp import McpConfig, McpServerConfig
-from pes_agent.config.retrieval import RetrievalConfig
 from pes_agent.config.model import (
     DEFAULT_PLACEHOLDERS,
     ArgFillConfig,
@@ -30,6 +30,7 @@ from pes_agent.config.model import (
     ThreadConfig,
 )
 from pes_agent.config.provider_choice import require_provider
+from pes_agent.config.retrieval import RetrievalConfig
 from pes_agent.config.workers import ProviderQueueConfig, WorkersConfig
 
 __all__ = [
@@ -44,7 +45,6 @@ __all__ = [
     "HistoryConfig",
     "McpConfig",
     "McpServerConfig",
-    "RetrievalConfig",
     "ObservabilityConfig",
     "PersonaConfig",
     "PersonaPrompts",
@@ -52,7 +52,9 @@ __all__ = [
     "ProviderConfig",
     "ProviderQueueConfig",
     "ProviderSelection",
+    "RemoteAgentConfig",
     "ResolvedExecution",
+    "RetrievalConfig",
     "StorageConfig",
     "ThreadConfig",
     "WorkersConfig",

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from pydantic import Field, field_validator, model_validator
 from pydantic_core import PydanticCustomError
 
@@ -73,3 +75,16 @@ def check_unique_ids(agents: list[RemoteAgentConfig]) -> None:
             fail(problem((i, "id"), f"agent id {agent.id!r} is used twice; ids name the tools, so each "
                          "must be unique", ["a unique id"], agent.id))
         seen.add(agent.id)
+
+
+def delegation_problems(switch: bool | None, agents: list[RemoteAgentConfig]) -> list[dict[str, Any]]:
+    """The original's ``execution.enableA2ADelegation`` agreeing with the agents listed."""
+    listed = any(agent.enabled for agent in agents)
+    where = ("execution", "enable_a2a_delegation")
+    if switch is True and not listed:
+        return [problem(where, "delegation is on but no enabled agent is listed under `agents`",
+                        ["list agents under `agents` ({id, url})", "remove the key"], True)]
+    if switch is False and listed:
+        return [problem(where, "delegation is off but agents are listed under `agents`; remove the key "
+                        "or set `enabled: false` on the agents", ["remove the key"], False)]
+    return []

@@ -28,7 +28,7 @@ from pydantic import (
 )
 
 from pes_agent.config.adapters import HOSTED_ADAPTERS, adapter_problems
-from pes_agent.config.agents import RemoteAgentConfig, check_unique_ids
+from pes_agent.config.agents import RemoteAgentConfig, check_unique_ids, delegation_problems
 from pes_agent.config.base import ConfigModel, checked_script, fail, problem
 from pes_agent.config.mcp import McpConfig
 from pes_agent.config.presets import apply_preset
@@ -378,7 +378,7 @@ class ArtInstanceConfig(ConfigModel):
                 problems.append(
                     problem(("providers", name, "model"), needs, ["a model id, e.g. gpt-4o-mini"])
                 )
-        problems.extend(_delegation_problems(self))
+        problems.extend(delegation_problems(self.execution.enable_a2a_delegation, self.agents))
         if problems:
             fail(*problems)
         return self
@@ -389,16 +389,3 @@ class ArtInstanceConfig(ConfigModel):
         check_unique_ids(agents)
         return agents
 
-
-def _delegation_problems(config: ArtInstanceConfig) -> list[dict[str, Any]]:
-    """The original's ``enableA2ADelegation`` agreeing with the agents listed."""
-    switch = config.execution.enable_a2a_delegation
-    listed = any(agent.enabled for agent in config.agents)
-    where = ("execution", "enable_a2a_delegation")
-    if switch is True and not listed:
-        return [problem(where, "delegation is on but no enabled agent is listed under `agents`",
-                        ["list agents under `agents` ({id, url})", "remove the key"], True)]
-    if switch is False and listed:
-        return [problem(where, "delegation is off but agents are listed under `agents`; remove the key "
-                        "or set `enabled: false` on the agents", ["remove the key"], False)]
-    return []
