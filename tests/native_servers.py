@@ -2,20 +2,25 @@
 
 from __future__ import annotations
 
+import importlib.util
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Any
 
+import pytest
+
 from pes_agent.config import ProviderConfig
 from pes_agent.llm.anthropic import AnthropicProvider
+from pes_agent.llm.gemini import GeminiProvider
 from pes_agent.llm.sdk_adapter import SdkAdapter
 from pes_agent.testing._http import RecordedRequest
 from pes_agent.testing._server import FakeServer
 from pes_agent.testing.fake_anthropic import FakeAnthropicServer
+from pes_agent.testing.fake_gemini import FakeGeminiServer
 
 API_KEY = "sk-native-0123456789"
-NATIVE = ["anthropic"]
+NATIVE = ["anthropic", "gemini"]
 """Adapters on an official SDK of their own (``sdk_adapter``)."""
 
 
@@ -26,8 +31,19 @@ class Sleeps(list[float]):
         self.append(seconds)
 
 
+SDK_MODULES = {"anthropic": "anthropic", "gemini": "google.genai"}
+
+
+def needs_sdk(adapter: str) -> None:
+    """Skip, naming the extra, when the adapter's SDK is not installed (``pip install -e '.[test]'``)."""
+    module = SDK_MODULES.get(adapter)
+    if module is not None and importlib.util.find_spec(module) is None:
+        pytest.skip(f"the `{adapter}` extra is not installed (pip install -e '.[{adapter}]')")
+
+
 def fake_for(adapter: str, replies: list[Any]) -> FakeServer:
-    return {"anthropic": FakeAnthropicServer}[adapter](replies)
+    servers: dict[str, type[FakeServer]] = {"anthropic": FakeAnthropicServer, "gemini": FakeGeminiServer}
+    return servers[adapter](replies)
 
 
 def model_requests(server: FakeServer) -> list[RecordedRequest]:
@@ -46,11 +62,13 @@ class Served:
 
 
 def _provider_class(adapter: str) -> type[SdkAdapter[Any]]:
-    return {"anthropic": AnthropicProvider}[adapter]
+    classes: dict[str, type[SdkAdapter[Any]]] = {"anthropic": AnthropicProvider, "gemini": GeminiProvider}
+    return classes[adapter]
 
 
 @asynccontextmanager
 async def serving(adapter: str, replies: list[Any], sleeps: Sleeps, **config: Any) -> AsyncIterator[Served]:
+    needs_sdk(adapter)
     async with fake_for(adapter, replies) as server:
         base = server.base_url
         settings = {"adapter": adapter, "model": "fake-model", "api_key": API_KEY, "max_retries": 2, **config}

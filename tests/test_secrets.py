@@ -35,7 +35,7 @@ from pes_agent.llm.openai import OpenAIProvider
 from pes_agent.llm.types import CallOptions, Message, PromptRequest
 from pes_agent.testing import ScriptedProvider
 from pes_agent.testing.fake_openai import FakeError, FakeOpenAIServer
-from tests.native_servers import NATIVE, fake_for, model_requests
+from tests.native_servers import NATIVE, fake_for, model_requests, needs_sdk
 
 LITERAL_KEY = "sk-test-SECRET-123"
 ENV_KEY = "sk-test-ENVSECRET-456"
@@ -309,6 +309,7 @@ def native_config(adapter: str, key_text: str, tmp_path: Path, base_url: str) ->
 async def test_a_run_through_a_native_adapter_sends_the_key_and_keeps_it_out(
     tmp_path: Path, key_text: str, adapter: str, captured_logs: pytest.LogCaptureFixture
 ) -> None:
+    needs_sdk(adapter)
     async with fake_for(adapter, list(S1_REPLIES)) as server:
         data = native_config(adapter, key_text, tmp_path, server.base_url)
         art = await create_art_instance(write_config(tmp_path, data))
@@ -325,6 +326,7 @@ async def test_a_run_through_a_native_adapter_sends_the_key_and_keeps_it_out(
 async def test_a_native_server_echoing_the_key_in_its_error_leaks_nothing(
     tmp_path: Path, key_text: str, adapter: str, captured_logs: pytest.LogCaptureFixture
 ) -> None:
+    needs_sdk(adapter)
     key = key_in_use(key_text)
     echo = FakeError(
         status=401,

@@ -24,11 +24,11 @@ from pes_agent.config.model import (
     PersonaConfig,
     PersonaPrompts,
     PromptTemplates,
-    ProviderConfig,
     ProviderSelection,
     StorageConfig,
     ThreadConfig,
 )
+from pes_agent.config.provider import ProviderConfig
 from pes_agent.config.provider_choice import require_provider
 from pes_agent.config.retrieval import RetrievalConfig
 from pes_agent.config.workers import ProviderQueueConfig, WorkersConfig

@@ -7,7 +7,8 @@ from typing import TYPE_CHECKING
 from pes_agent.errors import ConfigError
 
 if TYPE_CHECKING:
-    from pes_agent.config.model import ArtInstanceConfig, ProviderConfig
+    from pes_agent.config.model import ArtInstanceConfig
+    from pes_agent.config.provider import ProviderConfig
 
 
 def require_provider(config: ArtInstanceConfig, name: str | None = None) -> tuple[str, ProviderConfig]:

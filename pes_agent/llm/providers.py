@@ -20,6 +20,10 @@ def build_provider(name: str, cfg: ProviderConfig) -> Provider:
         from pes_agent.llm.anthropic import AnthropicProvider
 
         return AnthropicProvider(name, cfg)
+    if cfg.adapter == "gemini":
+        from pes_agent.llm.gemini import GeminiProvider
+
+        return GeminiProvider(name, cfg)
     if cfg.adapter == "scripted":
         return _scripted_from_file(name, cfg)
     if cfg.adapter == "llamacpp":
