@@ -191,7 +191,7 @@ class ArtInstance(ThreadReads):
     ) -> AgentFinalResponse:
         """Claim a stored thread under a new trace and run ``start`` on its stored query; its tools
         see ``user_id`` as they did in the run that paused."""
-        trace = uuid.uuid4().hex
+        trace = self.steps.new_id()
         state, version = await self._claim(thread_id, trace, state, version)
         async with self._abandon_on_error(thread_id, trace):
             check_access(thread_id, state, user_id)

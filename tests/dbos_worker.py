@@ -10,7 +10,8 @@ Tools: ``tool_a``/``tool_b``/``tool_c`` append ``A n=1`` lines to the ``effects`
 ``record_dsn``, ``tool_rec`` inserts one row per execution (thread, call, pid) into ``tool_runs``
 of that PostgreSQL database, then sleeps ``tool_s``: the side-effect counter of the kill test.
 
-The worker prints READY once it takes jobs, and stops cleanly on a line on stdin.
+With ``recover: [ids]`` the worker first re-queues the unfinished runs of those dead workers. It
+prints READY once it takes jobs, and stops cleanly on a line on stdin.
 """
 
 from __future__ import annotations
@@ -104,6 +105,8 @@ async def main(job: dict[str, Any]) -> None:
         concurrency=job.get("concurrency"),
     )
     await worker.start()
+    if job.get("recover"):  # workers that will not come back: their runs are taken over here
+        await worker.recover(job["recover"])
     print(READY, flush=True)
     await asyncio.to_thread(sys.stdin.readline)
     await worker.stop()

@@ -130,6 +130,24 @@ async def test_recovered_workflow_reruns_an_interrupted_idempotent_tool(setup: t
     assert counts == {"model_calls": 5, "unused_replies": 0}
 
 
+async def test_a_worker_that_never_returns_has_its_runs_taken_over_by_another(
+    setup: tuple[Setup, Producer],
+) -> None:
+    prepared, producer = setup
+    handle = await _killed_inside_b(prepared, producer, idempotent_b=True)
+
+    other = prepared.job([call("B"), done("B"), call("C"), done("C"), ANSWER], idempotent_b=True)
+    worker = await start_worker({**other, "executor_id": "w2", "recover": ["w1"]})
+    try:
+        final = await handle.response(timeout_s=TIMEOUT_S)
+    finally:
+        counts = await stop_worker(worker)
+
+    assert final is not None and final["status"] == "success", final
+    assert prepared.effects() == ["A n=1", "B n=2", "B n=2", "C n=3"]
+    assert counts == {"model_calls": 5, "unused_replies": 0}
+
+
 # -- the two commands ------------------------------------------------------------------------------
 
 DEMO_QUERY = (

@@ -6,7 +6,6 @@ the item's conversation so far.
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Sequence
 from typing import Any, Literal
 
@@ -26,11 +25,12 @@ async def _pause(ctx: RunContext, loop: ItemLoop, suspension: Suspension) -> Non
 
 
 def _suspension(
+    ctx: RunContext,
     loop: ItemLoop, kind: Literal["approval", "clarification"], call: ToolCall | ToolResult, message: str,
     arguments: dict[str, Any], fields: list[dict[str, Any]] | None = None,
 ) -> Suspension:
     return Suspension(
-        id=f"susp_{uuid.uuid4().hex[:16]}",
+        id=f"susp_{ctx.steps.new_id()[:16]}",
         kind=kind,
         item_id=loop.item.id,
         tool_name=call.tool_name,
@@ -45,7 +45,7 @@ def _suspension(
 async def pause_for_approval(ctx: RunContext, loop: ItemLoop, call: ToolCall, result: ToolResult) -> None:
     output = result.output if isinstance(result.output, dict) else {}
     message = str(output.get("message") or f"{call.tool_name} is waiting for approval")
-    suspension = _suspension(loop, "approval", call, message, dict(call.arguments))
+    suspension = _suspension(ctx, loop, "approval", call, message, dict(call.arguments))
     await _pause(ctx, loop, suspension)
     await ctx.emit(
         EventType.SUSPENDED,
@@ -82,7 +82,7 @@ async def pause_for_clarification(
         [NeededField(name=n.name, description=n.description, type=n.type, allowed=n.allowed) for n in needs],
     )
     fields = field_dicts(call.tool_name, needs)
-    suspension = _suspension(loop, "clarification", call, text, dict(call.arguments), fields)
+    suspension = _suspension(ctx, loop, "clarification", call, text, dict(call.arguments), fields)
     await _pause(ctx, loop, suspension)
     await ctx.emit(
         EventType.CLARIFICATION,
@@ -102,7 +102,7 @@ async def pause_unknown_outcome(
         f"The previous run stopped while `{tool_name}` was running (call {call_id}), so it may or may "
         f"not have taken effect. Approve to run it again, or reject to continue without it."
     )
-    await _pause(ctx, loop, _suspension(loop, "approval", call, message, dict(arguments)))
+    await _pause(ctx, loop, _suspension(ctx, loop, "approval", call, message, dict(arguments)))
     await ctx.emit(
         EventType.SUSPENDED,
         {"suspension_id": ctx.state.suspension.id if ctx.state.suspension else None, "kind": "approval",

@@ -30,6 +30,10 @@ T = TypeVar("T")
 ATTEMPT: contextvars.ContextVar[str] = contextvars.ContextVar("pes_agent_workflow_attempt", default="")
 """A fresh id per execution of a workflow function (set by the workflow, never recorded)."""
 
+_IDS: contextvars.ContextVar[dict[str, int]] = contextvars.ContextVar("pes_agent_workflow_ids")
+"""How many ids of each kind this execution of the workflow has drawn (one dict, shared with the
+tasks it starts)."""
+
 
 class CallInterrupted(Exception):
     """A tool call was running when its worker died; the agent's recovery decides what happens next.
@@ -37,7 +41,9 @@ class CallInterrupted(Exception):
 
 
 def new_attempt() -> None:
+    """Called first thing by every execution of the workflow function, the first and each replay."""
     ATTEMPT.set(uuid.uuid4().hex)
+    _IDS.set({})
 
 
 @dataclass(frozen=True)
@@ -93,6 +99,19 @@ class DbosSteps:
             return await fn()
 
         return await durable(name, guarded)
+
+    def new_id(self) -> str:
+        return stable_id("id") or uuid.uuid4().hex
+
+
+def stable_id(kind: str) -> str | None:
+    """Inside a workflow, the n-th id of ``kind`` it draws, made of its id and n: the same again on
+    replay, since a replay takes the same path. None outside a workflow."""
+    workflow, drawn = DBOS.workflow_id, _IDS.get(None)
+    if workflow is None or drawn is None:
+        return None
+    drawn[kind] = drawn.get(kind, 0) + 1
+    return uuid.uuid5(uuid.NAMESPACE_URL, f"{workflow}/{kind}/{drawn[kind]}").hex
 
 
 async def _current_attempt() -> str:

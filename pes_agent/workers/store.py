@@ -9,14 +9,13 @@ Steps are at least once: a write that reached the store but whose step was not r
 worker died runs again on replay, so every write here is made safe to repeat. A save finds the
 stored version one ahead, written by this very run (the lease names the run's trace, or the run had
 just released it) and is redone on top of it, since nobody else writes under the run's lease.
-Events get ids made of the workflow and step ids, which the stores skip when held; a history
-message equal to the thread's last one of the same run is not appended again; the journal already
-ignores a second start and replaces a finish with the same result.
+Events get ids that a replay draws again, which the stores skip when held (so appending them needs no
+step); a history message equal to the thread's last one of the same run is not appended again; the
+journal already ignores a second start (no step either) and replaces a finish with the same result.
 """
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Awaitable, Callable, Collection, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
@@ -28,7 +27,7 @@ from pes_agent.events import Event, EventType
 from pes_agent.state.journal import CallFinish, JournalEntry
 from pes_agent.state.models import HistoryMessage, ThreadState, ThreadSummary
 from pes_agent.state.store import StateStore
-from pes_agent.workers.steps import durable
+from pes_agent.workers.steps import durable, stable_id
 
 
 class DurableStore:
@@ -62,9 +61,8 @@ class DurableStore:
     async def call_started(
         self, thread_id: str, item_id: str, call_id: str, tool_name: str, arguments: Mapping[str, Any]
     ) -> None:
-        await durable(
-            "store.call_started", lambda: self.inner.call_started(thread_id, item_id, call_id, tool_name, arguments)
-        )
+        """Not a step: the journal ignores a call started again."""
+        await self.inner.call_started(thread_id, item_id, call_id, tool_name, arguments)
 
     async def call_finished(self, thread_id: str, item_id: str, call_id: str, result: Mapping[str, Any]) -> None:
         await durable("store.call_finished", lambda: self.inner.call_finished(thread_id, item_id, call_id, result))
@@ -73,7 +71,9 @@ class DurableStore:
         return await durable("store.calls", lambda: self.inner.calls(thread_id, item_id))
 
     async def append_events(self, events: Sequence[Event]) -> None:
-        await durable("store.append_events", lambda: self.inner.append_events(_replayable(events)))
+        """Not a step (the most frequent write, a step would double its cost): inside a workflow the
+        events get ids a replay draws again, so writing them again changes nothing."""
+        await self.inner.append_events(_replayable(events))
 
     async def events(
         self, thread_id: str, types: Collection[EventType] | None = None, since: float | None = None
@@ -102,15 +102,11 @@ class DurableStore:
 
 
 def _replayable(events: Sequence[Event]) -> Sequence[Event]:
-    """Inside a workflow, event ids made of the workflow and step ids: a step that wrote its events
-    and died before DBOS recorded it writes the same ids again, which every store skips."""
-    workflow, step = DBOS.workflow_id, DBOS.step_id
-    if workflow is None or step is None:
+    """Inside a workflow, events with ids its replay draws again (``stable_id``), which every store
+    skips when it holds them."""
+    if DBOS.workflow_id is None:
         return events
-    return [
-        replace(event, id=uuid.uuid5(uuid.NAMESPACE_URL, f"{workflow}/{step}/{i}").hex)
-        for i, event in enumerate(events)
-    ]
+    return [replace(event, id=stable_id("event") or event.id) for event in events]
 
 
 async def _own_write(
