@@ -554,17 +554,23 @@ async def test_sqlite_schema_carries_a_version_and_refuses_a_newer_one(tmp_path:
     await newer.aclose()
 
 
+def old_sqlite_file(path: Path, schema_version: int, thread_id: str, version: int) -> None:
+    """A file as an older pes-agent left it: its tables at ``schema_version``, one thread."""
+    with sqlite3.connect(path) as conn:
+        for step in range(1, schema_version + 1):
+            for statement in sqlite_schema.MIGRATIONS[step]:
+                conn.execute(statement)
+        conn.execute(
+            "INSERT INTO threads (thread_id, version, state, updated_at) VALUES (?, ?, ?, 0)",
+            (thread_id, version, a_state().model_dump_json()),
+        )
+        conn.execute(f"PRAGMA user_version = {schema_version}")
+    conn.close()
+
+
 async def test_sqlite_upgrades_a_version_1_file_keeping_its_threads(tmp_path: Path) -> None:
     path = tmp_path / "old.db"
-    with sqlite3.connect(path) as conn:  # a file written before the journal existed
-        for statement in sqlite_module._SCHEMA_V1:
-            conn.execute(statement)
-        conn.execute(
-            "INSERT INTO threads (thread_id, version, state, updated_at) VALUES ('t1', 7, ?, 0)",
-            (a_state().model_dump_json(),),
-        )
-        conn.execute("PRAGMA user_version = 1")
-    conn.close()
+    old_sqlite_file(path, 1, "t1", 7)  # a file written before the journal existed
 
     store = SQLiteStore(str(path))
     try:
@@ -583,16 +589,7 @@ async def test_sqlite_upgrades_a_version_1_file_keeping_its_threads(tmp_path: Pa
 
 async def test_sqlite_upgrades_a_version_2_file_its_threads_open_to_calls_without_a_user(tmp_path: Path) -> None:
     path = tmp_path / "v2.db"
-    with sqlite3.connect(path) as conn:  # a file written before threads had owners
-        for version in (1, 2):
-            for statement in sqlite_schema.MIGRATIONS[version]:
-                conn.execute(statement)
-        conn.execute(
-            "INSERT INTO threads (thread_id, version, state, updated_at) VALUES ('old', 4, ?, 1)",
-            (a_state().model_dump_json(),),
-        )
-        conn.execute("PRAGMA user_version = 2")
-    conn.close()
+    old_sqlite_file(path, 2, "old", 4)  # a file written before threads had owners
 
     store = SQLiteStore(str(path))
     try:

@@ -33,14 +33,11 @@ from pes_agent.state.journal import (
 )
 from pes_agent.state.memory import check_limit
 from pes_agent.state.models import HistoryMessage, ThreadState, ThreadSummary
-from pes_agent.state.sqlite_schema import SCHEMA_V1, SCHEMA_VERSION, migrate, write_transaction
+from pes_agent.state.sqlite_schema import SCHEMA_VERSION, migrate, write_transaction
 
 __all__ = ["SCHEMA_VERSION", "SQLiteStore"]
 
 T = TypeVar("T")
-
-_SCHEMA_V1 = SCHEMA_V1
-"""The first schema under the name it had here before ``sqlite_schema``: tests build a v1 file from it."""
 
 
 class SQLiteStore:
