@@ -8,7 +8,6 @@ made outside the queue).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
 from pes_agent.config import ArtInstanceConfig, ThreadConfig, WorkersConfig
@@ -65,7 +64,3 @@ def system_database(config: ArtInstanceConfig, source: str | None = None) -> str
         )
     return url.get_secret_value()
 
-
-def unknown_providers(config: ArtInstanceConfig) -> Mapping[str, str]:
-    """``workers.providers`` entries that name no configured provider (a typo would mean no limit)."""
-    return {name: queue_name(name) for name in config.workers.providers if name not in config.providers}
