@@ -98,7 +98,7 @@ async def test_with_thinking_the_schema_goes_as_json_output_and_thinking_stays_o
     assert "tool_choice" not in sent and "temperature" not in sent, "the API refuses both with thinking"
     assert sent["max_tokens"] == 2048 + 4096
     assert out.text == '{"answer": "42"}' and out.thinking == "Let me weigh 6 * 7 first."
-    assert served.server.refused == 0  # type: ignore[attr-defined]
+    assert served.server.refused == 0
 
 
 async def test_a_streamed_reply_reports_thinking_and_answer_apart_and_reads_the_final_usage(sleeps: Sleeps) -> None:

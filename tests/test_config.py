@@ -596,7 +596,8 @@ def test_scripted_without_script_is_allowed() -> None:
 
 
 @pytest.mark.parametrize(
-    "name", ["openai.example.yaml", "original-shape.example.json", "demo.yaml", "mcp-demo.yaml"]
+    "name",
+    ["openai.example.yaml", "providers.example.yaml", "original-shape.example.json", "demo.yaml", "mcp-demo.yaml"],
 )
 def test_shipped_examples_load(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", KEY)

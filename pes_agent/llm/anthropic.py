@@ -14,8 +14,7 @@ import json
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from functools import partial
-from types import TracebackType
-from typing import TYPE_CHECKING, Any, Self, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from pes_agent.config import ProviderConfig
 from pes_agent.llm.anthropic_wire import EventReader, build_messages_body, read_message, structured_mode
@@ -40,14 +39,6 @@ class AnthropicProvider(SdkAdapter["AsyncAnthropic"]):
     def __init__(self, name: str, config: ProviderConfig, **kwargs: Any) -> None:
         super().__init__(name, config, **kwargs)
         self._refused_warned: set[str] = set()
-
-    async def __aenter__(self) -> Self:
-        return self
-
-    async def __aexit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        await self.aclose()
 
     async def complete(
         self, request: PromptRequest, options: CallOptions, *, on_token: TokenSink | None = None

@@ -13,8 +13,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from functools import partial
-from types import TracebackType
-from typing import TYPE_CHECKING, Any, Self, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from pes_agent.config import ProviderConfig
 from pes_agent.errors import ProviderError
@@ -40,14 +39,6 @@ class GeminiProvider(SdkAdapter["Client"]):
         super().__init__(name, config, **kwargs)
         self._refused_warned: set[str] = set()
 
-    async def __aenter__(self) -> Self:
-        return self
-
-    async def __aexit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        await self.aclose()
-
     async def complete(
         self, request: PromptRequest, options: CallOptions, *, on_token: TokenSink | None = None
     ) -> LLMReply:
@@ -61,7 +52,9 @@ class GeminiProvider(SdkAdapter["Client"]):
         send: Callable[[], Awaitable[Completion]] = (
             call
             if on_token is None
-            else partial(self._send_streamed, model, contents, generation, on_token, free=request.phase == "synthesis")
+            else partial(
+                self._send_streamed, model, contents, generation, on_token, timeout, free=request.phase == "synthesis"
+            )
         )
         completion = await self._with_retries(send, model=model, timeout=timeout, stream=on_token is not None)
         if request.phase == "synthesis":  # the answer, prose: it ends at its first repeat
@@ -131,6 +124,7 @@ class GeminiProvider(SdkAdapter["Client"]):
         contents: list[dict[str, Any]],
         generation: Any,
         on_token: TokenSink,
+        timeout: float,
         *,
         free: bool = False,
     ) -> Completion:
@@ -160,7 +154,7 @@ class GeminiProvider(SdkAdapter["Client"]):
             if close is not None:
                 await close()
         if cut is not None:
-            raise self._error(cut, model=model, timeout=0.0, streamed=reader.received, stream=True)
+            raise self._error(cut, model=model, timeout=timeout, streamed=reader.received, stream=True)
         if not reader.replied:
             raise self._unusable(model, "streamed no chunk with `candidates`", stream=True)
         return reader.finish()

@@ -1,10 +1,11 @@
 """The ``openai`` adapter: any OpenAI-compatible chat endpoint through ``openai.AsyncOpenAI``.
 
-One retry layer, ours: the SDK's own retries are off (``max_retries=0``) and tenacity retries
-rate limits, 5xx, timeouts and connection failures (see ``retry``), waiting as long as ``Retry-After``
-asks (capped) or an exponential backoff with jitter. A refusal of the request (other 4xx, or a 5xx
-carrying a validation error) fails at once. Whatever fails comes out as ``ProviderError`` with the
-status, the endpoint, the model and safe response headers, never the API key.
+One retry layer, ours (``sdk_adapter``, shared with the ``anthropic`` and ``gemini`` adapters): the
+SDK's own retries are off (``max_retries=0``) and tenacity retries rate limits, 5xx, timeouts and
+connection failures (see ``retry``), waiting as long as ``Retry-After`` asks (capped) or an
+exponential backoff with jitter. A refusal of the request (other 4xx, or a 5xx carrying a validation
+error) fails at once. Whatever fails comes out as ``ProviderError`` with the status, the endpoint,
+the model and safe response headers, never the API key.
 
 Structured output is sent in the dialect the server speaks (``dialects``): the configured one, or,
 with ``auto``, the one a probe on the first structured call found.
@@ -18,17 +19,10 @@ does not depend on how the reply travelled.
 
 from __future__ import annotations
 
-import asyncio
-import logging
-import os
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from functools import partial
-from types import TracebackType
-from typing import TYPE_CHECKING, Any, Self, cast
-from urllib.parse import urlsplit
-
-from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_after_attempt
+from typing import TYPE_CHECKING, Any, cast
 
 from pes_agent.config import ProviderConfig
 from pes_agent.config.presets import key_variable
@@ -36,13 +30,7 @@ from pes_agent.errors import ProviderError
 from pes_agent.llm.chat_body import build_chat_body
 from pes_agent.llm.dialects import Dialect, DialectChooser, configured_dialect, probe_body
 from pes_agent.llm.repetition import RepetitionGuard, cut_repeat
-from pes_agent.llm.retry import (
-    describe_failure,
-    failure_report,
-    is_body_refusal,
-    is_retryable,
-    wait_seconds,
-)
+from pes_agent.llm.sdk_adapter import SdkAdapter
 from pes_agent.llm.streaming import ChunkReader, Completion, delta_text, read_completion, replay_reply
 from pes_agent.llm.tokens import count_messages, count_tokens
 from pes_agent.llm.types import CallOptions, LLMReply, PromptRequest, TokenSink, Usage
@@ -52,45 +40,20 @@ if TYPE_CHECKING:
 
 __all__ = ["OpenAIProvider"]
 
-_log = logging.getLogger("pes_agent")
-
 _DEFAULT_BASE_URL = "https://api.openai.com/v1"
 
 
-class OpenAIProvider:
-    """Provider for an OpenAI-compatible endpoint; safe to share among concurrent runs.
+class OpenAIProvider(SdkAdapter["AsyncOpenAI"]):
+    """Provider for an OpenAI-compatible endpoint; safe to share among concurrent runs."""
 
-    One ``AsyncOpenAI`` client (and connection pool) per event loop, created on first use there: an
-    instance built at service start keeps working under a later ``asyncio.run`` or in a thread with its
-    own loop, instead of failing with "Event loop is closed". Clients of closed loops are forgotten.
-    """
+    adapter = "openai"
+    sdk_module = "openai"
+    default_base_url = _DEFAULT_BASE_URL
 
-    def __init__(
-        self,
-        name: str,
-        config: ProviderConfig,
-        *,
-        sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
-    ) -> None:
-        self.name = name
-        self.config = config
-        self._sleep = sleep
-        self._clients: dict[asyncio.AbstractEventLoop, AsyncOpenAI] = {}
+    def __init__(self, name: str, config: ProviderConfig, **kwargs: Any) -> None:
+        super().__init__(name, config, **kwargs)
         self._refused_warned: set[str] = set()
         self._dialects = DialectChooser(name, configured_dialect(config.structured_output_dialect))
-
-    def __repr__(self) -> str:
-        return (
-            f"OpenAIProvider(name={self.name!r}, model={self.config.model!r}, endpoint={self._endpoint()!r})"
-        )
-
-    async def __aenter__(self) -> Self:
-        return self
-
-    async def __aexit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        await self.aclose()
 
     async def complete(
         self, request: PromptRequest, options: CallOptions, *, on_token: TokenSink | None = None
@@ -101,13 +64,7 @@ class OpenAIProvider:
         failure is a ``ProviderError`` at once, never a retry: the listener has already been given
         part of a reply, and a second attempt would give it a different one.
         """
-        model = options.model or self.config.model
-        if not model:
-            raise ProviderError(
-                f"provider {self.name!r} has no model: set `providers.{self.name}.model` or a "
-                "`providerConfig.modelId`",
-                provider=self.name,
-            )
+        model = self._model(options.model)
         timeout = options.timeout_s if options.timeout_s is not None else self.config.timeout_s
         dialect: Dialect | None = None
         if self.config.constrains_replies and request.response_schema is not None:
@@ -116,24 +73,20 @@ class OpenAIProvider:
         body, refused = build_chat_body(
             request, options, self.config, stream=on_token is not None, dialect=dialect
         )
-        self._warn_refused(refused)
+        self._warn_refused(refused, self._refused_warned)
         send: Callable[[], Awaitable[Completion]] = (
             partial(self._send, body, timeout)
             if on_token is None
             else partial(self._send_streamed, body, timeout, on_token, free=request.phase == "synthesis")
         )
-        completion = await self._with_retries(send, model=model, timeout=timeout, dialect=dialect)
+        completion = await self._with_retries(
+            send, model=model, timeout=timeout, refusal_hint=self._dialect_hint(dialect)
+        )
         if request.phase == "synthesis":  # the answer, prose: it ends at its first repeat
             text, repeated = cut_repeat(completion.text)
             if repeated:
                 completion = replace(completion, text=text, finish_reason="repetition")
         return self._reply(completion, request, model)
-
-    async def aclose(self) -> None:
-        """Close this loop's client; clients of other loops can only be closed on their own loop."""
-        client = self._clients.pop(asyncio.get_running_loop(), None)
-        if client is not None:
-            await client.close()
 
     async def _probe(self, dialect: Dialect, *, model: str, timeout: float) -> Completion:
         """One tiny request in ``dialect``, through the same retries as any call (``dialects``)."""
@@ -142,49 +95,35 @@ class OpenAIProvider:
 
     # -- transport -------------------------------------------------------------------------------
 
-    def _client_for_loop(self) -> AsyncOpenAI:
-        loop = asyncio.get_running_loop()
-        client = self._clients.get(loop)
-        if client is None:
-            import openai
+    def _new_client(self, api_key: str) -> AsyncOpenAI:
+        import openai
 
-            # Not a WeakKeyDictionary: a client refers to its loop, so the key would never die.
-            # Forgetting the clients of closed loops when a new loop turns up bounds the map instead.
-            for other in list(self._clients):  # list(): other threads' loops may add entries
-                if other.is_closed():
-                    self._clients.pop(other, None)
-
-            # Our own pool (the SDK's defaults): the SDK's default one, when dropped, schedules its
-            # close on whatever loop is running then, which fails for a pool from a finished loop.
-            pool = openai.DefaultAsyncHttpxClient(timeout=self.config.timeout_s)
-            client = openai.AsyncOpenAI(
-                api_key=self._api_key(),
-                base_url=self.config.base_url or _DEFAULT_BASE_URL,
-                max_retries=0,
-                timeout=self.config.timeout_s,
-                http_client=pool,
-            )
-            self._clients[loop] = client
-        return client
-
-    def _api_key(self) -> str:
-        if self.config.api_key is not None:
-            return self.config.api_key.get_secret_value()
-        variable = key_variable(self.config)
-        from_env = os.environ.get(variable) if variable else None
-        if from_env:
-            return from_env
-        if self.config.base_url and (variable is None or self.config.preset is None):
-            return "unused"  # local compatible servers (vLLM, llama.cpp, Ollama) ignore the key
-        raise ProviderError(
-            f"provider {self.name!r} has no API key for {self._endpoint()}: set the `{variable}` "
-            f"environment variable, or `providers.{self.name}.api_key: ${{{variable}}}`"
-            + ("" if self.config.base_url else ", or set `base_url` for a server that needs none"),
-            provider=self.name,
+        # Our own pool (the SDK's defaults): the SDK's default one, when dropped, schedules its
+        # close on whatever loop is running then, which fails for a pool from a finished loop.
+        pool = openai.DefaultAsyncHttpxClient(timeout=self.config.timeout_s)
+        return openai.AsyncOpenAI(
+            api_key=api_key,
+            base_url=self.config.base_url or _DEFAULT_BASE_URL,
+            max_retries=0,
+            timeout=self.config.timeout_s,
+            http_client=pool,
         )
 
+    async def _close_client(self, client: AsyncOpenAI) -> None:
+        await client.close()
+
+    def _path(self, model: str, *, stream: bool) -> str:
+        return "/chat/completions"
+
+    def _keyless(self) -> str | None:
+        """A server of your own (``base_url``) may need no key: vLLM, llama.cpp and Ollama ignore it. A
+        preset's service does, unless it names no key variable (``ollama``)."""
+        if self.config.base_url and (key_variable(self.config) is None or self.config.preset is None):
+            return "unused"
+        return None
+
     async def _send(self, body: dict[str, Any], timeout: float) -> Completion:
-        client = self._client_for_loop()
+        client = self._client()
         params = {k: v for k, v in body.items() if k not in ("model", "messages")}
         raw = await client.chat.completions.with_raw_response.create(
             model=body["model"],
@@ -201,7 +140,7 @@ class OpenAIProvider:
         Only the answer: any other reply is JSON, whose lines repeat by design."""
         import openai
 
-        client = self._client_for_loop()
+        client = self._client()
         model = body["model"]
         params = {k: v for k, v in body.items() if k not in ("model", "messages", "stream")}
         raw = await client.chat.completions.with_raw_response.create(
@@ -283,118 +222,13 @@ class OpenAIProvider:
             model=completion.model or model,
         )
 
-    # -- retries and errors ----------------------------------------------------------------------
-
-    async def _with_retries(
-        self,
-        send: Callable[[], Awaitable[Completion]],
-        *,
-        model: str,
-        timeout: float,
-        dialect: Dialect | None = None,
-    ) -> Completion:
-        import openai
-
-        attempts = 0
-
-        async def attempt() -> Completion:
-            nonlocal attempts
-            attempts += 1
-            return await send()
-
-        retrying = AsyncRetrying(
-            stop=stop_after_attempt(1 + self.config.max_retries),
-            retry=retry_if_exception(is_retryable),
-            wait=wait_seconds,
-            sleep=self._sleep,
-            before_sleep=self._log_retry,
-            reraise=True,
+    def _dialect_hint(self, dialect: Dialect | None) -> str:
+        """Added to a refusal when the call sent its reply schema (a refusal may be about that)."""
+        if dialect is None:
+            return ""
+        return (
+            f". If it is the reply schema it refused (sent as `{dialect}`), set "
+            f"`providers.{self.name}.structured_output_dialect` to the form this server takes "
+            "(`auto` finds it; llama-cpp-python's server takes `json_object`), or "
+            "`structured_output: false`"
         )
-        failure: openai.APIError | None = None
-        try:
-            return await retrying(attempt)
-        except openai.APIError as exc:
-            failure = exc
-        # Raised outside the `except` block so the SDK error is neither chained nor kept as
-        # `__context__`: it repeats the server's text (which may echo the key) and holds the request
-        # with its Authorization header. Everything useful is copied into our error, scrubbed.
-        raise self._error(failure, model=model, timeout=timeout, attempts=attempts, dialect=dialect)
-
-    def _log_retry(self, state: RetryCallState) -> None:
-        exc = state.outcome.exception() if state.outcome else None
-        _log.info(
-            "provider %r: %s; retry %d of %d in %.2fs",
-            self.name,
-            describe_failure(exc),
-            state.attempt_number,
-            self.config.max_retries,
-            state.upcoming_sleep,
-        )
-
-    def _error(
-        self,
-        exc: Exception,
-        *,
-        model: str,
-        timeout: float,
-        attempts: int,
-        streamed: int = 0,
-        dialect: Dialect | None = None,
-    ) -> ProviderError:
-        """``dialect``: how the call sent its reply schema, if it did (a refusal may be about that)."""
-        report = failure_report(exc, provider=self.name, timeout=timeout)
-        tries = f" after {attempts} attempts" if attempts > 1 else ""
-        if streamed:
-            tries = (
-                f" after {streamed} characters of the reply had streamed (not retried: part of it was "
-                "already delivered)"
-            )
-        hint = report.hint
-        if dialect is not None and is_body_refusal(report.status, report.retryable):
-            hint += (
-                f". If it is the reply schema it refused (sent as `{dialect}`), set "
-                f"`providers.{self.name}.structured_output_dialect` to the form this server takes "
-                "(`auto` finds it; llama-cpp-python's server takes `json_object`), or "
-                "`structured_output: false`"
-            )
-        return ProviderError(
-            self._scrub(f"{self._where(model)} failed{tries}: {report.what}; {hint}"),
-            provider=self.name,
-            status=report.status,
-            headers={k: self._scrub(v) for k, v in report.headers.items()},
-            retryable=report.retryable,
-            server_message=self._scrub(report.said) or None,
-        )
-
-    def _where(self, model: str) -> str:
-        return f"provider {self.name!r} (POST {self._endpoint()}/chat/completions, model {model!r})"
-
-    def _endpoint(self) -> str:
-        """The base URL without credentials or query, safe to show."""
-        parts = urlsplit(self.config.base_url or _DEFAULT_BASE_URL)
-        host = parts.hostname or "?"
-        if ":" in host:
-            host = f"[{host}]"
-        port = f":{parts.port}" if parts.port else ""
-        return f"{parts.scheme}://{host}{port}{parts.path.rstrip('/')}"
-
-    def _scrub(self, text: str) -> str:
-        """Servers sometimes echo the key they were sent; never pass it on."""
-        variable = key_variable(self.config)
-        secrets = [os.environ.get(variable, "") if variable else ""]
-        if self.config.api_key is not None:
-            secrets.append(self.config.api_key.get_secret_value())
-        for secret in secrets:
-            if len(secret) >= 4:
-                text = text.replace(secret, "***")
-        return text
-
-    def _warn_refused(self, refused: list[str]) -> None:
-        new = [k for k in refused if k not in self._refused_warned]
-        if new:
-            self._refused_warned.update(new)
-            _log.warning(
-                "provider %r: ignoring llm_params %s: pes-agent sets these itself",
-                self.name,
-                ", ".join(f"`{k}`" for k in new),
-            )

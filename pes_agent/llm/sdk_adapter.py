@@ -1,10 +1,11 @@
-"""What the native adapters (``anthropic``, ``gemini``) share around their official SDKs.
+"""What the adapters over official SDKs (``openai``, ``anthropic``, ``gemini``) share.
 
 - The SDK is an optional extra: it is looked for (not imported) when the provider is built, so
   ``pes-agent validate`` and the first run fail at once with the ``pip install`` that fixes it, and it
   is imported on the first call only.
-- One client (and connection pool) per event loop, created on first use there, as in the ``openai``
-  adapter: an instance built at service start keeps working under a later ``asyncio.run``.
+- One client (and connection pool) per event loop, created on first use there: an instance built at
+  service start keeps working under a later ``asyncio.run`` or in a thread with its own loop,
+  instead of failing with "Event loop is closed". Clients of closed loops are forgotten.
 - The key comes from ``api_key`` or the environment variable ``api_key_env`` names (by default the
   adapter's own); it never appears in a ``repr``, a log line or an error (``_scrub``).
 - One retry layer, the project's: SDK retries are off, tenacity retries what ``retry.is_retryable``
@@ -21,7 +22,8 @@ import importlib.util
 import logging
 import os
 from collections.abc import Awaitable, Callable
-from typing import ClassVar, Generic, TypeVar
+from types import TracebackType
+from typing import ClassVar, Generic, Self, TypeVar
 from urllib.parse import urlsplit
 
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_after_attempt
@@ -30,7 +32,7 @@ from pes_agent.config import ProviderConfig
 from pes_agent.config.presets import key_variable
 from pes_agent.errors import ConfigError, ProviderError
 from pes_agent.llm.failures import failure_of
-from pes_agent.llm.retry import describe_failure, failure_report, is_retryable, wait_seconds
+from pes_agent.llm.retry import describe_failure, failure_report, is_body_refusal, is_retryable, wait_seconds
 
 __all__ = ["SdkAdapter", "require_sdk"]
 
@@ -79,6 +81,14 @@ class SdkAdapter(Generic[ClientT]):
     def __repr__(self) -> str:
         return f"{type(self).__name__}(name={self.name!r}, model={self.config.model!r}, endpoint={self._endpoint()!r})"
 
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        await self.aclose()
+
     async def aclose(self) -> None:
         """Close this loop's client; clients of other loops can only be closed on their own loop."""
         client = self._clients.pop(asyncio.get_running_loop(), None)
@@ -103,7 +113,9 @@ class SdkAdapter(Generic[ClientT]):
         loop = asyncio.get_running_loop()
         client = self._clients.get(loop)
         if client is None:
-            for other in list(self._clients):  # forget the clients of closed loops
+            # Not a WeakKeyDictionary: a client refers to its loop, so the key would never die.
+            # Forgetting the clients of closed loops when a new loop turns up bounds the map instead.
+            for other in list(self._clients):  # list(): other threads' loops may add entries
                 if other.is_closed():
                     self._clients.pop(other, None)
             client = self._clients[loop] = self._new_client(self._api_key())
@@ -126,15 +138,31 @@ class SdkAdapter(Generic[ClientT]):
         key = os.environ.get(variable) if variable else None
         if key:
             return key
+        keyless = self._keyless()
+        if keyless is not None:
+            return keyless
         raise ProviderError(
-            f"provider {self.name!r} has no API key: set the `{variable}` environment variable, or "
-            f"`providers.{self.name}.api_key_env` to the variable that holds it",
+            f"provider {self.name!r} has no API key for {self._endpoint()}: set the `{variable}` "
+            f"environment variable, or `providers.{self.name}.api_key: ${{{variable}}}` (or "
+            "`api_key_env`: the name of the variable that holds it)",
             provider=self.name,
         )
 
+    def _keyless(self) -> str | None:
+        """What to send when no key is configured, if the endpoint may need none (else None)."""
+        return None
+
     async def _with_retries(
-        self, send: Callable[[], Awaitable[T]], *, model: str, timeout: float, stream: bool = False
+        self,
+        send: Callable[[], Awaitable[T]],
+        *,
+        model: str,
+        timeout: float,
+        stream: bool = False,
+        refusal_hint: str = "",
     ) -> T:
+        """``send()`` under the one retry policy; ``refusal_hint`` is added to the error when the server
+        refused the request's body (``retry.is_body_refusal``)."""
         attempts = 0
 
         async def attempt() -> T:
@@ -156,10 +184,20 @@ class SdkAdapter(Generic[ClientT]):
         except ProviderError:
             raise
         except Exception as exc:
-            if failure_of(exc) is None:
+            if not self._is_sdk_error(exc):
                 raise
             failure = exc
-        raise self._error(failure, model=model, timeout=timeout, attempts=attempts, stream=stream)
+        # Raised outside the `except` block so the SDK error is neither chained nor kept as
+        # `__context__`: it repeats the server's text (which may echo the key) and holds the request
+        # with its key header. Everything useful is copied into our error, scrubbed.
+        raise self._error(
+            failure, model=model, timeout=timeout, attempts=attempts, stream=stream, refusal_hint=refusal_hint
+        )
+
+    def _is_sdk_error(self, exc: BaseException) -> bool:
+        """A failure the SDK (or its HTTP client) reported, as opposed to a bug of ours."""
+        root = self.sdk_module.split(".", 1)[0]
+        return failure_of(exc) is not None or type(exc).__module__.split(".", 1)[0] == root
 
     def _log_retry(self, state: RetryCallState) -> None:
         exc = state.outcome.exception() if state.outcome else None
@@ -181,8 +219,10 @@ class SdkAdapter(Generic[ClientT]):
         attempts: int = 1,
         streamed: int = 0,
         stream: bool = False,
+        refusal_hint: str = "",
     ) -> ProviderError:
         report = failure_report(exc, provider=self.name, timeout=timeout)
+        hint = report.hint + (refusal_hint if is_body_refusal(report.status, report.retryable) else "")
         tries = f" after {attempts} attempts" if attempts > 1 else ""
         if streamed:
             tries = (
@@ -190,7 +230,7 @@ class SdkAdapter(Generic[ClientT]):
                 "already delivered)"
             )
         return ProviderError(
-            self._scrub(f"{self._where(model, stream=stream)} failed{tries}: {report.what}; {report.hint}"),
+            self._scrub(f"{self._where(model, stream=stream)} failed{tries}: {report.what}; {hint}"),
             provider=self.name,
             status=report.status,
             headers={k: self._scrub(v) for k, v in report.headers.items()},

@@ -66,6 +66,8 @@ class FakeServer:
         self.request_count = 0
         self.unscripted = 0
         """Model requests that found neither a script entry nor a handler."""
+        self.refused = 0
+        """Requests refused before the script was consulted, as the real API validates them first."""
         self._server: asyncio.Server | None = None
         self._connections: set[asyncio.Task[None]] = set()
         self._ids = 0
@@ -184,7 +186,8 @@ class FakeServer:
             await asyncio.sleep(self.latency_s)
         if action is None:
             message = f"{self.label}: no scripted reply left (request #{self.request_count})"
-            await send(writer, 400, self._error_payload(400, message), keep_alive=keep_alive)
+            payload = self._error_payload(400, message, code="fake_script_exhausted")
+            await send(writer, 400, payload, keep_alive=keep_alive)
         elif isinstance(action, FakeReply):
             await self._reply(action, body, writer, keep_alive, **context)
         elif isinstance(action, FakeError):
@@ -205,8 +208,9 @@ class FakeServer:
     ) -> None:
         raise NotImplementedError
 
-    def _error_payload(self, status: int, message: str, body: Any = None) -> bytes:
-        """The API's error body; ``body`` given (a ``FakeError``'s) is sent as it is."""
+    def _error_payload(self, status: int, message: str, body: Any = None, *, code: str = "fake_error") -> bytes:
+        """The API's error body; ``body`` given (a ``FakeError``'s) is sent as it is. ``code`` names
+        the fake's own errors where the API's body has a place for it."""
         raise NotImplementedError
 
     def _next_id(self) -> int:

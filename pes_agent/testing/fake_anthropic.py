@@ -61,9 +61,6 @@ class FakeAnthropicServer(FakeServer):
 
     label = "FakeAnthropicServer"
 
-    refused = 0
-    """Requests refused before the script was consulted, as the API validates them."""
-
     @property
     def message_requests(self) -> list[dict[str, Any]]:
         """JSON bodies of the ``/v1/messages`` requests, in arrival order."""
@@ -86,7 +83,7 @@ class FakeAnthropicServer(FakeServer):
     async def _refuse(self, writer: asyncio.StreamWriter, status: int, message: str, keep_alive: bool) -> None:
         await send(writer, status, self._error_payload(status, message), keep_alive=keep_alive)
 
-    def _error_payload(self, status: int, message: str, body: Any = None) -> bytes:
+    def _error_payload(self, status: int, message: str, body: Any = None, *, code: str = "fake_error") -> bytes:
         if body is not None:
             return body.encode() if isinstance(body, str) else json_bytes(body)
         kind = _ERROR_TYPES.get(status, "api_error" if status >= 500 else "invalid_request_error")

@@ -63,9 +63,6 @@ class FakeGeminiServer(FakeServer):
 
     label = "FakeGeminiServer"
 
-    refused = 0
-    """Requests refused before the script was consulted, as the API validates them."""
-
     @property
     def generate_requests(self) -> list[dict[str, Any]]:
         """JSON bodies of the generation requests (whole or streamed), in arrival order."""
@@ -89,7 +86,7 @@ class FakeGeminiServer(FakeServer):
     async def _refuse(self, writer: asyncio.StreamWriter, status: int, message: str, keep_alive: bool) -> None:
         await send(writer, status, self._error_payload(status, message), keep_alive=keep_alive)
 
-    def _error_payload(self, status: int, message: str, body: Any = None) -> bytes:
+    def _error_payload(self, status: int, message: str, body: Any = None, *, code: str = "fake_error") -> bytes:
         if body is not None:
             return body.encode() if isinstance(body, str) else json_bytes(body)
         kind = _STATUS.get(status, "INTERNAL" if status >= 500 else "FAILED_PRECONDITION")

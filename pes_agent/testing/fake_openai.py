@@ -86,8 +86,6 @@ class FakeOpenAIServer(FakeServer):
             replies, handler=handler, latency_s=latency_s, host=host, port=port, backlog=backlog, record=record
         )
         self.mimic = mimic
-        self.refused = 0
-        """Requests refused as the mimicked server would (see ``mimic``)."""
         self.models = tuple(models)
 
     @property
@@ -153,10 +151,9 @@ class FakeOpenAIServer(FakeServer):
         else:
             await send(writer, 200, json_bytes(self._completion(reply, body)), keep_alive=keep_alive)
 
-    def _error_payload(self, status: int, message: str, body: Any = None) -> bytes:
+    def _error_payload(self, status: int, message: str, body: Any = None, *, code: str = "fake_error") -> bytes:
         if body is not None:
             return body.encode() if isinstance(body, str) else json_bytes(body)
-        code = "fake_script_exhausted" if "no scripted reply left" in message else "fake_error"
         return error_body(message, code)
 
     def _completion(self, reply: FakeReply, body: dict[str, Any]) -> dict[str, Any]:
