@@ -12,7 +12,9 @@ import pytest
 
 from pes_agent.config import ProviderConfig
 from pes_agent.errors import ConfigError, ProviderError
+from pes_agent.llm.failures import failure_of
 from pes_agent.llm.providers import build_provider
+from pes_agent.llm.retry import is_retryable
 from pes_agent.llm.types import CallOptions, Message, PromptRequest
 from pes_agent.testing.fake_actions import FakeDisconnect, FakeError, FakeHang, FakeMalformed, FakeReply
 from tests.native_servers import NATIVE, Sleeps, model_requests, needs_sdk, serving
@@ -120,3 +122,20 @@ def test_importing_pes_agent_and_the_adapter_imports_no_sdk(adapter: str) -> Non
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True)
     assert out.stdout.strip() == "[]"
+
+
+@pytest.mark.parametrize(("kind", "status", "retried"), [("overloaded_error", 529, True), ("invalid_request_error", 200, False)])
+def test_an_error_event_inside_a_stream_counts_as_its_status(adapter: str, kind: str, status: int, retried: bool) -> None:
+    """Anthropic sends `event: error` after HTTP 200 (overloaded_error is 529 outside a stream)."""
+    if adapter != "anthropic":
+        pytest.skip("only the Messages API reports errors inside a stream")
+    needs_sdk(adapter)
+    import anthropic
+    import httpx2
+
+    response = httpx2.Response(200, request=httpx2.Request("POST", "http://127.0.0.1/v1/messages"))
+    body = {"type": "error", "error": {"type": kind, "message": "Overloaded"}}
+    error = anthropic.APIStatusError("Overloaded", response=response, body=body)
+    failure = failure_of(error)
+    assert failure is not None and failure.status == status
+    assert is_retryable(error) is retried

@@ -24,6 +24,8 @@ FailureKind = Literal["status", "timeout", "connection"]
 _STAINLESS_SDKS = ("openai", "anthropic")
 """SDKs generated from one template: the same exception classes under each name."""
 _HTTP_CLIENTS = ("httpx", "httpx2")
+_STREAM_ERRORS = {"overloaded_error": 529, "api_error": 500, "rate_limit_error": 429, "timeout_error": 504}
+"""Anthropic's ``error`` events inside a 200 stream, by type, as the status each has outside one."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -47,7 +49,7 @@ def failure_of(exc: BaseException | None) -> CallFailure | None:
             continue
         if isinstance(exc, sdk.APIStatusError):
             return CallFailure(
-                kind="status", status=exc.status_code, body=exc.body, headers=_headers(exc.response)
+                kind="status", status=_status(exc.status_code, exc.body), body=exc.body, headers=_headers(exc.response)
             )
         if isinstance(exc, sdk.APITimeoutError):
             return CallFailure(kind="timeout")
@@ -70,6 +72,15 @@ def failure_of(exc: BaseException | None) -> CallFailure | None:
         if isinstance(exc, client.TransportError):
             return CallFailure(kind="connection", cause=type(exc).__name__)
     return None
+
+
+def _status(status: int, body: object) -> int:
+    """A stream that failed after its 200 (an ``error`` event) has the status of its error's type."""
+    if status != 200 or not isinstance(body, dict):
+        return status
+    error = body.get("error")
+    kind = error.get("type") if isinstance(error, dict) else None
+    return _STREAM_ERRORS.get(kind, status) if isinstance(kind, str) else status
 
 
 def _headers(response: Any) -> dict[str, str]:
