@@ -184,3 +184,29 @@ def test_the_example_config_maps_to_dbos_queue_options(monkeypatch: pytest.Monke
         "limiter": {"limit": 60, "period": 60.0}, "global_concurrency": 32,
     }
     assert "pw" not in repr(cfg.workers)  # the system database URL is a secret
+
+
+async def test_a_save_repeated_after_it_reached_the_store_is_taken_as_the_runs_own(
+    deployment: Deployment, tmp_path: Path
+) -> None:
+    """DBOS steps are at least once: a save whose step was not recorded runs again on replay."""
+    await deployment.start([], write_tools([]))  # DBOS launched
+    from pes_agent.errors import VersionConflictError
+    from pes_agent.state.models import Lease, ThreadState
+    from pes_agent.state.sqlite import SQLiteStore
+    from pes_agent.workers.store import DurableStore
+
+    store = DurableStore(SQLiteStore(str(tmp_path / "other.db")))
+    try:
+        ours = ThreadState(query="q", lease=Lease(trace_id="run-1", owner="w1:1", heartbeat=1.0))
+        first = await store.save("t", ours, 0)
+        ours.plan = "step two"
+        assert await store.save("t", ours, 0) == first + 1  # the same save again, from its replay
+        state, _ = await store.load("t")
+        assert state is not None and state.plan == "step two"
+
+        theirs = ThreadState(query="q", lease=Lease(trace_id="run-2", owner="w2:1", heartbeat=1.0))
+        with pytest.raises(VersionConflictError):
+            await store.save("t", theirs, first)  # another run: a real conflict
+    finally:
+        await store.aclose()
