@@ -102,16 +102,22 @@ class Options:
     structured: bool
     model_path: str | None
     task_timeout_s: float
+    tools: int = 0
+    """Tools offered in all (``--tools``): the nine task tools, then catalogue tools up to this many."""
+    retrieval: bool = True
 
 
 # --- the child: runs tasks on the model --------------------------------------------------------------
 
 
-def run_config(structured: bool, model_path: str | None) -> dict[str, Any]:
-    """`config/local.yaml` as it is, with the store in memory and the tools left to the harness."""
+def run_config(structured: bool, model_path: str | None, retrieval: bool = True) -> dict[str, Any]:
+    """`config/local.yaml` as it is, with the store in memory and the tools left to the harness
+    (``retrieval`` off only when ``--retrieval off`` asks for the comparison)."""
     data = load_config(LOCAL_CONFIG).model_dump(by_alias=True, exclude_none=True)
     data["storage"] = {"type": "memory"}
     data["tools"] = []
+    if not retrieval:
+        data["retrieval"] = {"enabled": False}
     provider = data["providers"]["local"]
     if not structured:
         provider["structuredOutput"] = False
@@ -136,8 +142,22 @@ def recorded(spec: ToolSpec, log: list[tuple[str, Mapping[str, Any]]]) -> ToolSp
     return replace(spec, fn=fn)
 
 
-def harness_tools(log: list[tuple[str, Mapping[str, Any]]]) -> list[ToolSpec]:
-    return [recorded(spec, log) for spec in [*LOCAL_TOOLS, *BENCHMARK_TOOLS]]
+def harness_tools(log: list[tuple[str, Mapping[str, Any]]], total: int = 0) -> list[ToolSpec]:
+    """The task tools, recorded; with ``total``, catalogue tools (`tool_catalogue`, which no task
+    needs) fill the list up to that many: the planner has to find the task's tools among them."""
+    own = [recorded(spec, log) for spec in [*LOCAL_TOOLS, *BENCHMARK_TOOLS]]
+    if total <= len(own):
+        return own
+    from benchmarks.tool_catalogue import SIZE, catalogue
+
+    others = [s for s in catalogue(SIZE, keep=()) if not s.name.startswith(SAME_JOB_PREFIXES)]
+    step = len(others) / (total - len(own))
+    return own + [others[int(i * step)] for i in range(total - len(own))]
+
+
+SAME_JOB_PREFIXES = ("math_", "text_", "time_", "finance_")
+"""Catalogue domains whose tools do the tasks' jobs under other names (``math_calculate`` beside
+``calculator``): left out, so that a plan naming the task tool is the one right plan."""
 
 
 class GivenPlan:
@@ -196,9 +216,9 @@ def _record(
     )
 
 
-async def run_task(task: Task, setting: str, config: Mapping[str, Any], model: Provider) -> Outcome:
+async def run_task(task: Task, setting: str, config: Mapping[str, Any], model: Provider, total: int = 0) -> Outcome:
     executed: list[tuple[str, Mapping[str, Any]]] = []
-    tools = harness_tools(executed)
+    tools = harness_tools(executed, total)
     provider = model if setting == "plans" else GivenPlan(model, given_plan(task), [c.tool for c in task.calls])
     events: list[Event] = []
     start = time.perf_counter()
@@ -224,12 +244,14 @@ async def warm_up(model: Provider) -> None:
         return
 
 
-async def run_child(task_ids: Sequence[str], setting: str, config: Mapping[str, Any], out: IO[str]) -> None:
+async def run_child(
+    task_ids: Sequence[str], setting: str, config: Mapping[str, Any], out: IO[str], total: int = 0
+) -> None:
     model = LlamaCppProvider("local", provider_config(config))
     try:
         await warm_up(model)
         for task_id in task_ids:
-            outcome = await run_task(TASKS_BY_ID[task_id], setting, config, model)
+            outcome = await run_task(TASKS_BY_ID[task_id], setting, config, model, total)
             out.write(RESULT_PREFIX + json.dumps(asdict(outcome), ensure_ascii=False) + "\n")
             out.flush()
     finally:
@@ -237,8 +259,8 @@ async def run_child(task_ids: Sequence[str], setting: str, config: Mapping[str, 
 
 
 def child_main(args: argparse.Namespace) -> int:
-    config = run_config(not args.free_text, args.model_path)
-    asyncio.run(run_child(args.ids.split(","), args.child_setting, config, sys.stdout))
+    config = run_config(not args.free_text, args.model_path, args.retrieval == "on")
+    asyncio.run(run_child(args.ids.split(","), args.child_setting, config, sys.stdout, args.tools))
     return 0
 
 
@@ -317,6 +339,7 @@ def child_command(setting: str, options: Options) -> Callable[[Sequence[str]], l
             argv.append("--free-text")
         if options.model_path:
             argv += ["--model-path", options.model_path]
+        argv += ["--tools", str(options.tools), "--retrieval", "on" if options.retrieval else "off"]
         return argv
 
     return launch
@@ -518,6 +541,7 @@ def report(run: Mapping[str, Any], tasks: Sequence[Task], outcomes: Sequence[Out
         f"llama-cpp-python {machine['llama_cpp_python']}; load average (1, 5, 15 min) "
         f"{machine.get('load_average_before')} before, {machine.get('load_average_after')} after",
         f"settings: {', '.join(settings)}; {run['decoding']}; {len(tasks)} tasks",
+        f"tools offered: {run.get('tools_offered', 9)}; retrieval {'on' if run.get('retrieval', True) else 'off'}",
         "",
         LEGEND,
         "",
@@ -616,6 +640,8 @@ def _parser() -> argparse.ArgumentParser:
         default=DEFAULT_TASK_TIMEOUT_S,
         help="seconds a task may take before its child is killed and a crash recorded",
     )
+    parser.add_argument("--tools", type=int, default=0, help="offer this many tools: the task tools and catalogue ones")
+    parser.add_argument("--retrieval", choices=("on", "off"), default="on", help="tool retrieval before planning")
     parser.add_argument("--child", dest="child_setting", choices=SETTINGS, help=argparse.SUPPRESS)
     parser.add_argument("--ids", help=argparse.SUPPRESS)
     return parser
@@ -632,6 +658,8 @@ def _options(args: argparse.Namespace) -> Options:
         structured=not args.free_text,
         model_path=args.model_path,
         task_timeout_s=args.task_timeout,
+        tools=args.tools,
+        retrieval=args.retrieval == "on",
     )
 
 
@@ -640,7 +668,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.child_setting:
         return child_main(args)
     options = _options(args)
-    config = run_config(options.structured, options.model_path)
+    config = run_config(options.structured, options.model_path, options.retrieval)
     try:
         gguf = locate_model("local", provider_config(config))
     except PesAgentError as exc:
@@ -656,6 +684,8 @@ def main(argv: list[str] | None = None) -> int:
         "settings": list(options.settings),
         "provider": config["providers"]["local"],
         "task_timeout_s": options.task_timeout_s,
+        "tools_offered": max(options.tools, len(harness_tools([]))),
+        "retrieval": options.retrieval,
     }
     outcomes = [o for setting in options.settings for o in run_setting(setting, options)]
     run["machine"]["load_average_after"] = load_average()

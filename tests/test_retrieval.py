@@ -137,9 +137,10 @@ async def test_the_planner_may_ask_for_more_tools_and_then_must_plan() -> None:
 
 
 async def test_up_to_the_threshold_every_tool_is_shown_and_nothing_is_announced() -> None:
-    art, provider, events = await instance([plan_reply(), ANSWER], n=30)
+    art, provider, events = await instance([plan_reply(), ANSWER], n=100)
     await art.process("What is the weather like?")
-    assert len(tool_lines(provider.calls[0].messages[1]["content"])) == 30
+    assert art.config.retrieval.threshold == 100
+    assert len(tool_lines(provider.calls[0].messages[1]["content"])) == 100
     assert "tools: those whose words" not in provider.calls[0].messages[1]["content"]
     assert not [e for e in events if e.type is EventType.TOOLS_OFFERED]
 

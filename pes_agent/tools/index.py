@@ -79,11 +79,14 @@ class ToolFinder:
         self._registry = registry
         self._index: ToolIndex | None = None
         self._version = -1
+        self._available: bool | None = None
         self.warned = False
         """Whether the missing-extra warning was logged (once per instance)."""
 
     def index(self) -> ToolIndex | None:
-        if not index_available():
+        if self._available is None:  # looked up once: it reads the file system
+            self._available = index_available()
+        if not self._available:
             return None
         if self._index is None or self._version != self._registry.version:
             self._version = self._registry.version
