@@ -349,3 +349,19 @@ async def test_a_failed_run_logs_its_error_status(caplog: pytest.LogCaptureFixtu
     (end,) = [r for r in _pes_records(caplog) if r.pes_agent["event"] == "run finished"]  # type: ignore[attr-defined]
     assert "status=error" in end.getMessage()
     assert "error_code=provider_error" in end.getMessage()
+
+
+async def test_model_spans_carry_cached_and_thinking_tokens_when_reported(exporter: Any) -> None:
+    cached = ScriptedReply(
+        text=_plan(), usage=Usage(prompt_tokens=300, completion_tokens=40, cached_prompt_tokens=250, thinking_tokens=12)
+    )
+    art, _ = await _instance([cached, *_script()[1:]], tracer=_tracer(exporter))
+    async with art:
+        response = await art.process("How many people live in Lima?", thread_id="t-cache")
+    assert response.status == "success", response.error
+    models = [s for s in exporter.get_finished_spans() if s.attributes.get("gen_ai.operation.name") == "chat"]
+    first, *rest = sorted(models, key=lambda s: s.start_time)
+    assert (first.attributes["pes_agent.usage.cached_prompt_tokens"], first.attributes["pes_agent.usage.thinking_tokens"]) == (250, 12)
+    assert all("pes_agent.usage.cached_prompt_tokens" not in s.attributes for s in rest), "only when reported"
+    phase = response.usage.to_dict()["phases"]["planning"]
+    assert (phase["cached_prompt_tokens"], phase["thinking_tokens"]) == (250, 12)

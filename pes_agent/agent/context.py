@@ -117,6 +117,9 @@ class RunContext:
             reply = await self.steps.run("model", name, lambda: self._complete(request))
             span.set_attribute("usage.prompt_tokens", reply.usage.prompt_tokens)
             span.set_attribute("usage.completion_tokens", reply.usage.completion_tokens)
+            if reply.usage.cached_prompt_tokens or reply.usage.thinking_tokens:
+                span.set_attribute("usage.cached_prompt_tokens", reply.usage.cached_prompt_tokens)
+                span.set_attribute("usage.thinking_tokens", reply.usage.thinking_tokens)
             span.set_attribute("finish_reason", reply.finish_reason)
             span.set_attribute("response.model", reply.model)
             if self.tracer.capture_content:

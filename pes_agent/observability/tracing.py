@@ -11,7 +11,8 @@ Span kinds and the generic attribute keys the agent passes (tracers map them to 
   usage.prompt_tokens, usage.completion_tokens, usage.tool_calls.
 - ``phase``: phase (planning, refinement, execution, synthesis), step_id (execution).
 - ``llm``: phase, step_id, provider, model; at the end usage.prompt_tokens,
-  usage.completion_tokens, finish_reason, response.model. Only when the tracer's
+  usage.completion_tokens (and usage.cached_prompt_tokens, usage.thinking_tokens when the provider
+  reported either), finish_reason, response.model. Only when the tracer's
   ``capture_content`` is true does the agent also set input.messages (the prompt's `Message`s) and
   output.text (the reply) — prompt text never reaches a tracer that did not ask for it.
 - ``tool``: tool_name, call_id, step_id; at the end status.
@@ -80,7 +81,7 @@ _LOGGED_KEYS: dict[str, tuple[str, ...]] = {
     ),
     "llm": (
         "phase", "step_id", "provider", "model", "response.model", "usage.prompt_tokens",
-        "usage.completion_tokens", "finish_reason",
+        "usage.completion_tokens", "usage.cached_prompt_tokens", "usage.thinking_tokens", "finish_reason",
     ),
     "tool": ("tool_name", "call_id", "step_id", "status"),
 }
