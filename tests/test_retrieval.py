@@ -94,6 +94,26 @@ def test_the_finder_follows_the_registry_when_tools_change() -> None:
     assert finder.index().search("glacier melt", 3) == ()  # type: ignore[union-attr]
 
 
+async def test_an_mcp_servers_changed_tool_list_reaches_the_planner_through_the_index() -> None:
+    """A tool an MCP server adds while the instance runs (``list_changed``) is found for a query
+    with its words; once removed, it is no longer offered."""
+    pytest.importorskip("mcp", reason="the `mcp` extra is not installed")
+    from tests.test_mcp import SERVER, execute, stdio_server, until
+
+    server = {**stdio_server(), "args": [*SERVER[1:], "--dynamic"], "exclude": ["crash", "sleep"]}
+    config = {"storage": {"type": "memory"}, "mcp": {"servers": [server]}, "retrieval": {"threshold": 0, "k": 3}}
+    art = await create_art_instance(config, tools=catalogue(100), providers={"scripted": ScriptedProvider([])})
+    async with art:
+        query = "prefixed with extra"
+        assert "- mcp_t_extra:" not in art.planning_prompt(query).messages[1].content
+        assert (await execute(art, "mcp_t_grow", {"name": "extra"})).output == "added extra"
+        await until(lambda: "mcp_t_extra" in art.registry)
+        assert "- mcp_t_extra:" in art.planning_prompt(query).messages[1].content
+        assert (await execute(art, "mcp_t_shrink", {"name": "extra"})).output == "removed extra"
+        await until(lambda: "mcp_t_extra" not in art.registry)
+        assert "- mcp_t_extra:" not in art.planning_prompt(query).messages[1].content
+
+
 # --- planning with retrieval ----------------------------------------------------------------------
 
 
@@ -194,6 +214,7 @@ async def test_guided_planning_chooses_among_the_retrieved_tools() -> None:
     assert "weather_get_air_quality" in json.dumps(planning.response_schema)
     offered = next(e.data for e in events if e.type is EventType.TOOLS_OFFERED)
     assert offered["mode"] == "retrieved" and offered["shown"] == len(shown)
+    assert offered["searches"][0] == "How is the air quality in Delhi today?" and len(offered["searches"]) >= 2
 
 
 # --- the reply and the config ---------------------------------------------------------------------

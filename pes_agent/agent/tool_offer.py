@@ -82,7 +82,7 @@ def choose_tools(
         hits += index.search(part, GUIDED_PART_HITS, allowed)
     chosen = _merge([n for n in keep if n in allowed], hits)
     return ToolOffer(names=tuple(h.name for h in chosen), total=total, mode="retrieved",
-                     hits=tuple(chosen), searches=(query,))
+                     hits=tuple(chosen), searches=(query, *parts))
 
 
 def widen(offer: ToolOffer, phrases: Sequence[str], enabled: Collection[str], config: RetrievalConfig,
