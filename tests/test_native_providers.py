@@ -139,3 +139,26 @@ def test_an_error_event_inside_a_stream_counts_as_its_status(adapter: str, kind:
     failure = failure_of(error)
     assert failure is not None and failure.status == status
     assert is_retryable(error) is retried
+
+
+FIRST_PIECE = {"anthropic": 3, "gemini": 1}
+"""Events up to and including the first piece of text: Anthropic's message_start, content_block_start
+and first text delta; Gemini's first chunk."""
+
+
+async def test_a_stream_cut_after_its_first_piece_is_an_error_and_not_retried(adapter: str, sleeps: Sleeps) -> None:
+    cut = FakeReply(text="Hello there, general.", chunk_chars=5, cut_after=FIRST_PIECE[adapter])
+    pieces: list[tuple[str, str]] = []
+    async with serving(adapter, [cut], sleeps) as served:
+        with pytest.raises(ProviderError) as info:
+            await served.provider.complete(REQUEST, CallOptions(), on_token=lambda k, t: pieces.append((k, t)))
+    assert pieces == [("answer", "Hello")]
+    assert len(served.bodies) == 1 and sleeps == []
+    assert "not retried" in str(info.value)
+
+
+async def test_a_stream_cut_before_any_piece_is_retried(adapter: str, sleeps: Sleeps) -> None:
+    cut = FakeReply(text="lost", cut_after=FIRST_PIECE[adapter] - 1)
+    async with serving(adapter, [cut, "whole"], sleeps) as served:
+        out = await served.provider.complete(REQUEST, CallOptions(), on_token=lambda k, t: None)
+    assert out.text == "whole" and len(served.bodies) == 2 and len(sleeps) == 1

@@ -143,12 +143,12 @@ class AnthropicProvider(SdkAdapter["AsyncAnthropic"]):
                 reader.take(event)
                 if guard is not None and reader.received > before and guard.feed(_answer_piece(event)):
                     break  # closing the stream (below) stops the generation
-        except anthropic.APIError as exc:
-            if not reader.received:
-                raise  # nothing delivered yet: the retry layer may try again
-            cut = exc
         except ValueError:  # an event whose data is not JSON
             not_json = True
+        except Exception as exc:  # the SDK's error, or the HTTP client's (a connection lost mid-stream)
+            if not reader.received or not self._is_sdk_error(exc):
+                raise  # nothing delivered yet: the retry layer may try again
+            cut = exc
         finally:
             await stream.close()
         if not_json:

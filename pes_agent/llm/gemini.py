@@ -145,8 +145,8 @@ class GeminiProvider(SdkAdapter["Client"]):
                     break
         except ValueError as exc:  # a chunk that is not JSON
             raise self._unusable(model, f"streamed a chunk that {_first_line(exc)}", stream=True) from None
-        except Exception as exc:
-            if not reader.received:
+        except Exception as exc:  # the SDK's error, or the HTTP client's (a connection lost mid-stream)
+            if not reader.received or not self._is_sdk_error(exc):
                 raise  # nothing delivered yet: the retry layer may try again
             cut = exc
         finally:

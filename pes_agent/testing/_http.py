@@ -140,3 +140,24 @@ async def send_error(
     writer: asyncio.StreamWriter, status: int, message: str, keep_alive: bool, *, code: str = "fake_error"
 ) -> None:
     await send(writer, status, error_body(message, code), keep_alive=keep_alive)
+
+
+async def send_event_stream(
+    writer: asyncio.StreamWriter, frames: list[bytes], *, keep_alive: bool, cut_after: int | None = None
+) -> bool:
+    """Server-sent events, one HTTP chunk per frame; False when the connection must now be closed.
+
+    ``cut_after``: hang up after that many frames, before the stream's end (a connection lost while a
+    reply streams), so the caller closes the connection.
+    """
+    head = {"Content-Type": "text/event-stream", "Transfer-Encoding": "chunked", "Cache-Control": "no-cache"}
+    writer.write(response_head(200, head, keep_alive))
+    for index, frame in enumerate(frames):
+        if cut_after is not None and index >= cut_after:
+            await writer.drain()
+            return False
+        writer.write(chunked(frame))
+        await writer.drain()
+    writer.write(b"0\r\n\r\n")
+    await writer.drain()
+    return True

@@ -189,7 +189,8 @@ class FakeServer:
             payload = self._error_payload(400, message, code="fake_script_exhausted")
             await send(writer, 400, payload, keep_alive=keep_alive)
         elif isinstance(action, FakeReply):
-            await self._reply(action, body, writer, keep_alive, **context)
+            if not await self._reply(action, body, writer, keep_alive, **context):
+                return False
         elif isinstance(action, FakeError):
             payload = self._error_payload(action.status, f"fake error {action.status}", action.body)
             await send(writer, action.status, payload, headers=action.headers, keep_alive=keep_alive)
@@ -205,7 +206,8 @@ class FakeServer:
 
     async def _reply(
         self, reply: FakeReply, body: dict[str, Any], writer: asyncio.StreamWriter, keep_alive: bool, **context: Any
-    ) -> None:
+    ) -> bool:
+        """Send ``reply`` in the API's format; False when the connection must be closed (a cut stream)."""
         raise NotImplementedError
 
     def _error_payload(self, status: int, message: str, body: Any = None, *, code: str = "fake_error") -> bytes:

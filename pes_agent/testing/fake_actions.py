@@ -29,6 +29,10 @@ class FakeReply:
     """Model id reported back; None echoes the request's ``model``."""
     chunk_chars: int = 16
     """Characters per content delta when the request asks for a stream."""
+    cut_after: int | None = None
+    """Streamed replies only: hang up after this many events, before the reply ends (a connection
+    lost mid-stream). Events are the API's own: OpenAI's chunks, Anthropic's typed events (the first
+    text delta is the third), Gemini's response chunks."""
 
 
 @dataclass(frozen=True, kw_only=True)

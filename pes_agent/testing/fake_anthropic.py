@@ -33,10 +33,9 @@ from typing import Any
 
 from pes_agent.testing._http import (
     RecordedRequest,
-    chunked,
     json_bytes,
-    response_head,
     send,
+    send_event_stream,
     wants_keep_alive,
 )
 from pes_agent.testing._server import FakeServer
@@ -91,12 +90,14 @@ class FakeAnthropicServer(FakeServer):
 
     async def _reply(
         self, reply: FakeReply, body: dict[str, Any], writer: asyncio.StreamWriter, keep_alive: bool, **_: Any
-    ) -> None:
+    ) -> bool:
         message = self._message(reply, body)
         if body.get("stream") is True:
-            await _stream(message, reply.chunk_chars, writer, keep_alive)
-        else:
-            await send(writer, 200, json_bytes(message), keep_alive=keep_alive)
+            events = _events(message, reply.chunk_chars)
+            frames = [f"event: {name}\ndata: ".encode() + json_bytes(data) + b"\n\n" for name, data in events]
+            return await send_event_stream(writer, frames, keep_alive=keep_alive, cut_after=reply.cut_after)
+        await send(writer, 200, json_bytes(message), keep_alive=keep_alive)
+        return True
 
     def _message(self, reply: FakeReply, body: dict[str, Any]) -> dict[str, Any]:
         content: list[dict[str, Any]] = []
@@ -183,8 +184,8 @@ def _usage(usage: Mapping[str, Any] | None) -> dict[str, Any]:
     return out
 
 
-async def _stream(message: dict[str, Any], step: int, writer: asyncio.StreamWriter, keep_alive: bool) -> None:
-    """The Messages API's event sequence for ``message``."""
+def _events(message: dict[str, Any], step: int) -> list[tuple[str, dict[str, Any]]]:
+    """The Messages API's event sequence for ``message``, as ``(event name, data)``."""
     usage = message["usage"]
     start = {**message, "content": [], "stop_reason": None, "usage": {**usage, "output_tokens": 1}}
     events: list[tuple[str, dict[str, Any]]] = [("message_start", {"type": "message_start", "message": start})]
@@ -195,13 +196,7 @@ async def _stream(message: dict[str, Any], step: int, writer: asyncio.StreamWrit
     delta = {"stop_reason": message["stop_reason"], "stop_sequence": None}
     events.append(("message_delta", {"type": "message_delta", "delta": delta, "usage": usage}))
     events.append(("message_stop", {"type": "message_stop"}))
-    head = {"Content-Type": "text/event-stream", "Transfer-Encoding": "chunked", "Cache-Control": "no-cache"}
-    writer.write(response_head(200, head, keep_alive))
-    for name, data in events:
-        writer.write(chunked(f"event: {name}\ndata: ".encode() + json_bytes(data) + b"\n\n"))
-        await writer.drain()
-    writer.write(b"0\r\n\r\n")
-    await writer.drain()
+    return events
 
 
 def _block_events(index: int, block: dict[str, Any], step: int) -> list[tuple[str, dict[str, Any]]]:

@@ -33,10 +33,9 @@ from urllib.parse import parse_qs, urlsplit
 
 from pes_agent.testing._http import (
     RecordedRequest,
-    chunked,
     json_bytes,
-    response_head,
     send,
+    send_event_stream,
     wants_keep_alive,
 )
 from pes_agent.testing._server import FakeServer
@@ -102,19 +101,18 @@ class FakeGeminiServer(FakeServer):
         model: str = "fake-model",
         stream: bool = False,
         **_: Any,
-    ) -> None:
+    ) -> bool:
         envelope = {"modelVersion": reply.model or model, "responseId": f"fake-{self._next_id()}"}
         finish = {"stop": "STOP", "length": "MAX_TOKENS"}.get(reply.finish_reason, reply.finish_reason.upper())
         if not stream:
             parts = _parts(reply.reasoning_content, thought=True) + _parts(reply.text, thought=False)
             payload = {"candidates": [_candidate(parts, finish)], "usageMetadata": _usage(reply.usage), **envelope}
             await send(writer, 200, json_bytes(payload), keep_alive=keep_alive)
-            return
+            return True
         step = max(1, reply.chunk_chars)
         pieces = [(t, True) for t in _split(reply.reasoning_content or "", step)]
         pieces += [(t, False) for t in _split(reply.text, step)] or [("", False)]
-        head = {"Content-Type": "text/event-stream", "Transfer-Encoding": "chunked", "Cache-Control": "no-cache"}
-        writer.write(response_head(200, head, keep_alive))
+        frames: list[bytes] = []
         for index, (text, thought) in enumerate(pieces):
             last = index == len(pieces) - 1
             chunk: dict[str, Any] = {
@@ -123,10 +121,8 @@ class FakeGeminiServer(FakeServer):
             }
             if last:
                 chunk["usageMetadata"] = _usage(reply.usage)
-            writer.write(chunked(b"data: " + json_bytes(chunk) + b"\r\n\r\n"))
-            await writer.drain()
-        writer.write(b"0\r\n\r\n")
-        await writer.drain()
+            frames.append(b"data: " + json_bytes(chunk) + b"\r\n\r\n")
+        return await send_event_stream(writer, frames, keep_alive=keep_alive, cut_after=reply.cut_after)
 
 
 def sent_key(request: RecordedRequest) -> str | None:

@@ -22,12 +22,11 @@ from typing import Any, Literal
 
 from pes_agent.testing._http import (
     RecordedRequest,
-    chunked,
     error_body,
     json_bytes,
-    response_head,
     send,
     send_error,
+    send_event_stream,
     wants_keep_alive,
 )
 from pes_agent.testing._server import FakeServer, Handler
@@ -145,11 +144,11 @@ class FakeOpenAIServer(FakeServer):
 
     async def _reply(
         self, reply: FakeReply, body: dict[str, Any], writer: asyncio.StreamWriter, keep_alive: bool, **_: Any
-    ) -> None:
+    ) -> bool:
         if body.get("stream") is True:
-            await self._stream(reply, body, writer, keep_alive)
-        else:
-            await send(writer, 200, json_bytes(self._completion(reply, body)), keep_alive=keep_alive)
+            return await self._stream(reply, body, writer, keep_alive)
+        await send(writer, 200, json_bytes(self._completion(reply, body)), keep_alive=keep_alive)
+        return True
 
     def _error_payload(self, status: int, message: str, body: Any = None, *, code: str = "fake_error") -> bytes:
         if body is not None:
@@ -181,7 +180,7 @@ class FakeOpenAIServer(FakeServer):
 
     async def _stream(
         self, reply: FakeReply, body: dict[str, Any], writer: asyncio.StreamWriter, keep_alive: bool
-    ) -> None:
+    ) -> bool:
         """Server-sent events: role, reasoning and content deltas, the finish reason, usage, [DONE]."""
         envelope = self._envelope(reply, body, "chat.completion.chunk")
 
@@ -199,21 +198,8 @@ class FakeOpenAIServer(FakeServer):
         options = body.get("stream_options")
         if reply.usage is not None and isinstance(options, dict) and options.get("include_usage"):
             events.append({**envelope, "choices": [], "usage": _usage(reply.usage)})
-        head = response_head(
-            200,
-            {
-                "Content-Type": "text/event-stream",
-                "Transfer-Encoding": "chunked",
-                "Cache-Control": "no-cache",
-            },
-            keep_alive,
-        )
-        writer.write(head)
-        for event in events:
-            writer.write(chunked(b"data: " + json_bytes(event) + b"\n\n"))
-            await writer.drain()
-        writer.write(chunked(b"data: [DONE]\n\n") + b"0\r\n\r\n")
-        await writer.drain()
+        frames = [b"data: " + json_bytes(event) + b"\n\n" for event in events] + [b"data: [DONE]\n\n"]
+        return await send_event_stream(writer, frames, keep_alive=keep_alive, cut_after=reply.cut_after)
 
 
 # -- helpers ---------------------------------------------------------------------------------------
