@@ -87,6 +87,17 @@ def is_http_url(url: str | None) -> bool:
     return parts.scheme in ("http", "https") and bool(parts.hostname)
 
 
+def shown_url(url: str) -> str:
+    """``url`` as logs and errors may show it: scheme, host, port and path, without the password
+    or query token a URL can carry."""
+    parts = urlsplit(url)
+    try:
+        port = f":{parts.port}" if parts.port else ""
+    except ValueError:  # the config refuses such a URL; never fail while naming a server
+        port = ""
+    return f"{parts.scheme}://{parts.hostname or ''}{port}{parts.path}"
+
+
 class ConfigModel(BaseModel):
     model_config = ConfigDict(
         extra="forbid",

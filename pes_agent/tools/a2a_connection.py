@@ -14,7 +14,6 @@ import logging
 import uuid
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import urlsplit
 
 import httpx
 from a2a.client import A2ACardResolver, A2AClientError, Client, ClientConfig, ClientFactory
@@ -23,6 +22,7 @@ from a2a.types import a2a_pb2 as a2a
 from a2a.utils.constants import TransportProtocol
 
 from pes_agent.config.agents import RemoteAgentConfig
+from pes_agent.config.base import shown_url
 from pes_agent.errors import ToolError
 
 logger = logging.getLogger("pes_agent.tools.a2a")
@@ -39,12 +39,7 @@ _POLL_FIRST_S, _POLL_MAX_S = 0.1, 2.0
 
 def describe_agent(agent: RemoteAgentConfig) -> str:
     """How logs and errors name an agent: its id and URL without credentials or query."""
-    url = urlsplit(agent.url)
-    try:
-        port = f":{url.port}" if url.port else ""
-    except ValueError:  # the config refuses such a URL; never fail while naming an agent
-        port = ""
-    return f"agent {agent.id!r} ({url.scheme}://{url.hostname or ''}{port}{url.path.rstrip('/')})"
+    return f"agent {agent.id!r} ({shown_url(agent.url).rstrip('/')})"
 
 
 class RemoteAgent:

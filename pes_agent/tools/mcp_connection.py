@@ -15,13 +15,13 @@ from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import AsyncExitStack, asynccontextmanager
 from datetime import timedelta
 from typing import Any
-from urllib.parse import urlsplit
 
 import mcp.client.streamable_http as mcp_http
 from mcp import ClientSession, McpError
 from mcp import types as mcp_types
 from mcp.client.stdio import StdioServerParameters, get_default_environment, stdio_client
 
+from pes_agent.config.base import shown_url
 from pes_agent.config.mcp import McpServerConfig
 from pes_agent.errors import ToolError
 
@@ -32,13 +32,7 @@ def describe_server(server: McpServerConfig) -> str:
     """How logs and errors name a server: its id and where it runs, never a header or env value."""
     if server.transport == "stdio":
         return f"MCP server {server.id!r} (stdio: `{' '.join([server.command or '', *server.args])}`)"
-    url = urlsplit(server.url or "")
-    try:
-        port = f":{url.port}" if url.port else ""
-    except ValueError:  # the config's check refuses such a URL; never fail while naming a server
-        port = ""
-    where = f"{url.scheme}://{url.hostname or ''}{port}{url.path}"  # no credentials, no query
-    return f"MCP server {server.id!r} ({where})"
+    return f"MCP server {server.id!r} ({shown_url(server.url or '')})"
 
 
 class McpConnection:
