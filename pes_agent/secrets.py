@@ -9,6 +9,7 @@ say where the key comes from without showing it; a key written literally in a fi
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from typing import Annotated, Any, Self
 
 from pydantic import BeforeValidator, PlainSerializer, SecretStr
@@ -94,6 +95,14 @@ SecretValue = Annotated[
     PlainSerializer(dump_secret, return_type=str),
 ]
 """A config field holding a secret; reads as ``SecretStr``, dumps as ``${VAR}`` or the mask."""
+
+
+def scrub(text: str, secrets: Iterable[str]) -> str:
+    """Last line of defence: no secret value survives in a message, whatever produced it (a server
+    echoing the header it was sent, a library quoting a URL with its password)."""
+    for secret in sorted(set(secrets), key=len, reverse=True):
+        text = text.replace(secret, MASK)
+    return text
 
 
 def redact_mapping(options: dict[str, Any]) -> dict[str, Any]:

@@ -364,6 +364,23 @@ async def test_unreachable_or_bad_card_agents_are_left_out_and_the_others_serve(
     assert SECRET not in logged
 
 
+async def test_a_url_password_and_a_header_an_agent_echoes_are_masked(caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.INFO, logger="pes_agent.tools.a2a")
+    down = f"http://ana:{SECRET}@127.0.0.1:{free_port()}/base"  # the SDK quotes the URL it was given
+    async with scripted_agent() as good:
+        agents = [
+            {"id": "down", "url": down, "timeoutS": 5},
+            {"id": "good", "url": good, "timeoutS": 5, "headers": {"Authorization": f"Bearer {SECRET}"}},
+        ]
+        art, _ = await caller(agents)
+        async with art:
+            echoed = await delegate(art, "agent_good", f"fail invalid token {SECRET}")  # its reason quotes it
+    logged = "\n".join(r.getMessage() for r in caplog.records)
+    assert "agent 'down' (http://127.0.0.1:" in logged and "could not be read" in logged
+    assert SECRET not in logged
+    assert echoed.status == "error" and "the task failed: invalid token **********" in (echoed.error or "")
+
+
 async def test_an_agent_whose_tool_name_is_taken_is_a_config_error() -> None:
     @tool
     def agent_t(task: str) -> str:

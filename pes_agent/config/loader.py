@@ -22,7 +22,7 @@ from pes_agent.config.errors import NOT_SHOWN, Problem, problems_from_validation
 from pes_agent.config.model import ArtInstanceConfig
 from pes_agent.config.original import normalise_original
 from pes_agent.errors import ConfigError
-from pes_agent.secrets import SECRET_MAP_NAMES, EnvText, is_secret_key
+from pes_agent.secrets import SECRET_MAP_NAMES, EnvText, is_secret_key, scrub
 
 _ENV_REFERENCE = re.compile(r"\$\$\{|\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
 _TEMPLATE_KEYS = frozenset({"prompts", "systemPrompt", "system_prompt"})
@@ -101,7 +101,7 @@ def _config_error(source: str, problems: list[Problem], secrets: set[str]) -> Co
     value = None if first.value is NOT_SHOWN else value
     if len(problems) == 1:
         error = ConfigError(
-            _scrub(first.message, secrets),
+            scrub(first.message, secrets),
             source=source,
             key_path=first.key_path or None,
             value=value,
@@ -112,20 +112,13 @@ def _config_error(source: str, problems: list[Problem], secrets: set[str]) -> Co
             f"  {source}: `{p.key_path}`: {p.message}" if p.key_path else f"  {source}: {p.message}"
             for p in problems
         ]
-        text = _scrub(
+        text = scrub(
             f"{source}: {len(problems)} problems in the configuration:\n" + "\n".join(lines), secrets
         )
         error = ConfigError(text)
         error.source, error.key_path, error.value = source, first.key_path or None, value
         error.allowed = list(first.allowed) if first.allowed is not None else None
     return error
-
-
-def _scrub(text: str, secrets: set[str]) -> str:
-    """Last line of defence: no secret value survives in a message, whatever produced it."""
-    for secret in sorted(secrets, key=len, reverse=True):
-        text = text.replace(secret, "**********")
-    return text
 
 
 def _secret_strings(node: Any, key: object = None) -> set[str]:

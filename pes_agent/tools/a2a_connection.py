@@ -2,9 +2,10 @@
 
 A task is sent as a text message and followed to its end: over the agent's event stream when its card
 offers one (and ``streaming`` is on), else by one blocking request; with ``streaming: false`` the send
-returns at once and ``GetTask`` is polled until the task ends. The whole exchange is bounded by ``timeout_s``; past it the task is
-cancelled (best effort) and the step gets a tool error. Every failure is a ``ToolError`` naming the
-agent; header values are secrets and never appear in logs or errors (``describe_agent``).
+returns at once and ``GetTask`` is polled until the task ends. The whole exchange is bounded by
+``timeout_s``; past it the task is cancelled (best effort) and the step gets a tool error. Every
+failure is a ``ToolError`` naming the agent (``describe_agent``); header values and the URL's password
+and query are secrets, masked in every message, also in what the SDK or the agent says (``secrets_of``).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import logging
 import uuid
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import urlsplit
 
 import httpx
 from a2a.client import A2ACardResolver, A2AClientError, Client, ClientConfig, ClientFactory
@@ -24,6 +26,7 @@ from a2a.utils.constants import TransportProtocol
 from pes_agent.config.agents import RemoteAgentConfig
 from pes_agent.config.base import shown_url
 from pes_agent.errors import ToolError
+from pes_agent.secrets import scrub
 
 logger = logging.getLogger("pes_agent.tools.a2a")
 
@@ -42,12 +45,23 @@ def describe_agent(agent: RemoteAgentConfig) -> str:
     return f"agent {agent.id!r} ({shown_url(agent.url).rstrip('/')})"
 
 
+def secrets_of(agent: RemoteAgentConfig) -> list[str]:
+    """What no message may show of an agent's config: its header values (and the token after a
+    scheme such as ``Bearer``), and its URL's password and query, since the SDK's messages quote the
+    URL as given and an agent may echo what it was sent."""
+    url = urlsplit(agent.url)
+    values = [v.get_secret_value() for v in agent.headers.values()]
+    found = [*values, *(v.split()[-1] for v in values if v.split()), url.password or "", url.query]
+    return [secret for secret in found if len(secret) >= 4]
+
+
 class RemoteAgent:
     """A remote agent: the card read at start-up, and a client reused for every task."""
 
     def __init__(self, config: RemoteAgentConfig) -> None:
         self.config = config
         self.label = describe_agent(config)
+        self._secrets = secrets_of(config)
         headers = {k: v.get_secret_value() for k, v in config.headers.items()}
         self._http = httpx.AsyncClient(headers=headers, timeout=config.timeout_s)
         self._client: Client | None = None
@@ -64,7 +78,7 @@ class RemoteAgent:
                 f"{self.label}: its card did not come within {self.config.timeout_s:g}s (`timeout_s`)"
             ) from None
         except A2AClientError as exc:
-            raise ConnectionError(f"{self.label}: its agent card could not be read: {exc}") from None
+            raise ConnectionError(f"{self.label}: its agent card could not be read: {self._scrub(exc)}") from None
         settings = ClientConfig(
             streaming=self.config.streaming,
             polling=not self.config.streaming,
@@ -74,7 +88,7 @@ class RemoteAgent:
         try:
             self._client = ClientFactory(settings).create(card)
         except ValueError as exc:  # no interface of the card speaks a protocol we do
-            raise ConnectionError(f"{self.label}: {exc}") from None
+            raise ConnectionError(f"{self.label}: {self._scrub(exc)}") from None
         self.card = card
         return card
 
@@ -100,8 +114,11 @@ class RemoteAgent:
                 f"{self.label}: no answer within {timeout:g}s (`timeout_s`); the task was cancelled"
             ) from None
         except (A2AClientError, httpx.HTTPError) as exc:
-            raise ToolError(f"{self.label}: the call failed: {_first_line(exc)}") from None
-        return outcome.result(self.label)
+            raise ToolError(f"{self.label}: the call failed: {self._scrub(_first_line(exc))}") from None
+        try:
+            return outcome.result(self.label)
+        except ToolError as exc:  # the agent's own words, which may quote what it was sent
+            raise ToolError(self._scrub(exc)) from None
 
     async def _wait(self, client: Client, outcome: _Outcome) -> None:
         """Poll the task while it is still running (an agent without streaming may answer early)."""
@@ -118,7 +135,10 @@ class RemoteAgent:
             async with asyncio.timeout(5):
                 await client.cancel_task(a2a.CancelTaskRequest(id=task_id))
         except Exception as exc:  # noqa: BLE001 -- best effort: the step already failed on the timeout
-            logger.info("%s: cancelling task %s failed: %s", self.label, task_id, _first_line(exc))
+            logger.info("%s: cancelling task %s failed: %s", self.label, task_id, self._scrub(_first_line(exc)))
+
+    def _scrub(self, said: BaseException | str) -> str:
+        return scrub(str(said), self._secrets)
 
     async def aclose(self) -> None:
         client, self._client = self._client, None
