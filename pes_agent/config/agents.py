@@ -67,16 +67,6 @@ class RemoteAgentConfig(ConfigModel):
         return self
 
 
-def check_unique_ids(agents: list[RemoteAgentConfig]) -> None:
-    """Ids name the tools, so two agents with one id would be one tool."""
-    seen: set[str] = set()
-    for i, agent in enumerate(agents):
-        if agent.id in seen:
-            fail(problem((i, "id"), f"agent id {agent.id!r} is used twice; ids name the tools, so each "
-                         "must be unique", ["a unique id"], agent.id))
-        seen.add(agent.id)
-
-
 def delegation_problems(switch: bool | None, agents: list[RemoteAgentConfig]) -> list[dict[str, Any]]:
     """The original's ``execution.enableA2ADelegation`` agreeing with the agents listed."""
     listed = any(agent.enabled for agent in agents)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import re
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 from urllib.parse import urlsplit
@@ -73,6 +74,16 @@ def checked_name_part(value: str, what: str, examples: str) -> str:
             {"value": value, "allowed": [examples]},
         )
     return value
+
+
+def check_unique_ids(ids: Sequence[str], what: str, where: tuple[str | int, ...] = ()) -> None:
+    """Ids that name tools (MCP servers', remote agents'): two with one id would be one tool."""
+    seen: set[str] = set()
+    for i, id_ in enumerate(ids):
+        if id_ in seen:
+            fail(problem((*where, i, "id"), f"{what} id {id_!r} is used twice; ids name the tools, so each "
+                         "must be unique", ["a unique id"], id_))
+        seen.add(id_)
 
 
 def is_http_url(url: str | None) -> bool:

@@ -19,6 +19,7 @@ from pydantic_core import PydanticCustomError
 from pes_agent.config.base import (
     CONFIG_ERROR_TYPE,
     ConfigModel,
+    check_unique_ids,
     checked_name_part,
     fail,
     is_http_url,
@@ -119,10 +120,5 @@ class McpConfig(ConfigModel):
 
     @model_validator(mode="after")
     def _unique_ids(self) -> McpConfig:
-        seen: set[str] = set()
-        for i, server in enumerate(self.servers):
-            if server.id in seen:
-                fail(problem(("servers", i, "id"), f"MCP server id {server.id!r} is used twice; "
-                               "ids name the tools, so each must be unique", ["a unique id"], server.id))
-            seen.add(server.id)
+        check_unique_ids([server.id for server in self.servers], "MCP server", ("servers",))
         return self

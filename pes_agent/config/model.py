@@ -26,8 +26,8 @@ from pydantic import (
 )
 
 from pes_agent.config.adapters import HOSTED_ADAPTERS
-from pes_agent.config.agents import RemoteAgentConfig, check_unique_ids, delegation_problems
-from pes_agent.config.base import ConfigModel, fail, problem
+from pes_agent.config.agents import RemoteAgentConfig, delegation_problems
+from pes_agent.config.base import ConfigModel, check_unique_ids, fail, problem
 from pes_agent.config.mcp import McpConfig
 from pes_agent.config.provider import ProviderConfig
 from pes_agent.config.retrieval import RetrievalConfig
@@ -261,6 +261,6 @@ class ArtInstanceConfig(ConfigModel):
     @field_validator("agents")
     @classmethod
     def _unique_agent_ids(cls, agents: list[RemoteAgentConfig]) -> list[RemoteAgentConfig]:
-        check_unique_ids(agents)
+        check_unique_ids([agent.id for agent in agents], "agent")
         return agents
 
