@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import re
 from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Any
@@ -30,8 +29,6 @@ from pes_agent.tools.decorators import tool_from_schema
 from pes_agent.tools.spec import ToolContext, ToolSpec
 
 logger = logging.getLogger("pes_agent.tools.a2a")
-
-_NOT_NAME = re.compile(r"[^A-Za-z0-9_-]")
 
 TASK_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -57,7 +54,9 @@ ANSWER_SCHEMA: dict[str, Any] = {
 
 
 def agent_tool_name(agent_id: str) -> str:
-    return _NOT_NAME.sub("_", f"agent_{agent_id}")[:64]
+    """The config admits only ids that every provider accepts in a tool name (at most 32 characters
+    of letters, digits, ``_`` and ``-``: ``checked_name_part``), so the name needs no cleaning."""
+    return f"agent_{agent_id}"
 
 
 @dataclass(eq=False)
