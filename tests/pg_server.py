@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import uuid
 from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
@@ -40,10 +41,19 @@ async def pg_schema(pg_dsn: str) -> AsyncIterator[str]:
 @pytest.fixture
 async def pg_database_dsn(pg_dsn: str) -> AsyncIterator[str]:
     """A DSN to a new, empty database: for code that builds its store from a DSN alone (a config)."""
+    async with new_database(pg_dsn) as dsn:
+        yield dsn
+
+
+@asynccontextmanager
+async def new_database(pg_dsn: str) -> AsyncIterator[str]:
+    """A new, empty database on the server, dropped on leaving (for a test that needs a second one)."""
     name = unique_name()
     await admin(pg_dsn, f'CREATE DATABASE "{name}"')
-    yield with_database(pg_dsn, name)
-    await admin(pg_dsn, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    try:
+        yield with_database(pg_dsn, name)
+    finally:
+        await admin(pg_dsn, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
 def unique_name() -> str:

@@ -21,7 +21,7 @@ import pytest
 
 pytest.importorskip("dbos", reason="the `dbos` extra is not installed: pip install -e '.[dbos]'")
 
-from pg_server import admin, pg_database_dsn, pg_dsn, unique_name, with_database
+from pg_server import admin, new_database, pg_database_dsn, pg_dsn
 from test_workers_recovery import TIMEOUT_S, start_worker, stop_worker
 
 from pes_agent.config import config_from_dict
@@ -39,10 +39,9 @@ CONCURRENCY = 4
 
 @pytest.fixture
 async def system_database(pg_dsn: str) -> AsyncIterator[str]:
-    name = unique_name()
-    await admin(pg_dsn, f'CREATE DATABASE "{name}"')
-    yield with_database(pg_dsn, name)
-    await admin(pg_dsn, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    """DBOS's own database, beside the store's (``pg_database_dsn``)."""
+    async with new_database(pg_dsn) as dsn:
+        yield dsn
 
 
 def worker_job(store_dsn: str, system_db: str, executor_id: str) -> dict[str, Any]:
