@@ -4,6 +4,7 @@ Public API (the names in ``__all__`` are a contract; see DESIGN.md §4). Importi
 loads neither ``openai`` nor ``tiktoken``: adapters import them when a config uses them.
 """
 
+from pes_agent.agent.props import AgentProps
 from pes_agent.agent.response import AgentFinalResponse, RunErrorInfo, RunUsage
 from pes_agent.config import ArtInstanceConfig, ThreadConfig, load_config
 from pes_agent.errors import (
@@ -29,7 +30,7 @@ from pes_agent.errors import (
 )
 from pes_agent.events import Event, EventType
 from pes_agent.factory import create_art_instance
-from pes_agent.instance import AgentProps, ArtInstance
+from pes_agent.instance import ArtInstance
 from pes_agent.tools.decorators import tool
 from pes_agent.tools.spec import ToolCall, ToolContext, ToolResult, ToolSpec
 

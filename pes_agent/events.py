@@ -169,7 +169,7 @@ class EventBus:
                 continue
             try:
                 outcome = sub.listener(event)
-            except Exception:
+            except Exception:  # noqa: BLE001 -- a listener's bug must not stop the run or the other listeners
                 self.listener_errors += 1
                 continue
             if inspect.isawaitable(outcome):

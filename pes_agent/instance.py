@@ -8,14 +8,14 @@ import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Collection, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager
 from dataclasses import replace
-from typing import Any
+from typing import Any, Self
 
 from pes_agent.agent.context import RunContext
 from pes_agent.agent.lease import abandon, claim, release
 from pes_agent.agent.ownership import check_access, check_run, take
 from pes_agent.agent.pes import recover_run, remember, run_pes
 from pes_agent.agent.planning import first_planning_request
-from pes_agent.agent.props import AgentProps as AgentProps
+from pes_agent.agent.props import AgentProps
 from pes_agent.agent.response import AgentFinalResponse
 from pes_agent.agent.settings import (
     check_suspension,
@@ -286,7 +286,7 @@ class ArtInstance(ThreadReads):
         if self._owns_store:
             await self.store.aclose()
 
-    async def __aenter__(self) -> ArtInstance:
+    async def __aenter__(self) -> Self:
         return self
 
     async def __aexit__(self, *exc: object) -> None:

@@ -47,7 +47,7 @@ class ThreadLocks:
 
 
 class _Held:
-    __slots__ = ("_owner", "_thread_id", "_entry")
+    __slots__ = ("_entry", "_owner", "_thread_id")
 
     def __init__(self, owner: ThreadLocks, thread_id: str, entry: _Entry) -> None:
         self._owner, self._thread_id, self._entry = owner, thread_id, entry

@@ -230,7 +230,7 @@ def _first_unschemable(params: Sequence[inspect.Parameter]) -> str | None:
     for p in params:
         try:
             TypeAdapter(p.annotation).json_schema()
-        except Exception:
+        except Exception:  # noqa: BLE001 -- pydantic raises several kinds for a type it cannot describe
             return p.name
     return None
 

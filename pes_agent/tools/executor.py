@@ -92,7 +92,7 @@ async def _run(spec: ToolSpec, call: ToolCall, context: ToolContext) -> ToolResu
         return _crashed(exc)
     except ToolError as exc:
         return ToolResult(status="error", error=_clip(str(exc) or type(exc).__name__))
-    except Exception as exc:
+    except Exception as exc:  # noqa: BLE001 -- whatever a tool raises is the step's error, never the host's
         return _crashed(exc)
     if isinstance(output, ToolResult):
         return output

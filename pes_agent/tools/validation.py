@@ -100,7 +100,7 @@ def _forbidden_properties(
         node = node[part] if isinstance(node, Mapping) else None
     container: Any = arguments
     for part in error.absolute_path:
-        if isinstance(container, Mapping):
+        if isinstance(container, Mapping):  # noqa: SIM114 -- apart, so mypy narrows `part` to int below
             container = container[part]
         elif isinstance(container, list) and isinstance(part, int):
             container = container[part]
