@@ -17,8 +17,8 @@ _SHARED_TIKTOKEN = Path(__file__).resolve().parents[1].parent / "shared" / "tikt
 if "TIKTOKEN_CACHE_DIR" not in os.environ and _SHARED_TIKTOKEN.is_dir():
     os.environ["TIKTOKEN_CACHE_DIR"] = str(_SHARED_TIKTOKEN)
 
-from snapshot_ext import PromptSnapshotExtension, o200k_cache_present  # noqa: E402
-from syrupy.assertion import SnapshotAssertion  # noqa: E402
+from snapshot_ext import PromptSnapshotExtension, o200k_cache_present
+from syrupy.assertion import SnapshotAssertion
 
 pytest_plugins = ("pytester",)
 

@@ -23,9 +23,10 @@ from syrupy.data import SnapshotCollection
 from syrupy.extensions.single_file import SingleFileSnapshotExtension, WriteMode
 
 if TYPE_CHECKING:
-    from pes_agent.llm.types import PromptRequest
     from syrupy.location import PyTestLocation
     from syrupy.types import PropertyFilter, PropertyMatcher, SerializableData, SerializedData
+
+    from pes_agent.llm.types import PromptRequest
 
 SNAPSHOT_ROOT = Path(__file__).resolve().parents[1] / "snapshots"
 """Where prompt snapshots live: beside ``tests/``, so reviewers find every prompt in one place."""

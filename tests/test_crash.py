@@ -16,12 +16,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from pg_server import pg_database_dsn, pg_dsn
 
 from pes_agent.config import StorageConfig
 from pes_agent.state.factory import open_store
 from pes_agent.state.models import ThreadState
 from pes_agent.state.store import StateStore
-from pg_server import pg_database_dsn, pg_dsn
 
 __all__ = ["pg_database_dsn", "pg_dsn"]  # fixtures, imported for pytest to find
 

@@ -114,7 +114,7 @@ async def _approval_run(replies: list[str]) -> tuple[Any, ScriptedProvider, Any]
 
 
 async def test_requires_approval_pauses_before_running_and_runs_once_approved() -> None:
-    art, provider, first = await _approval_run(
+    art, _provider, first = await _approval_run(
         [_plan(), _call("Hello"), _done("published"), "<mainContent>ok</mainContent>"]
     )
     assert first.status == "suspended" and PUBLISHED == []

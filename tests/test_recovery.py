@@ -399,7 +399,7 @@ async def test_f10_unknown_tool_is_refused_listing_only_the_allowed_tools() -> N
 
 
 async def test_f10_allowed_elsewhere_but_not_in_this_step_is_refused() -> None:
-    r = await run("Search for JWST", [
+    await run("Search for JWST", [
         one_step("webSearch"), calls("send_email", {"to": "a@b.c", "subject": "s", "body": "b"}),
         calls("webSearch", {"query": "JWST"}), done(), ANSWER,
     ])

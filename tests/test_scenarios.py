@@ -105,7 +105,7 @@ async def test_events_and_requests(name: str) -> None:
 
 
 async def test_plan_update_keeps_current_item_and_diffs_by_id() -> None:
-    replay, response = await _run("S8")
+    replay, _response = await _run("S8")
     exp = replay.expected
     updates = await replay.art.get_observations(replay.thread_id, types=[EventType.PLAN_UPDATE])
     assert [u.data["diff"] for u in updates] == [exp["planUpdateDiff"]]
