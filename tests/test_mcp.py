@@ -384,6 +384,25 @@ async def test_a_changed_tool_list_adds_and_removes_tools_while_the_instance_run
 
 
 @needs_mcp
+async def test_a_server_slower_to_start_than_connect_timeout_is_left_out_naming_the_setting(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Starting is bounded by connectTimeoutS, apart from the calls' timeoutS: a short call timeout no
+    longer makes a slowly starting server (npx, a busy machine) unreachable."""
+    caplog.set_level(logging.WARNING, logger="pes_agent.tools.mcp")
+    silent = {"id": "slow", "transport": "stdio", "command": "sh", "args": ["-c", "sleep 30"],
+              "connectTimeoutS": 0.5, "timeoutS": 60}
+    base = children()
+    started = time.monotonic()
+    art, _ = await make([silent, stdio_server(timeoutS=0.5)])
+    async with art:
+        assert time.monotonic() - started < 20
+        assert "mcp_slow_echo" not in art.registry and "mcp_t_echo" in art.registry
+    assert "MCP server 'slow' (stdio: `sh -c sleep 30`) did not answer within 0.5s (`connect_timeout_s`)" in caplog.text
+    assert children() == base
+
+
+@needs_mcp
 async def test_a_server_down_at_start_is_logged_and_the_others_still_serve(
     caplog: pytest.LogCaptureFixture,
 ) -> None:

@@ -54,7 +54,11 @@ class McpServerConfig(ConfigModel):
     """streamable-http: request headers (``Authorization: Bearer ${TOKEN}``); values are secrets."""
     enabled: bool = True
     timeout_s: float = Field(default=30.0, gt=0)
-    """Bound on connecting and on each tool call; a call past it is a tool error."""
+    """Bound on each tool call; a call past it is a tool error."""
+    connect_timeout_s: float = Field(default=60.0, gt=0)
+    """Bound on starting or reaching the server and on listing its tools: longer than a call's, as a
+    stdio server started with ``npx`` or ``uvx`` may first be downloaded, and a busy machine starts
+    any process slowly."""
     tool_prefix: str | None = None
     """What goes before each of the server's tool names; None means ``mcp_<id>_`` (the original's
     convention), ``""`` registers the server's own names. The prefix costs about 3.5 planning-prompt

@@ -238,7 +238,7 @@ def _spec(connection: McpConnection, item: mcp_types.Tool, name: str) -> ToolSpe
         item.inputSchema,
         call,
         # the connection bounds the call (and a reconnect before it); this is only a backstop
-        timeout=2 * connection.server.timeout_s + 5,
+        timeout=connection.server.connect_timeout_s + connection.server.timeout_s + 5,
         side_effects=not (hints is not None and hints.readOnlyHint),
         idempotent=bool(hints is not None and hints.idempotentHint),
         deterministic=False,  # a remote tool may read changing state: an identical call runs again

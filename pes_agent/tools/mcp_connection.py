@@ -58,7 +58,7 @@ class McpConnection:
         session = await self.session()
         tools: list[mcp_types.Tool] = []
         cursor: str | None = None
-        async with asyncio.timeout(self.server.timeout_s):
+        async with asyncio.timeout(self.server.connect_timeout_s):
             while True:
                 page = await session.list_tools(cursor=cursor) if cursor else await session.list_tools()
                 tools.extend(page.tools)
@@ -126,13 +126,14 @@ class McpConnection:
         stop = asyncio.Event()
         holder = asyncio.create_task(self._hold(ready, stop), name=f"pes-agent {self.label}")
         try:
-            async with asyncio.timeout(self.server.timeout_s):
+            async with asyncio.timeout(self.server.connect_timeout_s):
                 session = await asyncio.shield(ready)
         except TimeoutError:
             holder.cancel()
             await asyncio.gather(holder, return_exceptions=True)
             raise ConnectionError(
-                f"{self.label} did not answer within {self.server.timeout_s:g}s (`timeout_s`)"
+                f"{self.label} did not answer within {self.server.connect_timeout_s:g}s "
+                "(`connect_timeout_s`)"
             ) from None
         except ConnectionError:
             await asyncio.gather(holder, return_exceptions=True)
