@@ -187,6 +187,24 @@ async def test_without_the_extra_every_tool_is_shown_with_a_warning_once(
     assert "pip install 'pes-agent[retrieval]'" in offered[0]["reason"]
 
 
+async def test_an_installed_but_broken_extra_plans_over_every_tool_with_warnings(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """bm25s found but failing to import (say, numpy built for another Python): the run goes on."""
+
+    def broken(cls: Any, registry: Any) -> Any:
+        raise ImportError("numpy.core.multiarray failed to import")
+
+    monkeypatch.setattr(index_module.ToolIndex, "of", classmethod(broken))
+    art, provider, events = await instance([plan_reply(), ANSWER], n=200)
+    with caplog.at_level(logging.WARNING, logger="pes_agent.retrieval"):
+        response = await art.process(QUERY)
+    assert response.status == "success"
+    assert len(tool_lines(provider.calls[0].messages[1]["content"])) == 200
+    assert "numpy.core.multiarray" in caplog.text
+    assert [e.data["mode"] for e in events if e.type is EventType.TOOLS_OFFERED] == ["all_unindexed"]
+
+
 async def test_a_follow_up_keeps_the_plan_tools_in_view() -> None:
     art, provider, _ = await instance(
         [plan_reply(PDF), call_reply(PDF, {"invoice_id": "4411"}), DONE, ANSWER,

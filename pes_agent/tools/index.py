@@ -89,8 +89,13 @@ class ToolFinder:
         if not self._available:
             return None
         if self._index is None or self._version != self._registry.version:
+            try:
+                self._index = ToolIndex.of(self._registry)
+            except ImportError as exc:  # installed but broken (a numpy built for another Python)
+                logger.warning("tool retrieval is installed but cannot be imported (%s): %s", exc, EXTRA_HINT)
+                self._available = False
+                return None
             self._version = self._registry.version
-            self._index = ToolIndex.of(self._registry)
         return self._index
 
     def warn_once(self, total: int) -> None:
