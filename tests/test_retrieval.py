@@ -6,6 +6,7 @@ catalogue; what is asserted is what a user would see: the planning prompt, the e
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import logging
 from typing import Any
@@ -23,7 +24,10 @@ from pes_agent.tools.decorators import tool_from_schema
 from pes_agent.tools.index import ToolIndex
 from pes_agent.tools.registry import ToolRegistry
 
-pytest.importorskip("bm25s", reason="the `retrieval` extra is not installed (pip install -e '.[retrieval]')")
+needs_bm25s = pytest.mark.skipif(
+    importlib.util.find_spec("bm25s") is None,
+    reason="the `retrieval` extra is not installed (pip install -e '.[retrieval]')",
+)
 
 QUERY = "Can you send me a printable copy of invoice 4411?"
 PDF = "billing_get_invoice_pdf"
@@ -67,6 +71,7 @@ async def instance(replies: list[Any], n: int = 1000, **config: Any) -> tuple[An
 # --- the index ------------------------------------------------------------------------------------
 
 
+@needs_bm25s
 def test_the_index_ranks_the_tool_whose_words_the_query_uses_first_among_its_family() -> None:
     index = ToolIndex.of(ToolRegistry(catalogue()))
     hits = index.search("get the PDF of invoice 4411", 5)
@@ -75,12 +80,14 @@ def test_the_index_ranks_the_tool_whose_words_the_query_uses_first_among_its_fam
     assert index.search("zyzzyva quux", 5) == ()  # no shared word: nothing, rather than noise
 
 
+@needs_bm25s
 def test_the_index_searches_only_the_allowed_tools() -> None:
     index = ToolIndex.of(ToolRegistry(catalogue()))
     hits = index.search("invoice pdf", 10, allowed={"billing_list_invoices", "weather_get_forecast"})
     assert [h.name for h in hits] == ["billing_list_invoices"]
 
 
+@needs_bm25s
 def test_the_finder_follows_the_registry_when_tools_change() -> None:
     """MCP servers' list changes reach the registry as register/unregister: the index follows."""
     registry = ToolRegistry(catalogue(100))
@@ -94,6 +101,7 @@ def test_the_finder_follows_the_registry_when_tools_change() -> None:
     assert finder.index().search("glacier melt", 3) == ()  # type: ignore[union-attr]
 
 
+@needs_bm25s
 async def test_an_mcp_servers_changed_tool_list_reaches_the_planner_through_the_index() -> None:
     """A tool an MCP server adds while the instance runs (``list_changed``) is found for a query
     with its words; once removed, it is no longer offered."""
@@ -117,6 +125,7 @@ async def test_an_mcp_servers_changed_tool_list_reaches_the_planner_through_the_
 # --- planning with retrieval ----------------------------------------------------------------------
 
 
+@needs_bm25s
 async def test_with_a_thousand_tools_the_planner_sees_k_of_them_and_the_event_says_why() -> None:
     art, provider, events = await instance(
         [plan_reply(PDF), call_reply(PDF, {"invoice_id": "4411"}), DONE, ANSWER]
@@ -136,6 +145,7 @@ async def test_with_a_thousand_tools_the_planner_sees_k_of_them_and_the_event_sa
     assert provider.calls[1].phase == "execution" and PDF in provider.calls[1].tools
 
 
+@needs_bm25s
 async def test_the_planner_may_ask_for_more_tools_and_then_must_plan() -> None:
     query = "How deep in the red is client 12 with us?"
     art, provider, events = await instance(
@@ -195,6 +205,7 @@ async def test_an_installed_but_broken_extra_plans_over_every_tool_with_warnings
     def broken(cls: Any, registry: Any) -> Any:
         raise ImportError("numpy.core.multiarray failed to import")
 
+    monkeypatch.setattr(index_module, "index_available", lambda: True)
     monkeypatch.setattr(index_module.ToolIndex, "of", classmethod(broken))
     art, provider, events = await instance([plan_reply(), ANSWER], n=200)
     with caplog.at_level(logging.WARNING, logger="pes_agent.retrieval"):
@@ -205,6 +216,7 @@ async def test_an_installed_but_broken_extra_plans_over_every_tool_with_warnings
     assert [e.data["mode"] for e in events if e.type is EventType.TOOLS_OFFERED] == ["all_unindexed"]
 
 
+@needs_bm25s
 async def test_a_follow_up_keeps_the_plan_tools_in_view() -> None:
     art, provider, _ = await instance(
         [plan_reply(PDF), call_reply(PDF, {"invoice_id": "4411"}), DONE, ANSWER,
@@ -218,6 +230,7 @@ async def test_a_follow_up_keeps_the_plan_tools_in_view() -> None:
     assert any(line.startswith("- weather_get_forecast:") for line in lines)
 
 
+@needs_bm25s
 async def test_guided_planning_chooses_among_the_retrieved_tools() -> None:
     """The small local model's planner picks a tool per part of the query from an enum: it is
     offered the query's best tools and each part's best few, not all 200."""
