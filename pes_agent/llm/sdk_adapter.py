@@ -104,7 +104,7 @@ class SdkAdapter(Generic[ClientT]):
         raise NotImplementedError
 
     def _path(self, model: str, *, stream: bool) -> str:
-        """The request's path below the endpoint, for messages (``/v1/messages``)."""
+        """The request's path below the endpoint, as errors show it (``/v1/messages``)."""
         raise NotImplementedError
 
     # -- shared ----------------------------------------------------------------------------------
@@ -222,6 +222,7 @@ class SdkAdapter(Generic[ClientT]):
         refusal_hint: str = "",
     ) -> ProviderError:
         report = failure_report(exc, provider=self.name, timeout=timeout)
+        what = report.what
         hint = report.hint + (refusal_hint if is_body_refusal(report.status, report.retryable) else "")
         tries = f" after {attempts} attempts" if attempts > 1 else ""
         if streamed:
@@ -229,8 +230,12 @@ class SdkAdapter(Generic[ClientT]):
                 f" after {streamed} characters of the reply had streamed (not retried: part of it was "
                 "already delivered)"
             )
+            failure = failure_of(exc)
+            if failure is not None and failure.kind == "connection":  # it did connect: it was cut
+                what = "the connection was lost mid-reply" + (f" ({failure.cause})" if failure.cause else "")
+                hint = "the server or a proxy dropped it; the same request may succeed if sent again"
         return ProviderError(
-            self._scrub(f"{self._where(model, stream=stream)} failed{tries}: {report.what}; {hint}"),
+            self._scrub(f"{self._where(model, stream=stream)} failed{tries}: {what}; {hint}"),
             provider=self.name,
             status=report.status,
             headers={k: self._scrub(v) for k, v in report.headers.items()},
