@@ -108,6 +108,22 @@ async def test_a_queued_run_is_a_workflow_whose_calls_are_steps(deployment: Depl
     deployment.provider.assert_complete()
 
 
+async def test_a_run_queued_before_any_worker_ever_started_is_run_by_the_first(
+    deployment: Deployment, tmp_path: Path
+) -> None:
+    early = await Producer.open(config(tmp_path))  # a new system database: no worker has made its tables
+    try:
+        handle = await early.enqueue(QUERY, thread_id="t-early")
+        ran: list[str] = []
+        await deployment.start([plan(), call("A"), done("A"), call("B"), done("B"), call("C"), done("C"), ANSWER],
+                               write_tools(ran))
+        response = await handle.response(timeout_s=30)
+    finally:
+        await early.aclose()
+    assert response is not None and response["status"] == "success"
+    assert ran == ["A n=1", "B n=2", "C n=3"]
+
+
 async def test_queues_take_rate_limit_and_concurrency_from_config(deployment: Deployment) -> None:
     await deployment.start(
         [], write_tools([]), concurrency=3, providers={"scripted": {"runsPerPeriod": 7, "periodS": 2, "concurrency": 5}}

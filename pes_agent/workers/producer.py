@@ -11,7 +11,7 @@ import uuid
 from collections.abc import Mapping
 from typing import Any
 
-from dbos import DBOSClient
+from dbos import DBOS, DBOSClient
 
 from pes_agent.agent.ownership import check_access
 from pes_agent.agent.settings import check_suspension, thread_config
@@ -69,10 +69,16 @@ class Producer:
 
     @classmethod
     async def open(cls, config: ArtInstanceConfig, *, store: StateStore | None = None) -> Producer:
+        """Connect to the system database, first making DBOS's tables there if no worker has yet
+        (DBOS's client never does, and a run may be queued before any worker starts)."""
         url = system_database(config)
         name = config.workers.app_name
-        client = await asyncio.to_thread(lambda: DBOSClient(system_database_url=url, application_name=name))
-        return cls(config, client, store)
+
+        def connect() -> DBOSClient:
+            DBOS.migrate(url)  # what a worker's launch does: nothing when the tables are up to date
+            return DBOSClient(system_database_url=url, application_name=name)
+
+        return cls(config, await asyncio.to_thread(connect), store)
 
     async def enqueue(
         self,
