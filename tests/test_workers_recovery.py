@@ -187,3 +187,25 @@ def test_worker_and_enqueue_commands(tmp_path: Path) -> None:
     finally:
         worker.send_signal(signal.SIGTERM)
         assert worker.wait(TIMEOUT_S) == 0
+
+
+def test_enqueue_wait_without_a_worker_says_what_is_missing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import io
+
+    from pes_agent.cli import main
+    from pes_agent.workers import cli
+
+    config = tmp_path / "workers.yaml"
+    config.write_text(
+        "providers:\n  demo:\n    adapter: scripted\n"
+        f"    script: {REPO / 'pes_agent' / 'demo' / 'jwst_replay.json'}\n"
+        f"workers:\n  systemDatabase: sqlite:///{tmp_path / 'dbos.sqlite'}\n",
+        encoding="utf-8",
+    )
+    monkeypatch.setattr(cli, "WAIT_S", 0.5)
+    out, err = io.StringIO(), io.StringIO()
+    code = main(["enqueue", "--config", str(config), "--wait", DEMO_QUERY], out=out, err=err)
+    said = err.getvalue()
+    assert code == 1 and out.getvalue() == ""
+    assert "no worker reached the run within 0.5 s; it stays queued (workflow pes-agent:" in said, said
+    assert f"is `pes-agent worker --config {config}` running" in said, said

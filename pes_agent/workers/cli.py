@@ -16,6 +16,9 @@ from pes_agent.workers.worker import Worker
 
 _EXIT = {"success": 0, "error": 1, "partial": 3, "needs_input": 3, "suspended": 3}
 
+WAIT_S = 600.0
+"""How long ``enqueue --wait`` waits for a worker to reach the run's response."""
+
 
 async def worker_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """Take runs until SIGTERM or SIGINT; runs in flight are recovered when a worker with the same
@@ -47,12 +50,20 @@ async def enqueue_command(args: argparse.Namespace, out: TextIO, err: TextIO) ->
         if not args.wait:
             print(handle.thread_id, file=out)
             return 0
-        response = await handle.response()
+        response = await handle.response(timeout_s=WAIT_S)
     finally:
         await producer.aclose()
         if store is not None:
             await store.aclose()
-    if response is None or "refused" in response:
+    if response is None:
+        print(
+            f"pes-agent: no worker reached the run within {WAIT_S:g} s; it stays queued (workflow "
+            f"{handle.workflow_id}) until one does: is `pes-agent worker --config {args.config}` running "
+            "against the same `workers.systemDatabase`?",
+            file=err,
+        )
+        return 1
+    if "refused" in response:
         print(f"pes-agent: {json.dumps(response)}", file=err)
         return 1
     print(response.get("response", ""), file=out)
