@@ -13,7 +13,7 @@ import pytest
 
 pytest.importorskip("dbos", reason="the `dbos` extra is not installed: pip install -e '.[dbos]'")
 
-from service_harness import SETTINGS, service, uvicorn_serving
+from service_harness import BOB, SETTINGS, service, uvicorn_serving
 from test_crash import ANSWER, ANSWER_TEXT, QUERY, call, done, plan
 from test_workers_recovery import start_worker, stop_worker
 
@@ -63,3 +63,33 @@ def test_a_run_on_a_worker_streams_its_events_to_the_web_process(tmp_path: Path)
     assert frames[-1].data is not None and frames[-1].data["data"]["response"] == ANSWER_TEXT
     assert counts["unused_replies"] == 0
     assert (tmp_path / "effects.txt").read_text(encoding="utf-8").splitlines() == ["A n=1", "B n=2", "C n=3"]
+
+
+def test_a_stream_opened_before_another_users_run_on_a_worker_ends_without_it(tmp_path: Path) -> None:
+    storage = {"type": "sqlite", "path": str(tmp_path / "state.db")}
+    system_database = f"sqlite:///{tmp_path / 'dbos.sqlite'}"
+    script = [plan(), call("A"), done("A"), call("B"), done("B"), call("C"), done("C"), ANSWER]
+    job = {
+        "storage": storage, "system_database": system_database, "executor_id": "w1", "replies": script,
+        "effects": str(tmp_path / "effects.txt"),
+    }
+    loop = asyncio.new_event_loop()
+    worker = loop.run_until_complete(start_worker(job))
+
+    async def factory() -> ArtInstance:
+        return await create_art_instance(
+            {"storage": storage, "workers": {"enabled": True, "systemDatabase": system_database}}
+        )
+
+    try:
+        app = service.create_app(art_factory=factory, settings=SETTINGS, keepalive_s=0.2)
+        with uvicorn_serving(app) as client, client.stream("/threads/taken/events") as alice_watch:
+            assert alice_watch.frame().comments  # subscribed
+            status, body = client.as_user(BOB).post("/threads/taken/messages", {"query": QUERY})
+            assert status == 200 and body["status"] == "success"
+            with pytest.raises(AssertionError, match="the event stream ended"):
+                for _ in range(150):  # keep-alives every 0.2 s, then the end: never an event of bob's
+                    assert alice_watch.frame().event is None
+    finally:
+        loop.run_until_complete(stop_worker(worker))
+        loop.close()

@@ -34,7 +34,8 @@ async def event_stream(
     sending any of its events.
 
     With ``follow`` (runs execute on workers, `pes_agent.workers`), the live events come from the
-    store as the workers write them (`pes_agent.streaming.follow_events`), not from this process.
+    store as the workers write them (`pes_agent.streaming.follow_events`), not from this process;
+    when that reading stops (another user's run took the id), the stream ends at its next keep-alive.
     """
     queue: asyncio.Queue[Event] = asyncio.Queue()
     subscription = art.subscribe(queue.put_nowait, thread_id=thread_id)
@@ -51,6 +52,8 @@ async def event_stream(
                 try:
                     event = await asyncio.wait_for(queue.get(), keepalive_s)
                 except TimeoutError:
+                    if tail is not None and tail.done():
+                        return  # the store refused the thread to this user (or failed): nothing more comes
                     yield ": keep-alive\n\n"  # proxies close connections that stay silent
                     continue
                 owned = owned or await art.get_thread_state(thread_id, user_id=user) is not None
