@@ -110,15 +110,12 @@ async def _outcome(
     """The response of ``start`` as a dict; a refusal (busy thread, unknown suspension) as
     ``{"refused": {type, message}}``. A tool call cut short by a dead worker hands the thread to
     the agent's recovery, as often as that happens."""
+    call = start
     try:
-        try:
-            return (await start()).to_dict()
-        except CallInterrupted:
-            pass
         while True:
             try:
-                return (await art.resume(thread_id, user_id=user_id)).to_dict()
+                return (await call()).to_dict()
             except CallInterrupted:
-                continue
+                call = partial(art.resume, thread_id, user_id=user_id)
     except PesAgentError as exc:
         return {"thread_id": thread_id, "refused": {"type": type(exc).__name__, "message": str(exc)}}
