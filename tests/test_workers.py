@@ -19,6 +19,9 @@ from test_crash import ANSWER, ANSWER_TEXT, QUERY, call, done, plan
 from pes_agent.config import config_from_dict
 from pes_agent.errors import UnknownSuspensionError
 from pes_agent.events import EventType
+from pes_agent.state.memory import MemoryStore
+from pes_agent.state.models import ThreadState
+from pes_agent.state.store import StateStore
 from pes_agent.testing import ScriptedProvider
 from pes_agent.tools.decorators import tool_from_schema
 from pes_agent.tools.spec import ToolSpec
@@ -56,10 +59,12 @@ class Deployment:
         self.worker: Worker | None = None
         self.producer: Producer | None = None
 
-    async def start(self, replies: list[Any], tools: list[ToolSpec], **workers: Any) -> Producer:
+    async def start(
+        self, replies: list[Any], tools: list[ToolSpec], store: StateStore | None = None, **workers: Any
+    ) -> Producer:
         cfg = config(self.tmp_path, **workers)
         self.provider = ScriptedProvider(replies)
-        self.worker = Worker(cfg, tools=tools, providers={"scripted": self.provider}, executor_id="w1")
+        self.worker = Worker(cfg, tools=tools, providers={"scripted": self.provider}, executor_id="w1", store=store)
         await self.worker.start()
         self.producer = await Producer.open(cfg, store=self.worker.art.store if self.worker.art else None)
         return self.producer
@@ -122,6 +127,32 @@ async def test_a_run_queued_before_any_worker_ever_started_is_run_by_the_first(
         await early.aclose()
     assert response is not None and response["status"] == "success"
     assert ran == ["A n=1", "B n=2", "C n=3"]
+
+
+class DiskFullAfterClaim(MemoryStore):
+    """A store whose disk fills up once the run has claimed its thread: a failure that is no refusal."""
+
+    async def save(self, thread_id: str, state: ThreadState, expected_version: int) -> int:
+        if expected_version > 0:
+            raise OSError("no space left on device")
+        return await super().save(thread_id, state, expected_version)
+
+
+async def test_a_run_that_fails_on_the_worker_is_reported_at_once_not_after_the_wait(
+    deployment: Deployment,
+) -> None:
+    producer = await deployment.start(approval_script(), write_tools([]), store=DiskFullAfterClaim())
+
+    handle = await producer.enqueue(QUERY, thread_id="t-full")
+    response = await handle.response(timeout_s=20)
+
+    assert response is not None, "the caller waited the whole timeout for a run that had already failed"
+    assert response == {
+        "thread_id": "t-full",
+        "failed": {"type": "OSError", "message": "the run failed on a worker (OSError); the worker's log has why"},
+    }
+    with pytest.raises(OSError, match="no space left"):
+        await handle.result()  # DBOS records the workflow as failed
 
 
 async def test_queues_take_rate_limit_and_concurrency_from_config(deployment: Deployment) -> None:

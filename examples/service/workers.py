@@ -29,6 +29,8 @@ async def response_of(handing: Awaitable[Any]) -> dict[str, Any]:
     response: dict[str, Any] | None = await handle.response(timeout_s=RESPONSE_WAIT_S)
     if response is None:
         raise TimeoutError(f"no worker answered within {RESPONSE_WAIT_S:g} s; is `pes-agent worker` running?")
+    if response.get("failed"):  # no refusal: the worker's log has why; the client gets a 500
+        raise RuntimeError(f"thread {response.get('thread_id')!r}: {response['failed'].get('message')}")
     refused = response.get("refused")
     if refused:
         kind = getattr(pes_agent.errors, str(refused.get("type")), PesAgentError)

@@ -63,7 +63,7 @@ async def enqueue_command(args: argparse.Namespace, out: TextIO, err: TextIO) ->
             file=err,
         )
         return 1
-    if "refused" in response:
+    if "refused" in response or "failed" in response:
         print(f"pes-agent: {json.dumps(response)}", file=err)
         return 1
     print(response.get("response", ""), file=out)

@@ -47,8 +47,8 @@ class RunHandle:
 
     async def response(self, timeout_s: float = 600.0) -> dict[str, Any] | None:
         """The ``AgentFinalResponse`` (as a dict) this handle's call led to, once a worker reached it
-        (an answer, a pause, an error; ``{"refused": ...}`` when the run could not start); None
-        when none came within ``timeout_s``."""
+        (an answer, a pause, an error; ``{"refused": ...}`` when the run could not start,
+        ``{"failed": ...}`` when it broke on the worker); None when none came within ``timeout_s``."""
         value = await self._client.get_event_async(self.workflow_id, self._key, timeout_seconds=timeout_s)
         return dict(value) if value is not None else None
 

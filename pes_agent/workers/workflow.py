@@ -13,6 +13,7 @@ then continues the same item. Past that wait it ends, and a later ``resume`` enq
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from functools import partial
@@ -24,6 +25,8 @@ from pes_agent.agent.response import AgentFinalResponse
 from pes_agent.errors import PesAgentError
 from pes_agent.instance import ArtInstance
 from pes_agent.workers.steps import CallInterrupted, new_attempt
+
+logger = logging.getLogger("pes_agent.workers")
 
 WORKFLOW = "pes_agent.run"
 DECISION_TOPIC = "pes-agent.decision"
@@ -73,18 +76,35 @@ async def run_job(job: dict[str, Any]) -> dict[str, Any]:
     new_attempt()
     runtime = _runtime()
     art, thread_id, user_id = runtime.art, str(job["thread_id"]), job.get("user_id")
-    response = await _outcome(art, thread_id, user_id, lambda: _first(art, job))
-    await DBOS.set_event_async(response_key(job.get("suspension_id")), response)
+    response = await _published(response_key(job.get("suspension_id")), thread_id,
+                                _outcome(art, thread_id, user_id, lambda: _first(art, job)))
     while response.get("status") in _PAUSED and runtime.approval_wait_s > 0:
         message = await DBOS.recv_async(DECISION_TOPIC, timeout_seconds=runtime.approval_wait_s)
         if message is None:
             break  # nobody decided in time: the run stays paused in the store
         suspension_id = str(message["suspension_id"])
         await DBOS.set_event_async(ack_key(suspension_id), True)
-        after = await _outcome(art, thread_id, user_id, partial(_decide, art, thread_id, {**message, "user_id": user_id}))
-        await DBOS.set_event_async(response_key(suspension_id), after)
+        decided = partial(_decide, art, thread_id, {**message, "user_id": user_id})
+        after = await _published(response_key(suspension_id), thread_id, _outcome(art, thread_id, user_id, decided))
         if "refused" not in after:
             response = after
+    return response
+
+
+async def _published(key: str, thread_id: str, outcome: Awaitable[dict[str, Any]]) -> dict[str, Any]:
+    """``outcome``, published under ``key`` for the caller waiting on it. A failure that is no
+    refusal (a store that went away) is published too, as ``{"failed": {type, message}}``, so the
+    caller learns at once rather than after its whole wait, then raised, so DBOS records the
+    workflow as failed. Its text stays in the worker's log: it may name a database."""
+    try:
+        response = await outcome
+    except Exception as exc:
+        kind = type(exc).__name__
+        message = f"the run failed on a worker ({kind}); the worker's log has why"
+        logger.error("run on thread %r failed", thread_id, exc_info=exc)
+        await DBOS.set_event_async(key, {"thread_id": thread_id, "failed": {"type": kind, "message": message}})
+        raise
+    await DBOS.set_event_async(key, response)
     return response
 
 
