@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import asyncio
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -13,48 +15,56 @@ import pytest
 
 pytest.importorskip("dbos", reason="the `dbos` extra is not installed: pip install -e '.[dbos]'")
 
-from service_harness import BOB, SETTINGS, service, uvicorn_serving
+from service_harness import BOB, SETTINGS, Client, service, uvicorn_serving
 from test_crash import ANSWER, ANSWER_TEXT, QUERY, call, done, plan
 from test_workers_recovery import start_worker, stop_worker
 
 from pes_agent import ArtInstance, create_art_instance
 
+SCRIPT = [plan(), call("A"), done("A"), call("B"), done("B"), call("C"), done("C"), ANSWER]
 
-def test_a_run_on_a_worker_streams_its_events_to_the_web_process(tmp_path: Path) -> None:
+
+@contextmanager
+def web_and_worker(tmp_path: Path, **app_options: Any) -> Iterator[tuple[Client, dict[str, Any]]]:
+    """A worker process replaying ``SCRIPT`` and the service (no model, no tools: runs go to the
+    worker) on one SQLite store and DBOS database; yields the client and, once both have stopped,
+    the worker's counts."""
     storage = {"type": "sqlite", "path": str(tmp_path / "state.db")}
     system_database = f"sqlite:///{tmp_path / 'dbos.sqlite'}"
-    script = [plan(), call("A"), done("A"), call("B"), done("B"), call("C"), done("C"), ANSWER]
     job = {
-        "storage": storage, "system_database": system_database, "executor_id": "w1", "replies": script,
+        "storage": storage, "system_database": system_database, "executor_id": "w1", "replies": SCRIPT,
         "effects": str(tmp_path / "effects.txt"),
     }
     loop = asyncio.new_event_loop()
     worker = loop.run_until_complete(start_worker(job))
-    built: list[ArtInstance] = []
+    counts: dict[str, Any] = {}
 
-    async def factory() -> ArtInstance:  # the web process: no model, no tools, runs go to workers
-        art = await create_art_instance(
+    async def factory() -> ArtInstance:
+        return await create_art_instance(
             {"storage": storage, "workers": {"enabled": True, "systemDatabase": system_database}}
         )
-        built.append(art)
-        return art
 
     try:
-        app = service.create_app(art_factory=factory, settings=SETTINGS)
+        app = service.create_app(art_factory=factory, settings=SETTINGS, **app_options)
         with uvicorn_serving(app) as client:
-            posted: dict[str, Any] = {}
-            with client.stream("/threads/t-w/events") as events:
-                assert events.frame().comments  # subscribed
-                sender = threading.Thread(
-                    target=lambda: posted.update(reply=client.post("/threads/t-w/messages", {"query": QUERY}))
-                )
-                sender.start()
-                frames = events.events_until("FINAL_RESPONSE")
-                sender.join(30)
-            status, body = posted["reply"]
+            yield client, counts
     finally:
-        counts = loop.run_until_complete(stop_worker(worker))
+        counts.update(loop.run_until_complete(stop_worker(worker)))
         loop.close()
+
+
+def test_a_run_on_a_worker_streams_its_events_to_the_web_process(tmp_path: Path) -> None:
+    with web_and_worker(tmp_path) as (client, counts):
+        posted: dict[str, Any] = {}
+        with client.stream("/threads/t-w/events") as events:
+            assert events.frame().comments  # subscribed
+            sender = threading.Thread(
+                target=lambda: posted.update(reply=client.post("/threads/t-w/messages", {"query": QUERY}))
+            )
+            sender.start()
+            frames = events.events_until("FINAL_RESPONSE")
+            sender.join(30)
+        status, body = posted["reply"]
 
     assert status == 200 and body["status"] == "success" and body["response"] == ANSWER_TEXT
     executed = [f.data["data"]["tool_name"] for f in frames if f.event == "TOOL_EXECUTION" and f.data]
@@ -66,30 +76,10 @@ def test_a_run_on_a_worker_streams_its_events_to_the_web_process(tmp_path: Path)
 
 
 def test_a_stream_opened_before_another_users_run_on_a_worker_ends_without_it(tmp_path: Path) -> None:
-    storage = {"type": "sqlite", "path": str(tmp_path / "state.db")}
-    system_database = f"sqlite:///{tmp_path / 'dbos.sqlite'}"
-    script = [plan(), call("A"), done("A"), call("B"), done("B"), call("C"), done("C"), ANSWER]
-    job = {
-        "storage": storage, "system_database": system_database, "executor_id": "w1", "replies": script,
-        "effects": str(tmp_path / "effects.txt"),
-    }
-    loop = asyncio.new_event_loop()
-    worker = loop.run_until_complete(start_worker(job))
-
-    async def factory() -> ArtInstance:
-        return await create_art_instance(
-            {"storage": storage, "workers": {"enabled": True, "systemDatabase": system_database}}
-        )
-
-    try:
-        app = service.create_app(art_factory=factory, settings=SETTINGS, keepalive_s=0.2)
-        with uvicorn_serving(app) as client, client.stream("/threads/taken/events") as alice_watch:
-            assert alice_watch.frame().comments  # subscribed
-            status, body = client.as_user(BOB).post("/threads/taken/messages", {"query": QUERY})
-            assert status == 200 and body["status"] == "success"
-            with pytest.raises(AssertionError, match="the event stream ended"):
-                for _ in range(150):  # keep-alives every 0.2 s, then the end: never an event of bob's
-                    assert alice_watch.frame().event is None
-    finally:
-        loop.run_until_complete(stop_worker(worker))
-        loop.close()
+    with web_and_worker(tmp_path, keepalive_s=0.2) as (client, _), client.stream("/threads/taken/events") as watch:
+        assert watch.frame().comments  # subscribed
+        status, body = client.as_user(BOB).post("/threads/taken/messages", {"query": QUERY})
+        assert status == 200 and body["status"] == "success"
+        with pytest.raises(AssertionError, match="the event stream ended"):
+            for _ in range(150):  # keep-alives every 0.2 s, then the end: never an event of bob's
+                assert watch.frame().event is None
