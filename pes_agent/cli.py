@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import ipaddress
 import json
+import os
 import sys
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, redirect_stderr, redirect_stdout
@@ -42,6 +44,8 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--url", help="the address clients reach it by, put in the card (default http://HOST:PORT/)")
     serve.add_argument("--name", help="the agent's name on its card (default: the persona's name)")
     serve.add_argument("--description", help="what the agent does, on its card")
+    serve.add_argument("--open", action="store_true",
+                       help="serve without auth on a non-loopback address (PES_AGENT_TOKENS unset)")
     worker = sub.add_parser("worker", help="run queued runs (the `workers` section; needs the dbos extra)")
     worker.add_argument("--config", required=True)
     worker.add_argument("--concurrency", type=int, help="runs at once in this process (default: workers.concurrency)")
@@ -164,15 +168,30 @@ async def _serve_a2a(args: argparse.Namespace, err: TextIO) -> int:
             f"serving over A2A needs the A2A SDK and uvicorn ({exc}); install `pes-agent[a2a]`"
         ) from exc
     from pes_agent.factory import create_art_instance
+    from pes_agent.serving.a2a_auth import TOKENS_VARIABLE, parse_tokens
 
+    tokens = parse_tokens(os.environ.get(TOKENS_VARIABLE, ""))
+    if not tokens and not args.open and not _is_loopback(args.host):
+        raise ConfigError(
+            f"serving on {args.host} with no {TOKENS_VARIABLE} would let anyone who reaches it use any "
+            f"conversation; set {TOKENS_VARIABLE}=token:user,... or pass --open to serve without auth"
+        )
     url = args.url or f"http://{args.host}:{args.port}/"
     art = await create_art_instance(args.config)
     async with art:
-        app = a2a_app(art, url=url, name=args.name, description=args.description)
+        app = a2a_app(art, url=url, name=args.name, description=args.description, tokens=tokens)
         server = uvicorn.Server(uvicorn.Config(app, host=args.host, port=args.port, log_level="warning"))
-        print(f"pes-agent: serving {art.config.persona.name!r} over A2A at {url}", file=err, flush=True)
+        auth = f"bearer tokens of {len(set(tokens.values()))} user(s)" if tokens else "no auth"
+        print(f"pes-agent: serving {art.config.persona.name!r} over A2A at {url} ({auth})", file=err, flush=True)
         await server.serve()
     return 0
+
+
+def _is_loopback(host: str) -> bool:
+    try:
+        return host == "localhost" or ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
 
 
 def main(argv: Sequence[str] | None = None, *, out: TextIO | None = None, err: TextIO | None = None) -> int:

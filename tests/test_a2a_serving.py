@@ -34,7 +34,7 @@ pytestmark = pytest.mark.skipif(
 
 
 @asynccontextmanager
-async def serving(art: ArtInstance) -> AsyncIterator[str]:
+async def serving(art: ArtInstance, tokens: dict[str, str] | None = None) -> AsyncIterator[str]:
     """``art`` served over A2A by uvicorn in this event loop, on a free loopback port."""
     import uvicorn
 
@@ -42,7 +42,7 @@ async def serving(art: ArtInstance) -> AsyncIterator[str]:
 
     port = free_port()
     url = f"http://127.0.0.1:{port}/"
-    server = uvicorn.Server(uvicorn.Config(a2a_app(art, url=url), host="127.0.0.1", port=port, log_level="warning"))
+    server = uvicorn.Server(uvicorn.Config(a2a_app(art, url=url, tokens=tokens), host="127.0.0.1", port=port, log_level="warning"))
     task = asyncio.create_task(server.serve())
     while not server.started:
         if task.done():
@@ -258,3 +258,55 @@ def test_two_local_model_instances_delegate_over_a2a(tmp_path: Path) -> None:
     assert code == 0, err.getvalue()
     assert "step_1: agent_helper -> success" in err.getvalue()
     assert "84" in out.getvalue()
+
+
+# --- who may call: bearer tokens mapped to users ---------------------------------------------------
+
+TOKENS = {"tok-ana-5551": "ana", "tok-ben-7772": "ben"}
+
+
+async def test_with_tokens_calls_need_one_and_a_conversation_stays_its_users() -> None:
+    import httpx
+
+    served, _ = await served_instance([*multiplying(2, 3, "6")])
+    async with served, serving(served, TOKENS) as url:
+        async with httpx.AsyncClient() as http:
+            card = (await http.get(f"{url}.well-known/agent-card.json")).json()  # the card stays public
+            refused = await http.post(url, json={"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": {}})
+            wrong = await http.post(url, json={}, headers={"Authorization": "Bearer tok-nobody"})
+        assert card["securitySchemes"]["bearer"]["httpAuthSecurityScheme"]["scheme"] == "Bearer"
+        assert (refused.status_code, refused.headers["www-authenticate"]) == (401, "Bearer")
+        assert "Authorization: Bearer <token>" in refused.json()["error"]
+        assert wrong.status_code == 401 and "tok-nobody" not in wrong.text
+
+        ana, _ = await caller([{"id": "calc", "url": url, "headers": {"Authorization": "Bearer tok-ana-5551"}}])
+        ben, _ = await caller([{"id": "calc", "url": url, "headers": {"Authorization": "Bearer tok-ben-7772"}}])
+        async with ana, ben:
+            first = await delegate(ana, "agent_calc", "Multiply 2 by 3.", thread_id="shared-name")
+            # ben's instance derives the same context id for the same thread name: ana's conversation
+            taken = await delegate(ben, "agent_calc", "Now double it.", thread_id="shared-name")
+        state = await served.get_thread_state(f"a2a-{context_for('shared-name', 'calc')}", user_id="ana")
+    assert first.output == {"answer": "6", "data": []}
+    assert taken.status == "error" and "the task failed" in (taken.error or "")
+    assert "ana" not in (taken.error or "")  # the refusal never names the owner
+    assert state is not None and state.owner == "ana" and state.run_count == 1
+
+
+def test_serve_a2a_refuses_an_open_non_loopback_address(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("PES_AGENT_TOKENS", raising=False)
+    config = tmp_path / "served.yaml"
+    config.write_text(yaml.safe_dump({"storage": {"type": "memory"}}), encoding="utf-8")
+    out, err = io.StringIO(), io.StringIO()
+    code = main(["serve-a2a", "--config", str(config), "--host", "0.0.0.0", "--port", str(free_port())], out=out, err=err)
+    assert code == 2
+    assert "set PES_AGENT_TOKENS=token:user,... or pass --open" in err.getvalue()
+
+
+def test_malformed_tokens_are_a_config_error_that_shows_no_token() -> None:
+    from pes_agent.errors import ConfigError
+    from pes_agent.serving.a2a_auth import parse_tokens
+
+    assert parse_tokens(" tok-a:ana , tok:b:ben ,") == {"tok-a": "ana", "tok:b": "ben"}
+    with pytest.raises(ConfigError, match="entry 2 of PES_AGENT_TOKENS is not `token:user`") as caught:
+        parse_tokens("tok-a:ana,secret-without-user")
+    assert "secret-without-user" not in str(caught.value)

@@ -11,13 +11,19 @@ continue the conversation. A task runs the whole plan-execute-synthesize run:
 - ``needs_input`` (a clarification) and ``suspended`` (a tool waiting for approval): the task asks for
   input. A clarification is answered with text; an approval with a data part
   ``{"approved": true|false, "reason": "...", "modified_args": {...}}``;
-- ``error`` and refusals (a busy thread, bad input): the task fails with the reason.
+- ``error`` and refusals (a busy thread, bad input, another caller's conversation): the task fails
+  with the reason.
+
+With ``tokens`` (``pes-agent serve-a2a`` reads ``PES_AGENT_TOKENS``) every call needs a bearer token
+and runs as its user (``a2a_auth``); without, anyone who reaches the address may use any conversation
+whose id they know, so the command serves open only on loopback unless told ``--open``.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Mapping
 from typing import Any
 
 from a2a.helpers import get_data_parts, new_data_part, new_task_from_user_message, new_text_part
@@ -28,18 +34,21 @@ from a2a.server.routes import create_agent_card_routes, create_jsonrpc_routes
 from a2a.server.tasks import InMemoryTaskStore, TaskUpdater
 from a2a.types import a2a_pb2 as a2a
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
+from starlette.middleware.authentication import AuthenticationMiddleware
 
 from pes_agent.agent.response import AgentFinalResponse
 from pes_agent.errors import PesAgentError
 from pes_agent.events import Event, EventType
 from pes_agent.instance import ArtInstance
+from pes_agent.serving.a2a_auth import BearerUsers, refuse
 
 MAX_SKILLS = 32
 """A card lists at most this many tools as skills; a planner reading it needs the gist, not a catalogue."""
 
 
 def agent_card(
-    art: ArtInstance, *, url: str, name: str | None = None, description: str | None = None
+    art: ArtInstance, *, url: str, name: str | None = None, description: str | None = None, bearer: bool = False
 ) -> a2a.AgentCard:
     """The card: the instance's persona as the agent, one skill per tool (what a calling planner reads)."""
     tools = list(art.registry)[:MAX_SKILLS]
@@ -51,7 +60,7 @@ def agent_card(
     about = description or (
         f"A plan-execute agent with {len(list(art.registry))} tool(s); send a task in words, get an answer."
     )
-    return a2a.AgentCard(
+    card = a2a.AgentCard(
         name=name or art.config.persona.name,
         description=about,
         version="1.0",
@@ -61,16 +70,32 @@ def agent_card(
         default_output_modes=["text/plain", "application/json"],
         skills=skills,
     )
+    if bearer:
+        card.security_schemes["bearer"].http_auth_security_scheme.scheme = "Bearer"
+        card.security_requirements.add().schemes["bearer"].SetInParent()
+    return card
 
 
 def a2a_app(
-    art: ArtInstance, *, url: str, name: str | None = None, description: str | None = None
+    art: ArtInstance,
+    *,
+    url: str,
+    name: str | None = None,
+    description: str | None = None,
+    tokens: Mapping[str, str] | None = None,
 ) -> Starlette:
-    """The ASGI app serving ``art`` at ``url`` (the address clients reach it by, put in the card)."""
-    card = agent_card(art, url=url, name=name, description=description)
+    """The ASGI app serving ``art`` at ``url`` (the address clients reach it by, put in the card);
+    ``tokens`` (token → user id) makes every call but the card's need a bearer token."""
+    card = agent_card(art, url=url, name=name, description=description, bearer=bool(tokens))
     handler = DefaultRequestHandler(agent_executor=PesAgentExecutor(art), task_store=InMemoryTaskStore(),
                                     agent_card=card)
-    return Starlette(routes=[*create_agent_card_routes(card), *create_jsonrpc_routes(handler, rpc_url="/")])
+    card_routes = create_agent_card_routes(card)
+    middleware = []
+    if tokens:
+        public = frozenset(route.path for route in card_routes)
+        backend = BearerUsers(tokens, public=public)
+        middleware.append(Middleware(AuthenticationMiddleware, backend=backend, on_error=refuse))
+    return Starlette(routes=[*card_routes, *create_jsonrpc_routes(handler, rpc_url="/")], middleware=middleware)
 
 
 class PesAgentExecutor(AgentExecutor):
@@ -92,7 +117,9 @@ class PesAgentExecutor(AgentExecutor):
         thread_id = f"a2a-{task.context_id}"
         progress = _Progress(updater)
         subscription = self.art.subscribe(progress, thread_id=thread_id, types=[EventType.ITEM_STATUS])
-        run = asyncio.ensure_future(self._answer(context, thread_id))
+        user = context.call_context.user
+        user_id = user.user_name if user.is_authenticated else None  # with tokens: always known
+        run = asyncio.ensure_future(self._answer(context, thread_id, user_id))
         self._runs[task.id] = run
         try:
             response = await run
@@ -104,7 +131,9 @@ class PesAgentExecutor(AgentExecutor):
             subscription.close()
             self._runs.pop(task.id, None)
         await progress.flush()
-        pending = await self.art.check_for_suspended_state(thread_id) if response.suspension else None
+        pending = (
+            await self.art.check_for_suspended_state(thread_id, user_id=user_id) if response.suspension else None
+        )
         await _report(updater, response, pending)
 
     async def cancel(self, context: RequestContext, event_queue: EventQueue) -> None:
@@ -114,18 +143,18 @@ class PesAgentExecutor(AgentExecutor):
         if context.task_id and context.context_id:
             await TaskUpdater(event_queue, context.task_id, context.context_id).cancel()
 
-    async def _answer(self, context: RequestContext, thread_id: str) -> AgentFinalResponse:
+    async def _answer(self, context: RequestContext, thread_id: str, user_id: str | None) -> AgentFinalResponse:
         """A decision for a pending approval resumes it; any other message is a query (or the answer to
         the thread's clarification question, which ``process`` takes as such)."""
         message = context.message
         assert message is not None
-        pending = await self.art.check_for_suspended_state(thread_id)
+        pending = await self.art.check_for_suspended_state(thread_id, user_id=user_id)
         decisions = [d for d in get_data_parts(list(message.parts)) if isinstance(d, dict) and "approved" in d]
         if pending is not None and pending.get("kind") == "approval":
             if not decisions:
                 raise _NeedsDecision(pending)
-            return await self.art.resume(thread_id, pending["suspension_id"], decisions[-1])
-        return await self.art.process(context.get_user_input(), thread_id=thread_id)
+            return await self.art.resume(thread_id, pending["suspension_id"], decisions[-1], user_id=user_id)
+        return await self.art.process(context.get_user_input(), thread_id=thread_id, user_id=user_id)
 
 
 class _NeedsDecision(PesAgentError):
