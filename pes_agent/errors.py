@@ -108,6 +108,13 @@ class ThreadAccessError(PesAgentError):
         )
 
 
+class StoreUnavailableError(PesAgentError):
+    """The store could not be reached for one operation (connection refused, dropped or timed out).
+
+    Worth trying again: nothing was applied unless the server committed it before the line dropped, and
+    the stores' writes are safe to repeat where a worker repeats them (``pes_agent.workers.store``)."""
+
+
 class VersionConflictError(PesAgentError):
     """A state save expected a version the store no longer holds (a concurrent writer won)."""
 

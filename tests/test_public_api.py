@@ -49,6 +49,7 @@ DOCUMENTED = {
     "UnknownSuspensionError",
     "UnknownThreadError",
     "VersionConflictError",
+    "StoreUnavailableError",
     "ToolDefinitionError",
     "UnknownToolError",
     "InvalidInputError",

@@ -21,7 +21,7 @@ import pytest
 from pg_server import admin, pg_database_dsn, pg_dsn, pg_schema, unique_name
 
 from pes_agent.config import StorageConfig
-from pes_agent.errors import ConfigError, PesAgentError, VersionConflictError
+from pes_agent.errors import ConfigError, PesAgentError, StoreUnavailableError, VersionConflictError
 from pes_agent.events import Event, EventType
 from pes_agent.state import postgres as postgres_module
 from pes_agent.state import postgres_schema, sqlite_schema
@@ -769,6 +769,75 @@ async def test_postgres_wrong_database_is_a_config_error_naming_host_port_and_da
     assert f"{parts.hostname}:{parts.port}/no_such_db" in message
     assert "hunter2" not in message and "hunter2" not in repr(info.value.value)
     await store.aclose()
+
+
+class _Proxy:
+    """A TCP relay on loopback in front of the PostgreSQL server that can cut every connection and
+    refuse new ones, like a database restarting."""
+
+    def __init__(self, host: str, port: int) -> None:
+        self.target = (host, port)
+        self.up = True
+        self.writers: list[asyncio.StreamWriter] = []
+        self.server: asyncio.Server | None = None
+
+    async def start(self) -> int:
+        self.server = await asyncio.start_server(self._relay, "127.0.0.1", 0)
+        port: int = self.server.sockets[0].getsockname()[1]
+        return port
+
+    async def _relay(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        if not self.up:
+            writer.close()
+            return
+        up_reader, up_writer = await asyncio.open_connection(*self.target)
+        self.writers += [writer, up_writer]
+
+        async def pipe(src: asyncio.StreamReader, dst: asyncio.StreamWriter) -> None:
+            try:
+                while data := await src.read(65536):
+                    dst.write(data)
+                    await dst.drain()
+            except (ConnectionError, OSError):
+                pass
+            finally:
+                dst.close()
+
+        await asyncio.gather(pipe(reader, up_writer), pipe(up_reader, writer))
+
+    def cut(self) -> None:
+        self.up = False
+        for writer in self.writers:
+            writer.close()
+        self.writers.clear()
+
+    async def aclose(self) -> None:
+        self.cut()
+        if self.server is not None:
+            self.server.close()
+            await self.server.wait_closed()
+
+
+async def test_postgres_connection_lost_mid_use_is_store_unavailable_and_works_once_back(
+    pg_database_dsn: str,
+) -> None:
+    """A database that goes away while in use is `StoreUnavailableError` (worth trying again: the
+    workers do), not a refusal; once it is back the same store works again."""
+    parts = urlsplit(pg_database_dsn)
+    proxy = _Proxy(parts.hostname or "127.0.0.1", parts.port or 5432)
+    port = await proxy.start()
+    store = PostgresStore(urlunsplit(parts._replace(netloc=f"{parts.username}@127.0.0.1:{port}")))
+    try:
+        await store.save("t1", ThreadState(title="before the drop"), 0)
+        proxy.cut()
+        with pytest.raises(StoreUnavailableError, match="Check that the server is up"):
+            await store.load("t1")
+        proxy.up = True
+        state, version = await store.load("t1")
+    finally:
+        await store.aclose()
+        await proxy.aclose()
+    assert state is not None and state.title == "before the drop" and version == 1
 
 
 async def test_postgres_unreachable_server_error_hides_the_password() -> None:

@@ -17,7 +17,7 @@ from dbos import DBOS
 from test_crash import ANSWER, ANSWER_TEXT, QUERY, call, done, plan
 
 from pes_agent.config import config_from_dict
-from pes_agent.errors import UnknownSuspensionError
+from pes_agent.errors import StoreUnavailableError, UnknownSuspensionError
 from pes_agent.events import EventType
 from pes_agent.state.memory import MemoryStore
 from pes_agent.state.models import ThreadState
@@ -153,6 +153,39 @@ async def test_a_run_that_fails_on_the_worker_is_reported_at_once_not_after_the_
     }
     with pytest.raises(OSError, match="no space left"):
         await handle.result()  # DBOS records the workflow as failed
+
+
+class DroppingEveryOtherWrite(MemoryStore):
+    """A store whose connection drops on every other write once the run has claimed its thread (a
+    database restarting), half of the drops after the write was applied: what a worker must ride out."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.drops = 0
+
+    async def save(self, thread_id: str, state: ThreadState, expected_version: int) -> int:
+        if expected_version == 0:
+            return await super().save(thread_id, state, expected_version)
+        self.drops += 1
+        if self.drops % 4 == 1:
+            raise StoreUnavailableError("connection refused (the test's database is restarting)")
+        version = await super().save(thread_id, state, expected_version)
+        if self.drops % 4 == 2:
+            raise StoreUnavailableError("connection lost after the commit")
+        return version
+
+
+async def test_a_store_that_drops_its_connection_for_a_moment_delays_a_run_but_does_not_fail_it(
+    deployment: Deployment,
+) -> None:
+    ran: list[str] = []
+    store = DroppingEveryOtherWrite()
+    producer = await deployment.start([plan(), call("A"), done("A"), call("B"), done("B"), call("C"), done("C"), ANSWER],
+                                      write_tools(ran), store=store)
+    response = await (await producer.enqueue(QUERY, thread_id="t-flaky")).response(timeout_s=60)
+    assert response is not None and response["status"] == "success", response
+    assert ran == ["A n=1", "B n=2", "C n=3"]  # no tool ran twice for a retried save
+    assert store.drops >= 4
 
 
 async def test_queues_take_rate_limit_and_concurrency_from_config(deployment: Deployment) -> None:

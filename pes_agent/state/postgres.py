@@ -26,7 +26,7 @@ import time
 from collections.abc import Awaitable, Callable, Collection, Mapping, Sequence
 from typing import Any, TypeVar
 
-from pes_agent.errors import ConfigError, PesAgentError, VersionConflictError
+from pes_agent.errors import ConfigError, PesAgentError, StoreUnavailableError, VersionConflictError
 from pes_agent.events import Event, EventType
 from pes_agent.state.journal import (
     CallFinish,
@@ -253,11 +253,17 @@ class PostgresStore:
                 return await job(conn)
         except PesAgentError:
             raise
-        except (OSError, TimeoutError, self._driver.PostgresError, self._driver.InterfaceError) as exc:
+        except (OSError, TimeoutError, self._driver.InterfaceError, self._driver.PostgresConnectionError,
+                self._driver.CannotConnectNowError, self._driver.TooManyConnectionsError) as exc:
             # Chained: a query's error comes from the server, which never sees the DSN.
-            raise PesAgentError(
+            raise StoreUnavailableError(
                 f"PostgreSQL store at {self.where!r}: {self._scrub(exc)}. Check that the server is up "
                 "and reachable; the operation was not applied unless the server committed it."
+            ) from exc
+        except self._driver.PostgresError as exc:  # the server refused the query: trying again won't help
+            raise PesAgentError(
+                f"PostgreSQL store at {self.where!r}: the server refused the operation: {self._scrub(exc)}. "
+                "Nothing was applied; check the database user's rights and the schema."
             ) from exc
 
     async def _ready_pool(self) -> Any:

@@ -12,22 +12,65 @@ just released it) and is redone on top of it, since nobody else writes under the
 Events get ids that a replay draws again, which the stores skip when held (so appending them needs no
 step); a history message equal to the thread's last one of the same run is not appended again; the
 journal already ignores a second start (no step either) and replaces a finish with the same result.
+
+That also makes them safe to try again when the store cannot be reached for a moment: each operation
+(with its own safety check) is retried while it fails with ``StoreUnavailableError`` (``patient``), so a
+database restart or a dropped connection delays a run instead of failing it for good.
 """
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Awaitable, Callable, Collection, Mapping, Sequence
 from dataclasses import replace
-from typing import Any
+from typing import Any, TypeVar
 
 from dbos import DBOS
+from tenacity import (
+    AsyncRetrying,
+    RetryCallState,
+    retry_if_exception_type,
+    stop_after_attempt,
+    wait_exponential,
+)
 
-from pes_agent.errors import VersionConflictError
+from pes_agent.errors import StoreUnavailableError, VersionConflictError
 from pes_agent.events import Event, EventType
 from pes_agent.state.journal import CallFinish, JournalEntry
 from pes_agent.state.models import HistoryMessage, ThreadState, ThreadSummary
 from pes_agent.state.store import StateStore
 from pes_agent.workers.steps import durable, stable_id
+
+logger = logging.getLogger("pes_agent.workers")
+T = TypeVar("T")
+
+STORE_ATTEMPTS = 5
+"""Tries of one store operation while the store is unreachable: about 7 s of waiting in all."""
+
+
+async def patient(operation: Callable[[], Awaitable[T]]) -> T:
+    """``operation``, tried again (0.25 s, doubling to 4 s) while the store is unreachable."""
+    retrying = AsyncRetrying(
+        retry=retry_if_exception_type(StoreUnavailableError),
+        stop=stop_after_attempt(STORE_ATTEMPTS),
+        wait=wait_exponential(multiplier=0.25, max=4),
+        before_sleep=_tell,
+        reraise=True,
+    )
+    async for attempt in retrying:
+        with attempt:
+            return await operation()
+    raise AssertionError("unreachable: tenacity reraises the last error")
+
+
+def _tell(state: RetryCallState) -> None:
+    error = state.outcome.exception() if state.outcome is not None else None
+    logger.warning("store unreachable (try %d of %d), trying again: %s", state.attempt_number, STORE_ATTEMPTS, error)
+
+
+async def stored(name: str, operation: Callable[[], Awaitable[T]]) -> T:
+    """A store operation as a step, patient with an unreachable store."""
+    return await durable(name, lambda: patient(operation))
 
 
 class DurableStore:
@@ -37,13 +80,13 @@ class DurableStore:
         self.inner = inner
 
     async def load(self, thread_id: str) -> tuple[ThreadState | None, int]:
-        return await durable("store.load", lambda: self.inner.load(thread_id))
+        return await stored("store.load", lambda: self.inner.load(thread_id))
 
     async def save(self, thread_id: str, state: ThreadState, expected_version: int) -> int:
         def write(version: int) -> Awaitable[int]:
             return self.inner.save(thread_id, state, version)
 
-        return await durable("store.save", lambda: _own_write(self.inner, thread_id, state, expected_version, write))
+        return await stored("store.save", lambda: _own_write(self.inner, thread_id, state, expected_version, write))
 
     async def finish_calls_and_save(
         self, thread_id: str, state: ThreadState, expected_version: int, finished: Sequence[CallFinish]
@@ -51,40 +94,41 @@ class DurableStore:
         def write(version: int) -> Awaitable[int]:
             return self.inner.finish_calls_and_save(thread_id, state, version, finished)
 
-        return await durable(
+        return await stored(
             "store.finish_calls_and_save", lambda: _own_write(self.inner, thread_id, state, expected_version, write)
         )
 
     async def threads(self, owner: str | None, *, limit: int = 50) -> list[ThreadSummary]:
-        return await durable("store.threads", lambda: self.inner.threads(owner, limit=limit))
+        return await stored("store.threads", lambda: self.inner.threads(owner, limit=limit))
 
     async def call_started(
         self, thread_id: str, item_id: str, call_id: str, tool_name: str, arguments: Mapping[str, Any]
     ) -> None:
         """Not a step: the journal ignores a call started again."""
-        await self.inner.call_started(thread_id, item_id, call_id, tool_name, arguments)
+        await patient(lambda: self.inner.call_started(thread_id, item_id, call_id, tool_name, arguments))
 
     async def call_finished(self, thread_id: str, item_id: str, call_id: str, result: Mapping[str, Any]) -> None:
-        await durable("store.call_finished", lambda: self.inner.call_finished(thread_id, item_id, call_id, result))
+        await stored("store.call_finished", lambda: self.inner.call_finished(thread_id, item_id, call_id, result))
 
     async def calls(self, thread_id: str, item_id: str | None = None) -> list[JournalEntry]:
-        return await durable("store.calls", lambda: self.inner.calls(thread_id, item_id))
+        return await stored("store.calls", lambda: self.inner.calls(thread_id, item_id))
 
     async def append_events(self, events: Sequence[Event]) -> None:
         """Not a step (the most frequent write, a step would double its cost): inside a workflow the
         events get ids a replay draws again, so writing them again changes nothing."""
-        await self.inner.append_events(_replayable(events))
+        replayable = _replayable(events)
+        await patient(lambda: self.inner.append_events(replayable))
 
     async def events(
         self, thread_id: str, types: Collection[EventType] | None = None, since: float | None = None
     ) -> list[Event]:
-        return await durable("store.events", lambda: self.inner.events(thread_id, types, since))
+        return await stored("store.events", lambda: self.inner.events(thread_id, types, since))
 
     async def append_message(self, thread_id: str, message: HistoryMessage) -> None:
-        await durable("store.append_message", lambda: self._append_once(thread_id, message))
+        await stored("store.append_message", lambda: self._append_once(thread_id, message))
 
     async def messages(self, thread_id: str, limit: int | None = None) -> list[HistoryMessage]:
-        return await durable("store.messages", lambda: self.inner.messages(thread_id, limit))
+        return await stored("store.messages", lambda: self.inner.messages(thread_id, limit))
 
     async def aclose(self) -> None:
         await self.inner.aclose()
