@@ -36,19 +36,16 @@ class AnthropicProvider(SdkAdapter["AsyncAnthropic"]):
     sdk_module = "anthropic"
     default_base_url = "https://api.anthropic.com"
 
-    def __init__(self, name: str, config: ProviderConfig, **kwargs: Any) -> None:
-        super().__init__(name, config, **kwargs)
-        self._refused_warned: set[str] = set()
 
     async def complete(
         self, request: PromptRequest, options: CallOptions, *, on_token: TokenSink | None = None
     ) -> LLMReply:
         """One Messages call; with ``on_token``, streamed and reported piece by piece."""
         model = self._model(options.model)
-        timeout = options.timeout_s if options.timeout_s is not None else self.config.timeout_s
+        timeout = self._timeout(options)
         body, refused = build_messages_body(request, options, self.config, stream=on_token is not None)
         body["model"] = model
-        self._warn_refused(refused, self._refused_warned)
+        self._warn_refused(refused)
         wrapped = _wrapped(request, self.config)
         send: Callable[[], Awaitable[Completion]] = (
             partial(self._send, body, timeout, wrapped)

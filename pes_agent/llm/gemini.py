@@ -15,7 +15,6 @@ from dataclasses import replace
 from functools import partial
 from typing import TYPE_CHECKING, Any, cast
 
-from pes_agent.config import ProviderConfig
 from pes_agent.errors import ProviderError
 from pes_agent.llm.gemini_wire import GeminiReader, build_generate_request
 from pes_agent.llm.repetition import RepetitionGuard, cut_repeat
@@ -35,18 +34,15 @@ class GeminiProvider(SdkAdapter["Client"]):
     sdk_module = "google.genai"
     default_base_url = "https://generativelanguage.googleapis.com"
 
-    def __init__(self, name: str, config: ProviderConfig, **kwargs: Any) -> None:
-        super().__init__(name, config, **kwargs)
-        self._refused_warned: set[str] = set()
 
     async def complete(
         self, request: PromptRequest, options: CallOptions, *, on_token: TokenSink | None = None
     ) -> LLMReply:
         """One ``generateContent`` call; with ``on_token``, streamed and reported piece by piece."""
         model = self._model(options.model)
-        timeout = options.timeout_s if options.timeout_s is not None else self.config.timeout_s
+        timeout = self._timeout(options)
         contents, settings, refused = build_generate_request(request, options, self.config, timeout_s=timeout)
-        self._warn_refused(refused, self._refused_warned)
+        self._warn_refused(refused)
         generation = self._typed(settings, model)
         call = partial(self._send, model, contents, generation)
         send: Callable[[], Awaitable[Completion]] = (

@@ -52,7 +52,6 @@ class OpenAIProvider(SdkAdapter["AsyncOpenAI"]):
 
     def __init__(self, name: str, config: ProviderConfig, **kwargs: Any) -> None:
         super().__init__(name, config, **kwargs)
-        self._refused_warned: set[str] = set()
         self._dialects = DialectChooser(name, configured_dialect(config.structured_output_dialect))
 
     async def complete(
@@ -65,7 +64,7 @@ class OpenAIProvider(SdkAdapter["AsyncOpenAI"]):
         part of a reply, and a second attempt would give it a different one.
         """
         model = self._model(options.model)
-        timeout = options.timeout_s if options.timeout_s is not None else self.config.timeout_s
+        timeout = self._timeout(options)
         dialect: Dialect | None = None
         if self.config.constrains_replies and request.response_schema is not None:
             probe = partial(self._probe, model=model, timeout=timeout)
@@ -73,7 +72,7 @@ class OpenAIProvider(SdkAdapter["AsyncOpenAI"]):
         body, refused = build_chat_body(
             request, options, self.config, stream=on_token is not None, dialect=dialect
         )
-        self._warn_refused(refused, self._refused_warned)
+        self._warn_refused(refused)
         send: Callable[[], Awaitable[Completion]] = (
             partial(self._send, body, timeout)
             if on_token is None

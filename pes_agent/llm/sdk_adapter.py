@@ -33,6 +33,7 @@ from pes_agent.config.presets import key_variable
 from pes_agent.errors import ConfigError, ProviderError
 from pes_agent.llm.failures import failure_of
 from pes_agent.llm.retry import describe_failure, failure_report, is_body_refusal, is_retryable, wait_seconds
+from pes_agent.llm.types import CallOptions
 
 __all__ = ["SdkAdapter", "require_sdk"]
 
@@ -77,6 +78,8 @@ class SdkAdapter(Generic[ClientT]):
         self.config = config
         self._sleep = sleep
         self._clients: dict[asyncio.AbstractEventLoop, ClientT] = {}
+        self._refused_warned: set[str] = set()
+        """``llm_params`` keys already warned about: each is logged once per provider."""
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(name={self.name!r}, model={self.config.model!r}, endpoint={self._endpoint()!r})"
@@ -278,10 +281,14 @@ class SdkAdapter(Generic[ClientT]):
                 text = text.replace(secret, "***")
         return text
 
-    def _warn_refused(self, refused: list[str], seen: set[str]) -> None:
-        new = [k for k in refused if k not in seen]
+    def _timeout(self, options: CallOptions) -> float:
+        """The call's own timeout, else the provider's."""
+        return options.timeout_s if options.timeout_s is not None else self.config.timeout_s
+
+    def _warn_refused(self, refused: list[str]) -> None:
+        new = [k for k in refused if k not in self._refused_warned]
         if new:
-            seen.update(new)
+            self._refused_warned.update(new)
             _log.warning(
                 "provider %r: ignoring llm_params %s: pes-agent sets these itself",
                 self.name,
