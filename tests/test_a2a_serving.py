@@ -24,13 +24,20 @@ from pes_agent import create_art_instance, tool
 from pes_agent.cli import main
 from pes_agent.instance import ArtInstance
 from pes_agent.testing import ScriptedProvider
-from pes_agent.tools.a2a_connection import context_for
 from tests.tools_for_loading import multiply
 
 pytestmark = pytest.mark.skipif(
     importlib.util.find_spec("a2a") is None or importlib.util.find_spec("uvicorn") is None,
     reason="the `a2a` extra is not installed (pip install -e '.[a2a]')",
 )
+
+
+def remote_thread(thread_id: str, agent_id: str) -> str:
+    """The served instance's thread for a caller's thread (imported here: the module must import
+    without the `a2a` extra, whose absence skips every test)."""
+    from pes_agent.tools.a2a_connection import context_for
+
+    return f"a2a-{context_for(thread_id, agent_id)}"
 
 
 @asynccontextmanager
@@ -125,8 +132,8 @@ async def test_a_threads_tasks_to_one_agent_share_one_remote_thread() -> None:
             other = await delegate(art, "agent_calc", "Anything", thread_id="someone-else")
         assert (first.output["answer"], second.output["answer"]) == ("6", "12")
         assert other.status == "error"  # the served model has no replies left
-        mine = await served.get_thread_state(f"a2a-{context_for('mine', 'calc')}")
-        theirs = await served.get_thread_state(f"a2a-{context_for('someone-else', 'calc')}")
+        mine = await served.get_thread_state(remote_thread("mine", "calc"))
+        theirs = await served.get_thread_state(remote_thread("someone-else", "calc"))
     assert mine is not None and mine.run_count == 2
     assert theirs is not None and theirs.run_count == 1
 
@@ -285,7 +292,7 @@ async def test_with_tokens_calls_need_one_and_a_conversation_stays_its_users() -
             first = await delegate(ana, "agent_calc", "Multiply 2 by 3.", thread_id="shared-name")
             # ben's instance derives the same context id for the same thread name: ana's conversation
             taken = await delegate(ben, "agent_calc", "Now double it.", thread_id="shared-name")
-        state = await served.get_thread_state(f"a2a-{context_for('shared-name', 'calc')}", user_id="ana")
+        state = await served.get_thread_state(remote_thread("shared-name", "calc"), user_id="ana")
     assert first.output == {"answer": "6", "data": []}
     assert taken.status == "error" and "the task failed" in (taken.error or "")
     assert "ana" not in (taken.error or "")  # the refusal never names the owner

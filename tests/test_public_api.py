@@ -102,8 +102,12 @@ def test_tool_error_is_deliberately_outside_the_tree() -> None:
     assert not issubclass(ToolError, PesAgentError)
 
 
-OPTIONAL_EXTRA_PACKAGES = {"opentelemetry", "asyncpg", "fastapi", "uvicorn", "llama_cpp", "mcp", "dbos"}
-"""Imported only by the modules of pyproject's extras (otel, postgres, service, local, mcp, dbos)."""
+OPTIONAL_EXTRA_PACKAGES = {
+    "opentelemetry", "asyncpg", "fastapi", "uvicorn", "llama_cpp", "mcp", "dbos", "a2a", "starlette", "anthropic",
+    "google", "bm25s", "httpx",
+}
+"""Imported only by the modules of pyproject's extras (otel, postgres, service, local, mcp, dbos, a2a,
+anthropic, gemini, retrieval)."""
 
 
 def test_exceptions_are_defined_only_in_the_errors_module() -> None:

@@ -12,6 +12,9 @@ from dataclasses import dataclass
 from typing import Any
 
 import pytest
+
+pytest.importorskip("fastapi", reason="the service example needs the `service` extra: pip install -e '.[service]'")
+
 from fastapi import Request
 from service_harness import (
     ADDITION,
