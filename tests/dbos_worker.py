@@ -6,7 +6,9 @@ The job names the databases (``storage``, ``system_database``), the worker's ``e
 ``responder: "generic"`` (any number of runs of the one-tool plan below, answered by phase).
 
 Tools: ``tool_a``/``tool_b``/``tool_c`` append ``A n=1`` lines to the ``effects`` file; with
-``kill: "inside_b"`` tool B SIGKILLs the process after its effect, before it returns. With
+``kill: "inside_b"`` tool B SIGKILLs the process after its effect, before it returns; the letters
+in ``approval`` need a person's approval. With ``ack_delay_s``, the worker acks each decision it
+takes that much later (a loaded machine). With
 ``record_dsn``, ``tool_rec`` inserts one row per execution (thread, call, pid) into ``tool_runs``
 of that PostgreSQL database, then sleeps ``tool_s``: the side-effect counter of the kill test.
 
@@ -48,7 +50,7 @@ def letter_tools(job: dict[str, Any]) -> list[ToolSpec]:
         idempotent = letter == "B" and bool(job.get("idempotent_b"))
         return tool_from_schema(
             f"tool_{letter.lower()}", f"Append one {letter} line.", _SCHEMA, write, side_effects=True,
-            idempotent=idempotent,
+            idempotent=idempotent, requires_approval=letter in job.get("approval", ""),
         )
 
     return [make(letter) for letter in "ABC"]
@@ -89,7 +91,21 @@ def generic(call: ScriptedCall) -> str:
     return "```json\n" + json.dumps({"toolCalls": [{"toolName": "tool_rec", "arguments": {"n": 1}}]}) + "\n```"
 
 
+def slow_acks(delay_s: float) -> None:
+    from pes_agent.workers import workflow
+
+    ack = workflow.acknowledge
+
+    async def slow(suspension_id: str, decision_id: str | None) -> None:
+        await asyncio.sleep(delay_s)
+        await ack(suspension_id, decision_id)
+
+    workflow.acknowledge = slow  # type: ignore[assignment]
+
+
 async def main(job: dict[str, Any]) -> None:
+    if job.get("ack_delay_s"):
+        slow_acks(float(job["ack_delay_s"]))
     config = config_from_dict({
         "storage": job["storage"],
         "workers": {"systemDatabase": job["system_database"], "approvalWaitS": job.get("approval_wait_s", 60)},

@@ -38,7 +38,7 @@ def write_tools(ran: list[str], *, approval: str = "") -> list[ToolSpec]:
 
         return tool_from_schema(
             f"tool_{letter.lower()}", f"Write {letter}.", _SCHEMA, write, side_effects=True,
-            requires_approval=letter == approval,
+            requires_approval=letter in approval,
         )
 
     return [make(letter) for letter in "ABC"]
@@ -62,12 +62,15 @@ class Deployment:
     async def start(
         self, replies: list[Any], tools: list[ToolSpec], store: StateStore | None = None, **workers: Any
     ) -> Producer:
-        cfg = config(self.tmp_path, **workers)
+        cfg = self.config(**workers)
         self.provider = ScriptedProvider(replies)
         self.worker = Worker(cfg, tools=tools, providers={"scripted": self.provider}, executor_id="w1", store=store)
         await self.worker.start()
         self.producer = await Producer.open(cfg, store=self.worker.art.store if self.worker.art else None)
         return self.producer
+
+    def config(self, **workers: Any) -> Any:
+        return config(self.tmp_path, **workers)
 
     async def stop(self) -> None:
         if self.producer is not None:

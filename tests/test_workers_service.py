@@ -25,18 +25,20 @@ SCRIPT = [plan(), call("A"), done("A"), call("B"), done("B"), call("C"), done("C
 
 
 @contextmanager
-def web_and_worker(tmp_path: Path, **app_options: Any) -> Iterator[tuple[Client, dict[str, Any]]]:
+def web_and_worker(
+    tmp_path: Path, replies: list[str] = SCRIPT, worker: dict[str, Any] | None = None, **app_options: Any
+) -> Iterator[tuple[Client, dict[str, Any]]]:
     """A worker process replaying ``SCRIPT`` and the service (no model, no tools: runs go to the
     worker) on one SQLite store and DBOS database; yields the client and, once both have stopped,
     the worker's counts."""
     storage = {"type": "sqlite", "path": str(tmp_path / "state.db")}
     system_database = f"sqlite:///{tmp_path / 'dbos.sqlite'}"
     job = {
-        "storage": storage, "system_database": system_database, "executor_id": "w1", "replies": SCRIPT,
-        "effects": str(tmp_path / "effects.txt"),
+        "storage": storage, "system_database": system_database, "executor_id": "w1", "replies": replies,
+        "effects": str(tmp_path / "effects.txt"), **(worker or {}),
     }
     loop = asyncio.new_event_loop()
-    worker = loop.run_until_complete(start_worker(job))
+    process = loop.run_until_complete(start_worker(job))
     counts: dict[str, Any] = {}
 
     async def factory() -> ArtInstance:
@@ -49,7 +51,7 @@ def web_and_worker(tmp_path: Path, **app_options: Any) -> Iterator[tuple[Client,
         with uvicorn_serving(app) as client:
             yield client, counts
     finally:
-        counts.update(loop.run_until_complete(stop_worker(worker)))
+        counts.update(loop.run_until_complete(stop_worker(process)))
         loop.close()
 
 
@@ -83,3 +85,24 @@ def test_a_stream_opened_before_another_users_run_on_a_worker_ends_without_it(tm
         with pytest.raises(AssertionError, match="the event stream ended"):
             for _ in range(150):  # keep-alives every 0.2 s, then the end: never an event of bob's
                 assert watch.frame().event is None
+
+
+def test_a_decision_the_worker_acks_too_late_is_still_answered_200_with_its_outcome(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The worker takes the decision at once but acks it after the producer stopped waiting: the
+    client is answered with the run's outcome, not a 409 for a resume that did take effect."""
+    import pes_agent.workers.producer
+
+    monkeypatch.setattr(pes_agent.workers.producer, "ACK_WAIT_S", 0.2)
+    script = [plan(), call("A"), done("A"), call("B"), done("B"), call("C"), done("C"), ANSWER]
+    with web_and_worker(tmp_path, script, {"approval": "B", "ack_delay_s": 1.5}) as (client, counts):
+        status, paused = client.post("/threads/t-ack/messages", {"query": QUERY})
+        assert status == 200 and paused["status"] == "suspended", paused
+        decision = {"suspension_id": paused["suspension"]["id"], "decision": {"approved": True}}
+        status, body = client.post("/threads/t-ack/resume", decision)
+
+    assert status == 200, body
+    assert body["status"] == "success" and body["response"] == ANSWER_TEXT
+    assert counts["unused_replies"] == 0
+    assert (tmp_path / "effects.txt").read_text(encoding="utf-8").splitlines() == ["A n=1", "B n=2", "C n=3"]

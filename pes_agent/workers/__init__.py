@@ -6,7 +6,8 @@
   decision)`` return a ``RunHandle``.
 - ``Worker`` (``pes-agent worker --config FILE --concurrency K``): takes runs from the queues and
   runs them with model calls, tool calls and store writes as DBOS steps (``steps``, ``store``).
-- ``workflow``: what a worker runs per job; ``queues``: one queue per provider, partitioned by thread.
+- ``workflow``: what a worker runs per job; ``queues``: one queue per provider, partitioned by thread;
+  ``handles``: what a call returns, following a decision to the run that carried it.
 """
 
 from pes_agent.workers.producer import Producer, RunHandle

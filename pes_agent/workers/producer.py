@@ -7,6 +7,8 @@ store to check the decision answers what the thread waits for); it runs no agent
 from __future__ import annotations
 
 import asyncio
+import hashlib
+import json
 import uuid
 from collections.abc import Mapping
 from typing import Any
@@ -16,10 +18,13 @@ from dbos import DBOS, DBOSClient
 from pes_agent.agent.ownership import check_access
 from pes_agent.agent.settings import check_suspension, thread_config
 from pes_agent.config import ArtInstanceConfig, ThreadConfig
-from pes_agent.errors import InvalidInputError, UnknownThreadError
+from pes_agent.errors import InvalidInputError, UnknownSuspensionError, UnknownThreadError
 from pes_agent.state.store import StateStore
+from pes_agent.workers.handles import POLL_S, RunHandle
 from pes_agent.workers.queues import provider_of, queue_name, queue_options, system_database
 from pes_agent.workers.workflow import DECISION_TOPIC, WORKFLOW, ack_key, response_key
+
+__all__ = ["ACK_WAIT_S", "APP_VERSION", "Producer", "RunHandle", "decision_id", "workflow_prefix"]
 
 APP_VERSION = "pes-agent-1"
 """The DBOS application version of every pes-agent workflow: producers and workers must agree on it
@@ -27,7 +32,8 @@ APP_VERSION = "pes-agent-1"
 would make a run recorded by the old code replay differently."""
 
 ACK_WAIT_S = 5.0
-"""How long ``resume`` waits for a waiting workflow to take a decision before enqueuing a new job."""
+"""How long ``resume`` waits for a waiting workflow to take a decision before also queuing a resume
+job. Only a matter of latency: a workflow that takes it later still carries it (the handle follows)."""
 
 
 def workflow_prefix(thread_id: str) -> str:
@@ -36,26 +42,11 @@ def workflow_prefix(thread_id: str) -> str:
     return f"pes-agent:{len(thread_id)}:{thread_id}:"
 
 
-class RunHandle:
-    """A queued run: its workflow id, the response to wait for, and the workflow's final result."""
-
-    def __init__(self, client: DBOSClient, workflow_id: str, key: str, thread_id: str) -> None:
-        self._client = client
-        self.workflow_id = workflow_id
-        self.thread_id = thread_id
-        self._key = key
-
-    async def response(self, timeout_s: float = 600.0) -> dict[str, Any] | None:
-        """The ``AgentFinalResponse`` (as a dict) this handle's call led to, once a worker reached it
-        (an answer, a pause, an error; ``{"refused": ...}`` when the run could not start,
-        ``{"failed": ...}`` when it broke on the worker); None when none came within ``timeout_s``."""
-        value = await self._client.get_event_async(self.workflow_id, self._key, timeout_seconds=timeout_s)
-        return dict(value) if value is not None else None
-
-    async def result(self) -> dict[str, Any]:
-        """The last response of the workflow, once it has ended (after any approvals it waited for)."""
-        handle: Any = await self._client.retrieve_workflow_async(self.workflow_id)
-        return dict(await handle.get_result())
+def decision_id(suspension_id: str, decision: Mapping[str, Any], user_id: str | None) -> str:
+    """The same decision, the same id: a resume repeated (a client retrying its request) is the same
+    decision, so it joins the run carrying it; a different one for the same suspension loses."""
+    text = json.dumps([suspension_id, user_id, decision], sort_keys=True, default=str)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:32]
 
 
 class Producer:
@@ -103,27 +94,72 @@ class Producer:
     async def resume(
         self, thread_id: str, suspension_id: str, decision: Mapping[str, Any], *, user_id: str | None = None
     ) -> RunHandle:
-        """Deliver a decision on a paused thread of ``user_id``: to its workflow when one still waits
-        for it, else as a new job. With the store given, checked here first, so a wrong suspension id
-        or another user's thread is refused in the caller. A waiting workflow acts for the user who
-        started its run (the thread's owner)."""
+        """Deliver a decision on a paused thread of ``user_id`` and return a handle on the run that
+        carries it: its workflow, when one still waits for it and takes it, else a new job (which
+        answers with the waiting workflow's response if that took the decision after all). With
+        the store given, checked here first, so a wrong suspension id or another user's thread is
+        refused in the caller; so is a decision that lost to another one for the same suspension.
+        A waiting workflow acts for the user who started its run (the thread's owner)."""
         if self._store is not None:
             state, _ = await self._store.load(thread_id)
             if state is None:
                 raise UnknownThreadError(f"thread {thread_id!r} has no stored state; start it with `enqueue`")
             check_access(thread_id, state, user_id)
             check_suspension(thread_id, state, suspension_id)
-        message = {"suspension_id": suspension_id, "decision": dict(decision)}
-        for waiting in await self._client.list_workflows_async(
+        ident = decision_id(suspension_id, decision, user_id)
+        message = {"suspension_id": suspension_id, "decision": dict(decision), "decision_id": ident}
+        waiting = [w.workflow_id for w in await self._client.list_workflows_async(
             status="PENDING", name=WORKFLOW, workflow_id_prefix=workflow_prefix(thread_id), load_input=False,
             load_output=False,
-        ):
-            await self._client.send_async(waiting.workflow_id, message, DECISION_TOPIC)
-            if await self._client.get_event_async(waiting.workflow_id, ack_key(suspension_id), ACK_WAIT_S):
-                return RunHandle(self._client, waiting.workflow_id, response_key(suspension_id), thread_id)
-        job = {"kind": "resume", "thread_id": thread_id, "trace_id": uuid.uuid4().hex, "user_id": user_id, **message}
-        workflow_id = f"{workflow_prefix(thread_id)}resume:{suspension_id}"  # a second resume attaches to it
-        return await self._submit(job, workflow_id, provider_of(self.config, None), suspension_id)
+        )]
+        for workflow_id in waiting:
+            await self._client.send_async(workflow_id, message, DECISION_TOPIC)
+        taker = await self._taker(thread_id, waiting, suspension_id, ident)
+        if taker is not None:
+            return RunHandle(self._client, taker, response_key(suspension_id), thread_id)
+        job = {
+            "kind": "resume", "thread_id": thread_id, "trace_id": uuid.uuid4().hex, "user_id": user_id,
+            "sent_to": waiting, **message,
+        }
+        workflow_id = f"{workflow_prefix(thread_id)}resume:{suspension_id}:{ident}"  # a repeat joins it
+        handle = await self._submit(job, workflow_id, provider_of(self.config, None), suspension_id)
+        return RunHandle(
+            self._client, handle.workflow_id, response_key(suspension_id), thread_id, watch=waiting,
+            decision=(suspension_id, ident),
+        )
+
+    async def _taker(self, thread_id: str, waiting: list[str], suspension_id: str, ident: str) -> str | None:
+        """The workflow among ``waiting`` that took decision ``ident``, once one acks it within
+        ``ACK_WAIT_S``; None when none did (each ended without it, or is still busy). An ack of
+        another decision means that one won: refused, as the store would refuse it later."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + ACK_WAIT_S
+        pending = list(waiting)
+        while pending:
+            ended = await self._ended(pending)  # read before the acks: an ended one without an ack never acks
+            for workflow_id in pending:
+                took = await self._client.get_event_async(workflow_id, ack_key(suspension_id), 0)
+                if took is None:
+                    continue
+                if took in (ident, True):  # True: acked by a worker older than decision ids
+                    return workflow_id
+                raise UnknownSuspensionError(
+                    f"thread {thread_id!r}: suspension {suspension_id!r} was already decided by another "
+                    "decision that reached the run first; reload the thread to see its outcome"
+                )
+            pending = [w for w in pending if w not in ended]
+            if loop.time() >= deadline:
+                break
+            await asyncio.sleep(POLL_S)
+        return None
+
+    async def _ended(self, workflow_ids: list[str]) -> set[str]:
+        """Those of ``workflow_ids`` no longer running (ended, failed or cancelled)."""
+        statuses = await self._client.list_workflows_async(
+            workflow_ids=workflow_ids, load_input=False, load_output=False
+        )
+        running = {s.workflow_id for s in statuses if s.status in ("PENDING", "ENQUEUED")}
+        return set(workflow_ids) - running
 
     async def aclose(self) -> None:
         await asyncio.to_thread(self._client.destroy)

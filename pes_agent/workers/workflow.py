@@ -9,6 +9,11 @@ decision), so the producer can show it while the workflow goes on waiting.
 A run that pauses for a person keeps its workflow waiting (``DBOS.recv``) up to
 ``workers.approvalWaitS`` for the decision a ``resume`` from any process sends; the same workflow
 then continues the same item. Past that wait it ends, and a later ``resume`` enqueues a new job.
+
+A decision is taken once: the waiting workflow acks it (``took <suspension id>`` = the decision's
+id) before applying it, and ignores one for a suspension it does not wait on. A resume job whose
+decision the store refuses because the waiting workflow took it after all (it acked too late for
+the producer) answers with that workflow's response, and names it (``carried by``).
 """
 
 from __future__ import annotations
@@ -31,6 +36,9 @@ logger = logging.getLogger("pes_agent.workers")
 WORKFLOW = "pes_agent.run"
 DECISION_TOPIC = "pes-agent.decision"
 START = "start"
+CARRIED_BY = "carried by"
+ATTACH_WAIT_S = 24 * 3600.0
+"""How long a resume job waits for the response of the workflow that took its decision first."""
 _PAUSED = ("suspended", "needs_input")
 
 
@@ -76,19 +84,31 @@ async def run_job(job: dict[str, Any]) -> dict[str, Any]:
     new_attempt()
     runtime = _runtime()
     art, thread_id, user_id = runtime.art, str(job["thread_id"]), job.get("user_id")
-    response = await _published(response_key(job.get("suspension_id")), thread_id,
-                                _outcome(art, thread_id, user_id, lambda: _first(art, job)))
-    while response.get("status") in _PAUSED and runtime.approval_wait_s > 0:
+    carried: list[str] = []  # the workflow that carried this resume job's decision, if another
+    response = await _published(response_key(job.get("suspension_id")), thread_id, _first(art, job, carried))
+    while not carried and response.get("status") in _PAUSED and runtime.approval_wait_s > 0:
         message = await DBOS.recv_async(DECISION_TOPIC, timeout_seconds=runtime.approval_wait_s)
         if message is None:
             break  # nobody decided in time: the run stays paused in the store
         suspension_id = str(message["suspension_id"])
-        await DBOS.set_event_async(ack_key(suspension_id), True)
+        if suspension_id != str((response.get("suspension") or {}).get("id")):
+            # a decision that lost a race for a suspension this run no longer waits on: taking it
+            # would publish a refusal over that suspension's real response. Its sender saw the ack
+            # of the decision that won, so it was told; wait afresh.
+            logger.info("thread %r: ignored a decision for %r, not the suspension waited on", thread_id, suspension_id)
+            continue
+        await acknowledge(suspension_id, message.get("decision_id"))
         decided = partial(_decide, art, thread_id, {**message, "user_id": user_id})
         after = await _published(response_key(suspension_id), thread_id, _outcome(art, thread_id, user_id, decided))
         if "refused" not in after:
             response = after
     return response
+
+
+async def acknowledge(suspension_id: str, decision_id: str | None) -> None:
+    """Tell the decision's sender this workflow took it (and which decision, when several raced).
+    A seam for tests: a slow ack is what a loaded machine does."""
+    await DBOS.set_event_async(ack_key(suspension_id), decision_id or True)
 
 
 async def _published(key: str, thread_id: str, outcome: Awaitable[dict[str, Any]]) -> dict[str, Any]:
@@ -108,14 +128,38 @@ async def _published(key: str, thread_id: str, outcome: Awaitable[dict[str, Any]
     return response
 
 
-async def _first(art: ArtInstance, job: dict[str, Any]) -> AgentFinalResponse:
-    thread_id = str(job["thread_id"])
-    if job["kind"] == "resume":
-        return await _decide(art, thread_id, job)
-    return await art.process(
-        job["query"], thread_id=thread_id, trace_id=job.get("trace_id"), user_id=job.get("user_id"),
-        options=job.get("options"),
-    )
+async def _first(art: ArtInstance, job: dict[str, Any], carried: list[str]) -> dict[str, Any]:
+    """The job's first response: its run's, or, for a resume job whose decision was refused, the
+    response of the workflow that took that decision first (its id appended to ``carried``)."""
+    thread_id, user_id = str(job["thread_id"]), job.get("user_id")
+    if job["kind"] != "resume":
+        return await _outcome(art, thread_id, user_id, partial(
+            art.process, job["query"], thread_id=thread_id, trace_id=job.get("trace_id"), user_id=user_id,
+            options=job.get("options"),
+        ))
+    response = await _outcome(art, thread_id, user_id, partial(_decide, art, thread_id, job))
+    carrier = await _carrier(job) if "refused" in response else None
+    if carrier is None:
+        return response
+    carried.append(carrier)
+    await DBOS.set_event_async(CARRIED_BY, carrier)
+    suspension_id = str(job["suspension_id"])
+    answer = await DBOS.get_event_async(carrier, response_key(suspension_id), timeout_seconds=ATTACH_WAIT_S)
+    if answer is None:
+        message = f"workflow {carrier!r} took the decision on {suspension_id!r} but has not answered; ask it later"
+        return {"thread_id": thread_id, "refused": {"type": "PesAgentError", "message": message}}
+    return dict(answer)
+
+
+async def _carrier(job: dict[str, Any]) -> str | None:
+    """The workflow among those the producer sent this job's decision to that took it (acked its
+    decision id), if any: the store refused the job because that workflow applied it."""
+    decision_id = job.get("decision_id")
+    for waiting in job.get("sent_to") or ():
+        took = await DBOS.get_event_async(waiting, ack_key(str(job["suspension_id"])), timeout_seconds=0)
+        if decision_id is not None and took == decision_id:
+            return str(waiting)
+    return None
 
 
 async def _decide(art: ArtInstance, thread_id: str, message: dict[str, Any]) -> AgentFinalResponse:
