@@ -170,3 +170,24 @@ async def test_a_decision_that_lost_the_race_is_refused_and_leaves_the_winners_a
     assert final is not None and final.get("status") == "success", json.dumps(final)[:800]
     assert done_handle.workflow_id == won.workflow_id == waiting
     assert ran == ["A n=1", "B n=2", "C n=3"]
+
+
+async def test_a_wrong_suspension_id_is_refused_at_once_even_unchecked_and_the_run_still_waits(
+    deployment: On,
+) -> None:
+    ran: list[str] = []
+    producer, waiting, paused = await paused_run(deployment, ran, "t-wrong", approvalWaitS=60)
+    unchecked = await Producer.open(deployment.config())  # no store: the waiting run's store refuses it
+    try:
+        wrong = await unchecked.resume("t-wrong", "susp_wrong", APPROVE)
+        answer = await wrong.response(timeout_s=20)
+    finally:
+        await unchecked.aclose()
+    assert answer is not None and answer["refused"]["type"] == "UnknownSuspensionError", answer
+
+    resumed = await producer.resume("t-wrong", paused["suspension"]["id"], APPROVE)
+    after = await resumed.response(timeout_s=30)
+
+    assert after is not None and after.get("status") == "success", json.dumps(after)[:800]
+    assert resumed.workflow_id == waiting
+    assert ran == ["A n=1", "B n=2", "C n=3"]

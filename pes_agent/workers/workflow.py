@@ -11,7 +11,7 @@ A run that pauses for a person keeps its workflow waiting (``DBOS.recv``) up to
 then continues the same item. Past that wait it ends, and a later ``resume`` enqueues a new job.
 
 A decision is taken once: the waiting workflow acks it (``took <suspension id>`` = the decision's
-id) before applying it, and ignores one for a suspension it does not wait on. A resume job whose
+id) before applying it, and ignores a second one for a suspension it took a decision on. A resume job whose
 decision the store refuses because the waiting workflow took it after all (it acked too late for
 the producer) answers with that workflow's response, and names it (``carried by``).
 """
@@ -86,17 +86,20 @@ async def run_job(job: dict[str, Any]) -> dict[str, Any]:
     art, thread_id, user_id = runtime.art, str(job["thread_id"]), job.get("user_id")
     carried: list[str] = []  # the workflow that carried this resume job's decision, if another
     response = await _published(response_key(job.get("suspension_id")), thread_id, _first(art, job, carried))
+    taken = {str(job.get("suspension_id"))}  # suspensions this workflow has taken a decision on
     while not carried and response.get("status") in _PAUSED and runtime.approval_wait_s > 0:
         message = await DBOS.recv_async(DECISION_TOPIC, timeout_seconds=runtime.approval_wait_s)
         if message is None:
             break  # nobody decided in time: the run stays paused in the store
         suspension_id = str(message["suspension_id"])
-        if suspension_id != str((response.get("suspension") or {}).get("id")):
-            # a decision that lost a race for a suspension this run no longer waits on: taking it
-            # would publish a refusal over that suspension's real response. Its sender saw the ack
-            # of the decision that won, so it was told; wait afresh.
-            logger.info("thread %r: ignored a decision for %r, not the suspension waited on", thread_id, suspension_id)
+        if suspension_id in taken:
+            # a decision that lost the race for a suspension decided here already: taking it would
+            # publish a refusal over that suspension's real response. Its sender saw the ack of the
+            # decision that won, so it was told; wait afresh. (Any other id goes to the store,
+            # which refuses a wrong one: its sender is told so.)
+            logger.info("thread %r: ignored a second decision on %r", thread_id, suspension_id)
             continue
+        taken.add(suspension_id)
         await acknowledge(suspension_id, message.get("decision_id"))
         decided = partial(_decide, art, thread_id, {**message, "user_id": user_id})
         after = await _published(response_key(suspension_id), thread_id, _outcome(art, thread_id, user_id, decided))
