@@ -3,6 +3,7 @@
 Usage, from the repo root, with the `retrieval` extra (``pip install -e '.[retrieval]'``)::
 
     python benchmarks/retrieval.py [--local] [--json] [--label NAME]
+        [--embeddings-url URL --embeddings-model NAME]   # the fused path (benchmarks/retrieval_fused.py)
 
 Over the 1,000-tool catalogue (`benchmarks/tool_catalogue.py`) and its 267 labelled queries
 (`benchmarks/retrieval_queries.py`):
@@ -51,7 +52,8 @@ from pes_agent.agent.tool_offer import choose_tools
 from pes_agent.config import RetrievalConfig
 from pes_agent.llm.tokens import count_messages, tokenizer_available
 from pes_agent.state.memory import MemoryStore
-from pes_agent.tools.index import ToolFinder, ToolIndex, index_available
+from pes_agent.tools.finder import ToolFinder
+from pes_agent.tools.index import ToolIndex, index_available
 from pes_agent.tools.registry import ToolRegistry
 from pes_agent.tools.search_terms import words
 from pes_agent.tools.spec import ToolSpec
@@ -66,16 +68,19 @@ TOKEN_QUERIES = 40
 """Queries whose planning prompts are counted per catalogue size (every 267th/40th one)."""
 
 
-def recall(specs: Sequence[ToolSpec], queries: Sequence[LabelledQuery], k: int) -> tuple[float, int]:
-    """Share of needed tools among the ``k`` shown, over the queries whose tools are all in ``specs``."""
+def recall(specs: Sequence[ToolSpec], queries: Sequence[LabelledQuery], k: int, names: int = 0) -> tuple[float, int]:
+    """Share of needed tools among the ``k`` described and ``names`` named only, over the queries
+    whose tools are all in ``specs``."""
     registry = ToolRegistry(specs)
     finder = ToolFinder(registry)
-    config = RetrievalConfig(k=k, threshold=0)
+    config = RetrievalConfig(k=k, threshold=0, names=names)
     present = set(registry.names())
     usable = [q for q in queries if set(q.tools) <= present]
     found = needed = 0
     for query in usable:
-        shown = set(choose_tools(query.text, registry.names(), config, finder).names)
+        searcher = finder.lexical()
+        assert searcher is not None
+        shown = set(choose_tools(query.text, registry.names(), config, searcher).plannable)
         found += sum(t in shown for t in query.tools)
         needed += len(query.tools)
     return (found / needed if needed else float("nan")), len(usable)
@@ -107,12 +112,14 @@ def timings(specs: Sequence[ToolSpec], k: int) -> dict[str, float]:
     finder = ToolFinder(registry)
     config = RetrievalConfig(k=k)
     names = registry.names()
-    choose_tools(QUERIES[0].text, names, config, finder)  # build outside the clock
+    finder.index()  # build outside the clock
     per_query = []
     for _ in range(5):
         for query in QUERIES:
             start = time.perf_counter()
-            choose_tools(query.text, names, config, finder)
+            searcher = finder.lexical()
+            assert searcher is not None
+            choose_tools(query.text, names, config, searcher)
             per_query.append((time.perf_counter() - start) * 1000)
     per_query.sort()
     return {
@@ -149,7 +156,9 @@ def measure(with_local: bool, label: str | None) -> dict[str, Any]:
     threshold = RetrievalConfig().threshold
     result: dict[str, Any] = {"k": k, "threshold": threshold, "queries": len(QUERIES),
                               "needed_tools": sum(len(q.tools) for q in QUERIES)}
+    result["names"] = RetrievalConfig().names
     result["recall_at_k_1000"] = {str(kk): recall(full, QUERIES, kk)[0] for kk in K_VALUES}
+    result["recall_offered_1000"] = {str(m): recall(full, QUERIES, k, m)[0] for m in (0, 50, 100, 150, 200, 270)}
     result["recall_by_size"] = {str(n): recall(catalogue(n), QUERIES, k) for n in (50, 100, 200, 1000)}
     result["lexical_reach"] = lexical_reach(full, QUERIES)
     texts = [q.text for q in QUERIES[:: max(1, len(QUERIES) // TOKEN_QUERIES)]]
@@ -177,12 +186,15 @@ def report(r: Mapping[str, Any]) -> str:
     k = r["k"]
     rec = r["recall_at_k_1000"]
     head = (f"Tool retrieval: {r['queries']} labelled queries needing {r['needed_tools']} tools; "
-            f"k = {k}, threshold = {r['threshold']} (the defaults)")
+            f"k = {k}, names = {r['names']}, threshold = {r['threshold']} (the defaults)")
     lines = [head, ""]
     rows = [[kk, f"{rec[kk]:.3f}", str(r["tokens_by_k_1000"][kk])] for kk in rec]
     lines += ["recall@k and the largest planning prompt at N = 1,000:",
               format_table(["k", "recall", "max prompt tokens"], rows, "rrr"), ""]
     size_rows = [[n, f"{v[0]:.3f}", str(v[1])] for n, v in r["recall_by_size"].items()]
+    offered = r["recall_offered_1000"]
+    lines += [f"recall at N = 1,000 of the k = {k} described plus a names-only tier (BM25 alone): "
+              + ", ".join(f"+{m}: {v:.3f}" for m, v in offered.items()), ""]
     lines += [f"recall@{k} by catalogue size, retrieval forced on (queries whose tools it holds):",
               format_table(["N", "recall", "queries"], size_rows, "rrr"),
               f"lexical reach (needed tools sharing any word with their query): {r['lexical_reach']:.3f}", ""]
@@ -225,9 +237,17 @@ def save(r: Mapping[str, Any], text: str, label: str | None) -> tuple[Path, Path
     json_path, md_path = RESULTS_DIR / f"{stem}.json", RESULTS_DIR / f"{stem}.md"
     json_path.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
     md_path.write_text(f"# Tool retrieval, {data['date']}\n\nMachine: {json.dumps(data['machine'])}\n\n"
-                       f"Command: `python benchmarks/retrieval.py{' --local' if 'local' in r else ''}`\n\n"
+                       f"Command: `python benchmarks/retrieval.py{' --local' if 'local' in r else ''}{_fused_args(r)}`\n\n"
                        f"```\n{text}\n```\n", encoding="utf-8")
     return json_path, md_path
+
+
+def _fused_args(r: Mapping[str, Any]) -> str:
+    fused = r.get("fused")
+    if not fused:
+        return ""
+    return (f" --embeddings-url {fused['url']} --embeddings-model {fused['model']} --k {fused['k']} "
+            f"--names {fused['names']}")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -235,6 +255,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--local", action="store_true", help="also run the local model with 200 tools, on and off")
     parser.add_argument("--json", action="store_true", help="print the saved JSON instead of the table")
     parser.add_argument("--label", help="appended to the results' file names")
+    parser.add_argument("--embeddings-url", help="an OpenAI-compatible /v1 serving embeddings: measure the fused path")
+    parser.add_argument("--embeddings-model", default="all-MiniLM-L6-v2", help="the embedding model's id there")
+    parser.add_argument("--k", type=int, default=RetrievalConfig().k, help="k for the fused path")
+    parser.add_argument("--names", type=int, default=RetrievalConfig().names, help="names-only tier for the fused path")
     args = parser.parse_args(argv)
     use_shared_tiktoken_cache()
     if not index_available():
@@ -245,6 +269,11 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     result = measure(args.local, args.label)
     text = report(result)
+    if args.embeddings_url:
+        from benchmarks.retrieval_fused import measure_fused, report_fused
+
+        result["fused"] = measure_fused(args.embeddings_url, args.embeddings_model, args.k, args.names, SIZES)
+        text += "\n\n" + report_fused(result["fused"])
     json_path, md_path = save(result, text, args.label)
     print(json_path.read_text(encoding="utf-8") if args.json else text)
     print(f"SUMMARY recall@{result['k']}={result['recall_at_k_1000'][str(result['k'])]:.3f} "

@@ -10,6 +10,7 @@ from pes_agent.config import ArtInstanceConfig, ThreadConfig, load_config
 from pes_agent.errors import (
     BudgetExhaustedError,
     ConfigError,
+    EmbeddingsRefusedError,
     InvalidInputError,
     ParseError,
     PesAgentError,
@@ -42,6 +43,7 @@ __all__ = [
     "ArtInstanceConfig",
     "BudgetExhaustedError",
     "ConfigError",
+    "EmbeddingsRefusedError",
     "Event",
     "EventType",
     "InvalidInputError",

@@ -174,6 +174,14 @@ class ProviderError(RunError):
         super().__init__(message)
 
 
+class EmbeddingsRefusedError(RunError):
+    """The endpoint of ``retrieval.embeddings`` refused for good (a wrong key, an unknown model):
+    tools cannot be ranked by meaning until the config is fixed, and guessing on with words alone
+    would hide it. A transient failure is not this: the run then plans with BM25 and says so."""
+
+    code = "embeddings_refused"
+
+
 class ParseError(RunError):
     """A model reply that does not hold what the phase needs."""
 

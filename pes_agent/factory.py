@@ -74,7 +74,7 @@ async def create_art_instance(
                 sources[spec.name] = f"a2a:{agent_tools.agent_of[spec.name]}"
         owned_store = store is None
         the_store = store if store is not None else open_store(cfg.storage, base_dir=base_dir)
-        return ArtInstance(
+        instance = ArtInstance(
             cfg,
             registry=registry,
             provider_overrides=dict(providers or {}),
@@ -90,6 +90,12 @@ async def create_art_instance(
         for close in closers:
             await close()
         raise
+    try:
+        await instance.prepare_retrieval()
+    except BaseException:
+        await instance.aclose()  # closes what it was given too
+        raise
+    return instance
 
 
 async def _open_mcp(cfg: ArtInstanceConfig, taken: Sequence[str], source: str | None) -> McpTools:

@@ -44,7 +44,7 @@ from pes_agent.state.models import ItemStatus, Suspension, ThreadState
 from pes_agent.state.store import StateStore
 from pes_agent.streaming import stream_run
 from pes_agent.tools.executor import ToolExecutor
-from pes_agent.tools.index import ToolFinder
+from pes_agent.tools.finder import finder_for
 from pes_agent.tools.registry import ToolRegistry
 
 
@@ -80,7 +80,7 @@ class ArtInstance(ThreadReads):
         self._templates = templates
         self._clock = clock
         self._executor = ToolExecutor(registry)
-        self._finder = ToolFinder(registry)
+        self._finder = finder_for(registry, config.retrieval, config.providers)
         self._gate = ArgumentGate(registry, config.gate)
         self._locks = ThreadLocks()
         self._default_setup: RunSetup | None = None
@@ -275,6 +275,12 @@ class ArtInstance(ThreadReads):
     ) -> Subscription:
         return self.bus.subscribe(listener, thread_id=thread_id, types=types)
 
+    async def prepare_retrieval(self) -> None:
+        """Embed the tool catalogue now when ``retrieval.embeddings`` will be used: a wrong key or
+        model fails at start (``EmbeddingsRefusedError``), not in the first run."""
+        if self._finder.embedder is not None and len(self.registry.names()) > self.config.retrieval.threshold:
+            await self._finder.searcher(())
+
     async def aclose(self) -> None:
         closers, self._closers = self._closers, []
         for close in closers:  # MCP sessions: a stdio server's process ends here
@@ -282,6 +288,7 @@ class ArtInstance(ThreadReads):
         for provider in self._built.values():
             await provider.aclose()
         self._built.clear()
+        await self._finder.aclose()
         self._default_setup = None
         if self._owns_store:
             await self.store.aclose()

@@ -80,10 +80,16 @@ def _free_port() -> int:
 @pytest.fixture
 def llama_cpp_server(tmp_path: Path) -> Iterator[str]:
     """The server's base URL; the process is stopped (and reaped) however the test ends."""
+    yield from serve_llama_cpp(tmp_path)
+
+
+def serve_llama_cpp(tmp_path: Path, *options: str) -> Iterator[str]:
+    """Run the server (with its command-line ``options``) while the generator is open; yields its
+    base URL."""
     port = _free_port()
     log_path = tmp_path / "server.log"
     command = [sys.executable, "-m", "llama_cpp.server", "--model", str(_gguf())]
-    command += ["--host", "127.0.0.1", "--port", str(port), "--n_ctx", "4096"]
+    command += ["--host", "127.0.0.1", "--port", str(port), "--n_ctx", "4096", *options]
     with log_path.open("wb") as log:
         process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
     try:

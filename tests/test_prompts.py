@@ -93,25 +93,28 @@ JWST_QUERY = "Find recent articles about the James Webb Space Telescope's discov
 
 async def test_planning_prompt_200_tools_retrieved(prompt_snapshot: SnapshotAssertion) -> None:
     """The default with the `retrieval` extra: at most 30 tools, those that best match the query by
-    their words, a note that they are a part of 200, and how to ask for more (issue 18). Here the
-    words miss `webSearch` (the query says "find articles", the tool "search the web"): the
-    planner has to ask for it, which is what the note tells it to do."""
+    their words (fewer share one here, so no names-only tier), a note that they are a part of
+    200, and how to ask for more (issue 18). Here the words miss `webSearch`
+    (the query says "find articles", the tool "search the web"): the planner has to ask for it,
+    which is what the note tells it to do."""
     pytest.importorskip("bm25s", reason="the `retrieval` extra is not installed")
     art = await create_art_instance({"storage": {"type": "memory"}}, tools=_n200_specs(), store=MemoryStore())
     request = art.planning_prompt(JWST_QUERY)
-    assert "of 200 tools: those whose words best match the query" in request.messages[1].content
+    assert "of 200 tools: those that best match the query" in request.messages[1].content
     assert '"findTools"' in request.messages[1].content
     assert request == prompt_snapshot
 
 
 async def test_planning_prompt_1000_tools_retrieved(prompt_snapshot: SnapshotAssertion) -> None:
-    """The benchmark's 1,000-tool catalogue: the prompt is the size it is at 200 tools."""
+    """The benchmark's 1,000-tool catalogue: 30 tools described, up to 200 more by name."""
     pytest.importorskip("bm25s", reason="the `retrieval` extra is not installed")
     from benchmarks.tool_catalogue import catalogue
 
     art = await create_art_instance({"storage": {"type": "memory"}}, tools=catalogue(), store=MemoryStore())
     request = art.planning_prompt("Can you send me a printable copy of invoice 4411?")
-    assert "(30 of 1000 tools" in request.messages[1].content
+    content = request.messages[1].content
+    named = content.split("More tools, by name only (plan with them as with those above): ", 1)[1].split("\n", 1)[0]
+    assert f"({30 + len(named.split(', '))} of 1000 tools" in content
     assert request == prompt_snapshot
 
 

@@ -56,6 +56,7 @@ DOCUMENTED = {
     "ScriptExhaustedError",
     "RunError",
     "ProviderError",
+    "EmbeddingsRefusedError",
     "ParseError",
     "ToolValidationError",
     "ToolExecutionError",

@@ -21,6 +21,7 @@ from pes_agent.prompts.schemas import plan_reply_schema
 from pes_agent.testing import ScriptedProvider
 from pes_agent.tools import index as index_module
 from pes_agent.tools.decorators import tool_from_schema
+from pes_agent.tools.finder import ToolFinder
 from pes_agent.tools.index import ToolIndex
 from pes_agent.tools.registry import ToolRegistry
 
@@ -91,7 +92,7 @@ def test_the_index_searches_only_the_allowed_tools() -> None:
 def test_the_finder_follows_the_registry_when_tools_change() -> None:
     """MCP servers' list changes reach the registry as register/unregister: the index follows."""
     registry = ToolRegistry(catalogue(100))
-    finder = index_module.ToolFinder(registry)
+    finder = ToolFinder(registry)
     assert finder.index() is not None
     assert finder.index().search("glacier melt", 3) == ()  # type: ignore[union-attr]
     schema = {"type": "object", "properties": {"region": {"type": "string"}}}
@@ -136,7 +137,8 @@ async def test_with_a_thousand_tools_the_planner_sees_k_of_them_and_the_event_sa
     lines = tool_lines(prompt)
     assert len(lines) == art.config.retrieval.k == 30
     assert any(line.startswith(f"- {PDF}:") for line in lines)
-    assert "(30 of 1000 tools" in prompt and '"findTools"' in prompt
+    assert "of 1000 tools: those that best match the query" in prompt and '"findTools"' in prompt
+    assert "\nMore tools, by name only" in prompt  # retrieval.names: the next ones by name
     offered = [e for e in events if e.type is EventType.TOOLS_OFFERED]
     assert len(offered) == 1 and offered[0].data["mode"] == "retrieved"
     assert offered[0].data["searches"] == [QUERY] and offered[0].data["total"] == 1000

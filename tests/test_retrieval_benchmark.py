@@ -34,7 +34,8 @@ def test_recall_counts_the_needed_tools_shown_among_the_queries_whose_tools_are_
 def _result(recall_at_k: float, tokens: int) -> dict[str, Any]:
     sizes = {n: {"on_mean": 400, "on_max": tokens, "off_mean": 20 * int(n)} for n in ("10", "50", "200", "1000")}
     return {
-        "k": 30, "threshold": 30, "queries": 3, "needed_tools": 3,
+        "k": 30, "names": 200, "threshold": 30, "queries": 3, "needed_tools": 3,
+        "recall_offered_1000": {"0": recall_at_k, "200": recall_at_k},
         "recall_at_k_1000": {"30": recall_at_k}, "tokens_by_k_1000": {"30": tokens},
         "recall_by_size": {"1000": (recall_at_k, 3)}, "lexical_reach": 0.7,
         "planning_tokens": sizes,

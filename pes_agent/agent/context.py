@@ -22,7 +22,7 @@ from pes_agent.state.journal import CallFinish
 from pes_agent.state.models import ItemStatus, ThreadState, TodoItem
 from pes_agent.state.store import StateStore
 from pes_agent.tools.executor import ToolExecutor
-from pes_agent.tools.index import ToolFinder
+from pes_agent.tools.finder import ToolFinder
 from pes_agent.tools.registry import ToolRegistry
 
 

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from pes_agent.agent.context import PhaseFailure, RunContext
 from pes_agent.agent.plan_items import plan_event_data, todo_from_plan
 from pes_agent.agent.plan_update import apply_plan_update
-from pes_agent.agent.tool_offer import ToolOffer, choose_tools, widen
+from pes_agent.agent.tool_offer import ToolOffer, choose_tools, every_tool, widen
 from pes_agent.agent.views import results_before
 from pes_agent.config import RetrievalConfig
 from pes_agent.errors import ParseError
@@ -22,7 +22,7 @@ from pes_agent.prompts.guided import build_guided_planning
 from pes_agent.prompts.planning import build_planning, chosen_manifesto
 from pes_agent.prompts.refinement import build_refinement
 from pes_agent.prompts.views import HistoryTurn, PromptSettings
-from pes_agent.tools.index import ToolFinder
+from pes_agent.tools.finder import ToolFinder
 from pes_agent.tools.registry import ToolRegistry
 
 
@@ -36,18 +36,26 @@ async def emit_warnings(ctx: RunContext, warnings: Sequence[ParseWarning], step_
 async def offer_tools(ctx: RunContext, *, parts: Sequence[str] = (), keep: Sequence[str] = ()) -> ToolOffer:
     """The tools the planner is shown for this run. A ``TOOLS_OFFERED`` event tells when that is
     not simply every tool: chosen by retrieval (with scores), or all for want of the extra."""
-    offer = choose_tools(ctx.query, ctx.enabled_tools, ctx.retrieval, ctx.finder, parts=parts, keep=keep)
+    offer = every_tool(ctx.enabled_tools, ctx.retrieval, ctx.finder)
+    if offer is None:
+        assert ctx.finder is not None  # every_tool offers all without one
+        searcher = await ctx.finder.searcher([ctx.query, *parts])
+        if searcher is None:  # the index could not be built after all
+            return ToolOffer(names=tuple(ctx.enabled_tools), total=len(ctx.enabled_tools), mode="all")
+        offer = choose_tools(ctx.query, ctx.enabled_tools, ctx.retrieval, searcher, parts=parts, keep=keep)
     if offer.mode != "all":
         await ctx.emit(EventType.TOOLS_OFFERED, offer.event_data(ctx.retrieval.k))
     return offer
 
 
 def tools_text(registry: ToolRegistry, offer: ToolOffer, *, find_tools: bool) -> str:
-    """The ``$tools`` text: every line as before, or the chosen ones with a note saying so."""
+    """The ``$tools`` text: every line as before, or the chosen ones (and those named only) with a
+    note saying so."""
     lines = registry.manifesto_lines(offer.names)
     if not offer.retrieved:
         return "\n".join(lines)
-    return chosen_manifesto(lines, total=offer.total, find_tools=find_tools)
+    named = [h.name for h in offer.named]
+    return chosen_manifesto(lines, total=offer.total, find_tools=find_tools, named=named)
 
 
 def first_planning_request(
@@ -59,11 +67,17 @@ def first_planning_request(
     finder: ToolFinder | None,
 ) -> PromptRequest:
     """The first planning prompt a run would send (what `pes-agent prompts` shows), tools chosen as
-    a run chooses them."""
-    offer = choose_tools(query, enabled, retrieval, finder)
+    a run chooses them, by their words: a preview sends no embeddings request."""
+    offer = every_tool(enabled, retrieval, finder)
+    if offer is None:
+        searcher = finder.lexical() if finder is not None else None
+        if searcher is None:
+            offer = ToolOffer(names=tuple(enabled), total=len(enabled), mode="all")
+        else:
+            offer = choose_tools(query, enabled, retrieval, searcher)
     find = offer.retrieved and retrieval.find_tools_calls > 0
     return build_planning(
-        query, tools_text(registry, offer, find_tools=find), settings, tool_names=offer.names, find_tools=find
+        query, tools_text(registry, offer, find_tools=find), settings, tool_names=offer.plannable, find_tools=find
     )
 
 
@@ -108,14 +122,17 @@ async def _plan_with_finds(ctx: RunContext, history: Sequence[HistoryTurn], offe
     while True:
         request = build_planning(
             ctx.query, tools_text(ctx.registry, offer, find_tools=finds_left > 0), ctx.settings,
-            history=history, tool_names=offer.names, find_tools=finds_left > 0,
+            history=history, tool_names=offer.plannable, find_tools=finds_left > 0,
         )
         reply = await ctx.call_model(request)
         phrases = find_tools_request(reply.text) if finds_left > 0 else ()
         if not phrases or ctx.finder is None:
             return reply
         finds_left -= 1
-        offer, added = widen(offer, phrases, ctx.enabled_tools, ctx.retrieval, ctx.finder)
+        searcher = await ctx.finder.searcher(phrases)
+        if searcher is None:
+            return reply
+        offer, added = widen(offer, phrases, ctx.enabled_tools, ctx.retrieval, searcher)
         await ctx.emit(EventType.TOOLS_OFFERED, offer.event_data(ctx.retrieval.k, added=added))
 
 
@@ -131,7 +148,7 @@ async def run_refinement(ctx: RunContext, history: Sequence[HistoryTurn]) -> Non
         manifesto=tools_text(ctx.registry, offer, find_tools=False),
         settings=ctx.settings,
         history=history,
-        tool_names=offer.names,
+        tool_names=offer.plannable,
     )
     reply = await ctx.call_model(request)
     try:

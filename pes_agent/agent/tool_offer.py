@@ -2,8 +2,9 @@
 
 With more than ``retrieval.threshold`` enabled tools, a manifesto of every tool costs about 20
 tokens a tool on every planning call (19,500 at 1,000 tools, beyond a small model's whole context),
-so the planner sees the ``k`` best matches instead and may ask for more (``findTools``). Every
-choice is an ``TOOLS_OFFERED`` event with the scores, so a user can see why a tool was missing.
+so the planner sees the ``k`` best matches instead, the next ``names`` by name only, and may ask for
+more (``findTools``). Every choice is a ``TOOLS_OFFERED`` event with the scores, so a user can see
+why a tool was missing.
 
 Without the ``retrieval`` extra the planner sees every tool, as before, and says so: a warning in
 the log once per instance and a ``reason`` in each event. Never a silent fallback.
@@ -16,7 +17,9 @@ from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from pes_agent.config.retrieval import RetrievalConfig
-from pes_agent.tools.index import EXTRA_HINT, ToolFinder, ToolHit
+from pes_agent.tools.finder import ToolFinder
+from pes_agent.tools.index import EXTRA_HINT, ToolHit
+from pes_agent.tools.semantic import Searcher
 
 OfferMode = Literal["all", "retrieved", "all_unindexed"]
 
@@ -30,40 +33,51 @@ class ToolOffer:
     """The tools the planner is shown, best first when retrieved, and how they were chosen."""
 
     names: tuple[str, ...]
+    """Shown with their manifesto line."""
     total: int
     mode: OfferMode
     hits: tuple[ToolHit, ...] = ()
+    named: tuple[ToolHit, ...] = ()
+    """Shown by name only, after ``names`` (``retrieval.names``)."""
     searches: tuple[str, ...] = ()
     """What was searched for: the query, or the planner's ``findTools`` phrases."""
+    ranking: str = "bm25"
     reason: str = ""
-    """Why every tool is shown (mode ``all`` or ``all_unindexed``)."""
+    """Why every tool is shown (mode ``all`` or ``all_unindexed``), or why configured embeddings
+    were not used."""
 
     @property
     def retrieved(self) -> bool:
         return self.mode == "retrieved"
 
+    @property
+    def plannable(self) -> tuple[str, ...]:
+        """Every tool a plan may name: those described, then those named only."""
+        return self.names + tuple(h.name for h in self.named)
+
     def event_data(self, k: int, *, added: Sequence[ToolHit] = ()) -> dict[str, Any]:
         """``TOOLS_OFFERED``: enough to debug a missing tool (was it searched for, how did it score)."""
         data: dict[str, Any] = {"mode": self.mode, "total": self.total, "shown": len(self.names), "k": k}
         if self.retrieved:
+            data["ranking"] = self.ranking
             data["searches"] = list(self.searches)
-            data["tools"] = [{"name": h.name, "score": h.score} for h in (added or self.hits)]
-        else:
+            data["tools"] = [_hit_data(h) for h in (added or self.hits)]
+            data["named"] = [_hit_data(h) for h in self.named]
+        if self.reason:
             data["reason"] = self.reason
         return data
 
 
-def choose_tools(
-    query: str,
-    enabled: Sequence[str],
-    config: RetrievalConfig,
-    finder: ToolFinder | None,
-    *,
-    parts: Sequence[str] = (),
-    keep: Iterable[str] = (),
-) -> ToolOffer:
-    """The tools to show for ``query``. ``parts``: the query's parts (guided mode), each adding
-    its own best tools; ``keep``: tools shown whatever their score (a plan being refined uses them)."""
+def _hit_data(hit: ToolHit) -> dict[str, Any]:
+    data: dict[str, Any] = {"name": hit.name, "score": hit.score}
+    if hit.lexical is not None or hit.semantic is not None:
+        data.update(bm25=hit.lexical, cosine=hit.semantic)
+    return data
+
+
+def every_tool(enabled: Sequence[str], config: RetrievalConfig, finder: ToolFinder | None) -> ToolOffer | None:
+    """The offer of every enabled tool when retrieval does not apply (off, few tools, the extra
+    missing), with the reason; None when the tools are to be searched."""
     total = len(enabled)
     everything = tuple(enabled)
     if not config.enabled or finder is None:
@@ -71,30 +85,47 @@ def choose_tools(
     if total <= config.threshold:
         reason = f"{total} tools: no more than `retrieval.threshold` ({config.threshold})"
         return ToolOffer(names=everything, total=total, mode="all", reason=reason)
-    index = finder.index()
-    if index is None:
+    if finder.index() is None:
         finder.warn_once(total)
         reason = f"{total} tools are enabled but tool retrieval is not installed: {EXTRA_HINT}"
         return ToolOffer(names=everything, total=total, mode="all_unindexed", reason=reason)
+    return None
+
+
+def choose_tools(
+    query: str,
+    enabled: Sequence[str],
+    config: RetrievalConfig,
+    searcher: Searcher,
+    *,
+    parts: Sequence[str] = (),
+    keep: Iterable[str] = (),
+) -> ToolOffer:
+    """The tools to show for ``query``: the best ``k`` described, the next ``names`` by name.
+    ``parts``: the query's parts (guided mode), each adding its own best tools, and no names-only
+    tier (a small model chooses among a few per part); ``keep``: tools shown whatever their score
+    (a plan being refined uses them)."""
     allowed = frozenset(enabled)
-    hits = list(index.search(query, config.k, allowed))
+    named_only = 0 if parts else config.names
+    found = searcher.search(query, config.k + named_only, allowed)
+    hits = list(found[: config.k])
     for part in parts:
-        hits += index.search(part, GUIDED_PART_HITS, allowed)
+        hits += searcher.search(part, GUIDED_PART_HITS, allowed)
     chosen = _merge([n for n in keep if n in allowed], hits)
-    return ToolOffer(names=tuple(h.name for h in chosen), total=total, mode="retrieved",
-                     hits=tuple(chosen), searches=(query, *parts))
+    described = {h.name for h in chosen}
+    named = tuple(h for h in found[config.k :] if h.name not in described)
+    return ToolOffer(names=tuple(h.name for h in chosen), total=len(enabled), mode="retrieved", hits=tuple(chosen),
+                     named=named, searches=(query, *parts), ranking=searcher.ranking, reason=searcher.note)
 
 
 def widen(offer: ToolOffer, phrases: Sequence[str], enabled: Collection[str], config: RetrievalConfig,
-          finder: ToolFinder) -> tuple[ToolOffer, tuple[ToolHit, ...]]:
-    """``offer`` with up to ``k`` more tools found for the planner's ``phrases``: the best of each
-    phrase in turn, never one already shown. Returns the new offer and what was added."""
-    index = finder.index()
-    if index is None:
-        return offer, ()
+          searcher: Searcher) -> tuple[ToolOffer, tuple[ToolHit, ...]]:
+    """``offer`` with up to ``k`` more tools described, found for the planner's ``phrases``: the best
+    of each phrase in turn, never one already described (one named only is described now).
+    Returns the new offer and what was added."""
     shown = set(offer.names)
     allowed = frozenset(n for n in enabled if n not in shown)
-    per_phrase = [list(index.search(p, config.k, allowed)) for p in phrases]
+    per_phrase = [list(searcher.search(p, config.k, allowed)) for p in phrases]
     added: list[ToolHit] = []
     while len(added) < config.k and any(per_phrase):
         for hits in per_phrase:
@@ -105,7 +136,8 @@ def widen(offer: ToolOffer, phrases: Sequence[str], enabled: Collection[str], co
                 shown.add(hit.name)
                 added.append(hit)
     wider = replace(offer, names=offer.names + tuple(h.name for h in added), hits=offer.hits + tuple(added),
-                    searches=tuple(phrases))
+                    named=tuple(h for h in offer.named if h.name not in shown), searches=tuple(phrases),
+                    ranking=searcher.ranking, reason=searcher.note)
     return wider, tuple(added)
 
 

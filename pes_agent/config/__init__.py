@@ -30,7 +30,7 @@ from pes_agent.config.model import (
 )
 from pes_agent.config.provider import ProviderConfig
 from pes_agent.config.provider_choice import require_provider
-from pes_agent.config.retrieval import RetrievalConfig
+from pes_agent.config.retrieval import EmbeddingsConfig, RetrievalConfig
 from pes_agent.config.workers import ProviderQueueConfig, WorkersConfig
 
 __all__ = [
@@ -40,6 +40,7 @@ __all__ = [
     "ArtInstanceConfig",
     "ConcurrencyConfig",
     "ConfigModel",
+    "EmbeddingsConfig",
     "ExecutionConfig",
     "GateConfig",
     "HistoryConfig",

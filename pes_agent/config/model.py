@@ -30,7 +30,7 @@ from pes_agent.config.agents import RemoteAgentConfig, delegation_problems
 from pes_agent.config.base import ConfigModel, check_unique_ids, fail, problem
 from pes_agent.config.mcp import McpConfig
 from pes_agent.config.provider import ProviderConfig
-from pes_agent.config.retrieval import RetrievalConfig
+from pes_agent.config.retrieval import RetrievalConfig, embedding_problems
 from pes_agent.config.workers import WorkersConfig
 from pes_agent.secrets import SecretValue, dump_secret, redact_mapping
 
@@ -254,6 +254,7 @@ class ArtInstanceConfig(ConfigModel):
                     problem(("providers", name, "model"), needs, ["a model id, e.g. gpt-4o-mini"])
                 )
         problems.extend(delegation_problems(self.execution.enable_a2a_delegation, self.agents))
+        problems.extend(embedding_problems(self.retrieval, self.providers))
         if problems:
             fail(*problems)
         return self

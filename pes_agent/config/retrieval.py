@@ -1,29 +1,65 @@
 """The ``retrieval`` section: finding the tools a query needs before planning.
 
 On by default: an instance with more than ``threshold`` enabled tools shows the planner only the
-``k`` that best match the query (``pes_agent.tools.index``), so the planning prompt stays the same
-size at 50 tools or 1,000. The index needs the ``retrieval`` extra; where it is not installed, the
-planner sees every tool as before, and a warning (logged once, and in every ``TOOLS_OFFERED``
-event) says what to install.
+``k`` that best match the query (``pes_agent.tools.index``) and the next ``names`` by name only, so
+the planning prompt stays under a fixed size at 200 tools or 1,000. The index needs the
+``retrieval`` extra; where it is not installed, the planner sees every tool as before, and a warning
+(logged once, and in every ``TOOLS_OFFERED`` event) says what to install. With ``embeddings`` (an
+OpenAI-compatible ``/v1/embeddings`` of a configured provider) tools are ranked by meaning too.
+
+Figures below: ``python benchmarks/retrieval.py --embeddings-url ... --embeddings-model
+all-MiniLM-L6-v2`` at 1,000 tools and 267 labelled queries (``benchmarks/results/``).
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from pydantic import Field
 
-from pes_agent.config.base import ConfigModel
+from pes_agent.config.base import ConfigModel, problem
 
 DEFAULT_K = 30
 """Chosen with ``benchmarks/retrieval.py`` at 1,000 tools: where recall over the labelled queries
 levels off (0.51 at 10, 0.58 at 20, 0.63 at 30, 0.66 at 50, 0.67 at 100; 0.67 of the needed tools
 share a word with their query at all, the most BM25 can find), at about 850 planning-prompt tokens,
-a fifth of the local model's context (1,090 at 50, 2,010 at 100)."""
+a fifth of the local model's context (1,090 at 50, 2,010 at 100). Kept with embeddings: there the
+names-only tier, not a larger ``k``, buys recall (30 + 200 named: 0.972; 50 + 150: 0.965, for more
+tokens)."""
 
 DEFAULT_THRESHOLD = 100
 """Below it, every tool is shown: lexical retrieval shows the planner only about two thirds of the
 tools a query needs (recall@30 0.65 at 50 tools, 0.68 at 100, ``benchmarks/retrieval.py``), while
 100 tools' lines cost about 2,000 tokens, within the 3,000-token budget and half the local model's
 context. Above it the list would outgrow both (3,700 tokens at 200 tools, 16,700 at 1,000)."""
+
+
+DEFAULT_NAMES = 200
+"""Chosen on the even half of the labelled queries, checked on the odd half. With embeddings
+(all-MiniLM-L6-v2): 30 described reach 0.830 of the needed tools, 30 + 100 named 0.945, 30 + 150
+0.962, 30 + 200 **0.972** (0.972 on either half; 30 + 270: 0.983), and the largest planning prompt at
+1,000 tools is 1,858 tokens, under the 3,000 budget with room for history. BM25 alone gains less
+but gains: 0.630 → 0.671 (all it can reach: the tools sharing a word with the query; reached
+from + 100), at 664 tokens mean, 1,568 max, because a name costs about 5 tokens where a described line
+costs about 16.5, and BM25 names no tool that shares no word with the query."""
+
+
+class EmbeddingsConfig(ConfigModel):
+    """Embeddings fused with the lexical index: tools found by meaning, not only by shared words.
+
+    Requests go to ``/v1/embeddings`` of a configured provider (``openai`` adapter, or a preset that
+    speaks its API), with that provider's ``base_url``, key and retry settings: nothing is copied.
+    """
+
+    provider: str
+    """The name of a configured provider (under ``providers``) whose endpoint serves embeddings."""
+    model: str
+    """The embedding model's id at that endpoint (``text-embedding-3-small``, ``nomic-embed-text``...)."""
+    batch_size: int = Field(default=64, ge=1, le=2048)
+    """Tool texts sent per request when the catalogue is embedded."""
+    timeout_s: float | None = Field(default=None, gt=0)
+    """Per-request timeout; None: the provider's ``timeout_s``."""
 
 
 class RetrievalConfig(ConfigModel):
@@ -38,3 +74,30 @@ class RetrievalConfig(ConfigModel):
     find_tools_calls: int = Field(default=2, ge=0)
     """How many times the planner may ask for more tools (``{"findTools": [...]}``) before it has to
     plan with what it has; each ask adds up to ``k`` tools. 0: the planner is not offered it."""
+    names: int = Field(default=DEFAULT_NAMES, ge=0)
+    """After the ``k`` tools shown with their description, this many more by name only: a short
+    line the planner may plan from (or ask ``findTools`` about), so more of the tools a query needs
+    are within reach at a few tokens each. Not in guided mode, whose small model chooses among a
+    few candidates per part."""
+    embeddings: EmbeddingsConfig | None = None
+    """Rank tools by meaning too (fused with BM25): ``{provider, model}``. None: BM25 alone."""
+
+
+def embedding_problems(retrieval: RetrievalConfig, providers: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """What is wrong with ``retrieval.embeddings``' provider: it must be configured and speak the
+    OpenAI API (``adapter: openai`` or one of its presets), whose ``/v1/embeddings`` is used."""
+    chosen = retrieval.embeddings
+    if chosen is None:
+        return []
+    where = ("retrieval", "embeddings", "provider")
+    provider = providers.get(chosen.provider)
+    if provider is None:
+        configured = sorted(providers)
+        msg = f"no provider named {chosen.provider!r} is configured to serve embeddings"
+        return [problem(where, msg, configured or ["a provider under `providers`"], chosen.provider)]
+    if provider.adapter != "openai":
+        msg = (f"provider {chosen.provider!r} uses the {provider.adapter!r} adapter; embeddings are "
+               "requested from an OpenAI-compatible `/v1/embeddings`, so name a provider with `adapter: openai` "
+               "(or a preset such as `ollama`)")
+        return [problem(where, msg, [n for n, p in providers.items() if p.adapter == "openai"], chosen.provider)]
+    return []

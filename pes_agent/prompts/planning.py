@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from pes_agent.llm.markers import PLAN_END, PLAN_START, sanitize_user_text
 from pes_agent.llm.types import Message, Phase, PromptRequest
 from pes_agent.prompts.schemas import plan_reply_schema
-from pes_agent.prompts.templates import FIND_TOOLS, PLANNING_SYSTEM, TOOLS_CHOSEN
+from pes_agent.prompts.templates import FIND_TOOLS, PLANNING_SYSTEM, TOOLS_CHOSEN, TOOLS_NAMED
 from pes_agent.prompts.views import HistoryTurn, PromptSettings, guidance_suffix, render_history
 
 
@@ -32,12 +32,14 @@ def build_planning(
     return plan_request("planning", settings, user, tool_names, find_tools=find_tools)
 
 
-def chosen_manifesto(lines: Sequence[str], *, total: int, find_tools: bool) -> str:
-    """The tool list when retrieval chose it: the lines, a note that they are ``len(lines)`` of
-    ``total``, and, while the planner may still ask for more, how to ask. Part of the ``$tools``
-    text, so a user's own planning template needs no new variable."""
-    body = "\n".join(lines) or "(no tool matched the query's words)"
-    note = TOOLS_CHOSEN.substitute(shown=len(lines), total=total)
+def chosen_manifesto(lines: Sequence[str], *, total: int, find_tools: bool, named: Sequence[str] = ()) -> str:
+    """The tool list when retrieval chose it: the lines, the ``named`` tools by name only, a note
+    that they are so many of ``total``, and, while the planner may still ask for more, how to ask.
+    Part of the ``$tools`` text, so a user's own planning template needs no new variable."""
+    body = "\n".join(lines) or "(no tool matched the query)"
+    if named:
+        body += "\n" + TOOLS_NAMED.substitute(names=", ".join(named))
+    note = TOOLS_CHOSEN.substitute(shown=len(lines) + len(named), total=total)
     if find_tools:
         note += " " + FIND_TOOLS.substitute(start=PLAN_START, end=PLAN_END)
     return f"{body}\n{note}"

@@ -64,8 +64,13 @@ todoList: steps in order, each {"id": "step_1", "description", "stepType": "tool
 Use as few steps as the query needs; a query that needs no tools gets one reasoning step."""
 )
 
-TOOLS_CHOSEN = PromptTemplate("($shown of $total tools: those whose words best match the query.)")
-"""Ends the planner's tool list when retrieval chose it: the planner must know the list is partial."""
+TOOLS_CHOSEN = PromptTemplate("($shown of $total tools: those that best match the query.)")
+"""Ends the planner's tool list when retrieval chose it: the planner must know the list is partial.
+Not "whose words": with embeddings, tools are chosen by meaning too."""
+
+TOOLS_NAMED = PromptTemplate("More tools, by name only (plan with them as with those above): $names")
+"""Follows the described tools when ``retrieval.names`` adds a names-only tier: the planner may
+name them in a plan; their arguments are given at execution, as for every tool."""
 
 FIND_TOOLS = PromptTemplate(
     """If a step needs a tool that is not listed, reply instead with only {"findTools": ["what the \

@@ -181,7 +181,13 @@ class FakeServer:
         self, body: dict[str, Any], writer: asyncio.StreamWriter, keep_alive: bool, **context: Any
     ) -> bool:
         """Take the next action for a model request and perform it; ``context`` goes to ``_reply``."""
-        action = await self._next_action(body)
+        return await self._perform(await self._next_action(body), body, writer, keep_alive, **context)
+
+    async def _perform(
+        self, action: FakeAction | None, body: dict[str, Any], writer: asyncio.StreamWriter, keep_alive: bool,
+        **context: Any,
+    ) -> bool:
+        """Perform ``action`` (None: the script ran out) in the API's format."""
         if self.latency_s > 0:
             await asyncio.sleep(self.latency_s)
         if action is None:

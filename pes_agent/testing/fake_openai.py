@@ -5,6 +5,9 @@ It speaks real HTTP/1.1 (keep-alive, Content-Length or chunked bodies) on asynci
 a real endpoint, with no dependency beyond the standard library. Each chat request takes the next
 scripted action (``FakeReply``, ``FakeError``, ``FakeHang``, ``FakeMalformed``, ``FakeDisconnect``),
 then asks ``handler``; every request is recorded. ``"stream": true`` requests get server-sent events.
+``/v1/embeddings`` answers each input with a deterministic vector (``embed``: by default words
+hashed into dimensions, ``fake_embeddings``), after the scripted ``embedding_actions`` (failures to
+replay) are used up; its requests are counted apart (``embedding_requests``).
 ``mimic="llama-cpp-python"`` validates ``response_format`` as that server does (only ``text`` and
 ``json_object``, the schema beside it; anything else is a validation error served as HTTP 500), so the
 structured-output dialects can be tested without it.
@@ -17,7 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Literal
 
 from pes_agent.testing._http import (
@@ -39,6 +42,7 @@ from pes_agent.testing.fake_actions import (
     FakeMalformed,
     FakeReply,
 )
+from pes_agent.testing.fake_embeddings import word_vector
 
 __all__ = [
     "FakeAction",
@@ -80,17 +84,32 @@ class FakeOpenAIServer(FakeServer):
         backlog: int = 2048,
         record: bool = True,
         mimic: Mimic = "openai",
+        embed: Callable[[str], Sequence[float]] = word_vector,
+        embedding_models: Iterable[str] = ("fake-embedding",),
+        embedding_actions: Iterable[FakeAction] = (),
     ) -> None:
         super().__init__(
             replies, handler=handler, latency_s=latency_s, host=host, port=port, backlog=backlog, record=record
         )
         self.mimic = mimic
         self.models = tuple(models)
+        self.embed = embed
+        """Text to vector, for ``/v1/embeddings`` (deterministic: the same text, the same vector)."""
+        self.embedding_models = tuple(embedding_models)
+        """Models ``/v1/embeddings`` knows; any other is a 404, as OpenAI answers an unknown model."""
+        self.embedding_actions = list(embedding_actions)
+        """Taken in order, one per embeddings request, before the vectors are answered
+        (``FakeError``, ``FakeHang``, ``FakeDisconnect``, ``FakeMalformed``)."""
 
     @property
     def base_url(self) -> str:
         """What a provider's ``base_url`` should be: ``http://127.0.0.1:PORT/v1``."""
         return f"{self.root_url}/v1"
+
+    @property
+    def embedding_requests(self) -> list[dict[str, Any]]:
+        """JSON bodies of the embeddings requests, in arrival order."""
+        return [r.json for r in self.requests if r.path.split("?", 1)[0].rstrip("/").endswith("/embeddings")]
 
     @property
     def chat_requests(self) -> list[dict[str, Any]]:
@@ -108,6 +127,9 @@ class FakeOpenAIServer(FakeServer):
             await send(writer, 200, json_bytes({"object": "list", "data": data}), keep_alive=keep_alive)
             return keep_alive
         body = request.body
+        if (request.method, route) == ("POST", "/v1/embeddings") and isinstance(body, dict):
+            action = self.embedding_actions.pop(0) if self.embedding_actions else FakeReply()
+            return await self._perform(action, body, writer, keep_alive, embeddings=True)
         if (request.method, route) != ("POST", "/v1/chat/completions") or not isinstance(body, dict):
             status = 404 if route != "/v1/chat/completions" else 405 if request.method != "POST" else 400
             problem = "the body is not a JSON object" if status == 400 else "no such route"
@@ -143,12 +165,29 @@ class FakeOpenAIServer(FakeServer):
         return json_bytes({"error": error})
 
     async def _reply(
-        self, reply: FakeReply, body: dict[str, Any], writer: asyncio.StreamWriter, keep_alive: bool, **_: Any
+        self, reply: FakeReply, body: dict[str, Any], writer: asyncio.StreamWriter, keep_alive: bool,
+        *, embeddings: bool = False, **_: Any,
     ) -> bool:
+        if embeddings:
+            status, payload = self._embeddings(body)
+            await send(writer, status, payload, keep_alive=keep_alive)
+            return True
         if body.get("stream") is True:
             return await self._stream(reply, body, writer, keep_alive)
         await send(writer, 200, json_bytes(self._completion(reply, body)), keep_alive=keep_alive)
         return True
+
+    def _embeddings(self, body: dict[str, Any]) -> tuple[int, bytes]:
+        model = body.get("model")
+        if model not in self.embedding_models:
+            return 404, error_body(f"The model `{model}` does not exist or you do not have access to it.", "model_not_found")
+        texts = body.get("input")
+        texts = [texts] if isinstance(texts, str) else texts
+        if not isinstance(texts, list) or not all(isinstance(t, str) for t in texts):
+            return 400, error_body("`input` must be a string or a list of strings", "invalid_input")
+        data = [{"object": "embedding", "index": i, "embedding": list(self.embed(t))} for i, t in enumerate(texts)]
+        usage = {"prompt_tokens": sum(len(t.split()) for t in texts)}
+        return 200, json_bytes({"object": "list", "data": data, "model": model, "usage": {**usage, "total_tokens": usage["prompt_tokens"]}})
 
     def _error_payload(self, status: int, message: str, body: Any = None, *, code: str = "fake_error") -> bytes:
         if body is not None:

@@ -5,9 +5,7 @@ the ``bm25s`` library: the ``retrieval`` extra (``pip install 'pes-agent[retriev
 imported here only, and only when an index is built, so an instance with few tools (or without the
 extra) never loads it or numpy.
 
-``ToolFinder`` keeps one index per instance and builds it again when the registry's version moves
-(a tool registered or removed, an MCP server's list changed), on the next search, not on the change:
-a burst of changes costs one build.
+``finder.ToolFinder`` keeps one index per instance, in step with the registry.
 """
 
 from __future__ import annotations
@@ -38,6 +36,9 @@ class ToolHit:
 
     name: str
     score: float
+    lexical: float | None = None
+    """With embeddings (``semantic.fuse``), ``score`` is the fused one; these are the parts."""
+    semantic: float | None = None
 
 
 class ToolIndex:
@@ -70,40 +71,3 @@ class ToolIndex:
         )
         best = heapq.nlargest(k, pool)
         return tuple(ToolHit(name=self.names[-neg], score=round(score, 3)) for score, neg in best)
-
-
-class ToolFinder:
-    """The index of one registry, kept in step with it; ``None`` when ``bm25s`` is not installed."""
-
-    def __init__(self, registry: ToolRegistry) -> None:
-        self._registry = registry
-        self._index: ToolIndex | None = None
-        self._version = -1
-        self._available: bool | None = None
-        self.warned = False
-        """Whether the missing-extra warning was logged (once per instance)."""
-
-    def index(self) -> ToolIndex | None:
-        if self._available is None:  # looked up once: it reads the file system
-            self._available = index_available()
-        if not self._available:
-            return None
-        if self._index is None or self._version != self._registry.version:
-            try:
-                self._index = ToolIndex.of(self._registry)
-            except ImportError as exc:  # installed but broken (a numpy built for another Python)
-                logger.warning("tool retrieval is installed but cannot be imported (%s): %s", exc, EXTRA_HINT)
-                self._available = False
-                return None
-            self._version = self._registry.version
-        return self._index
-
-    def warn_once(self, total: int) -> None:
-        if not self.warned:
-            self.warned = True
-            logger.warning(
-                "%d tools are enabled, but tool retrieval is not installed, so every planning prompt "
-                "lists all of them; %s (or set `retrieval.enabled: false` to silence this)",
-                total,
-                EXTRA_HINT,
-            )

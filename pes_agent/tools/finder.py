@@ -1,0 +1,122 @@
+"""One instance's tool index, kept in step with its registry, with embeddings when configured.
+
+The BM25 index is built again when the registry's version moves (a tool registered or removed, an
+MCP server's list changed), on the next search, not on the change: a burst of changes costs one
+build. With ``retrieval.embeddings`` the catalogue's vectors are fetched then too (only the tools
+whose text is new, ``semantic.ToolVectors``), and each planning call embeds its query (and each
+``findTools`` ask its phrases) in one request.
+
+Embeddings failing does not fail the run when it may pass later (timeouts, 5xx, a connection
+refused, after the provider's retries): the run plans with BM25 alone, and says so (a warning once
+per outage, and the reason in the ``TOOLS_OFFERED`` event). A refusal for good (a wrong key, an
+unknown model) is an ``EmbeddingsRefusedError`` naming the setting to fix.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from pes_agent.config import ProviderConfig, RetrievalConfig
+from pes_agent.errors import EmbeddingsRefusedError, ProviderError
+from pes_agent.llm.embeddings import OpenAIEmbeddings, embeddings_error
+from pes_agent.tools import index as lexical_index
+from pes_agent.tools.index import EXTRA_HINT, ToolIndex, logger
+from pes_agent.tools.registry import ToolRegistry
+from pes_agent.tools.semantic import Searcher, SemanticIndex, ToolVectors
+
+__all__ = ["ToolFinder", "finder_for"]
+
+
+def finder_for(registry: ToolRegistry, retrieval: RetrievalConfig, providers: Mapping[str, ProviderConfig]) -> ToolFinder:
+    """The finder of an instance: with an embeddings client when ``retrieval.embeddings`` names a
+    provider (checked at config load to exist and speak the OpenAI API)."""
+    chosen = retrieval.embeddings
+    if chosen is None or not retrieval.enabled:
+        return ToolFinder(registry)
+    return ToolFinder(registry, OpenAIEmbeddings(chosen.provider, providers[chosen.provider], chosen))
+
+
+class ToolFinder:
+    """The index of one registry; ``None`` from ``index`` when ``bm25s`` is not installed."""
+
+    def __init__(self, registry: ToolRegistry, embedder: OpenAIEmbeddings | None = None) -> None:
+        self._registry = registry
+        self._index: ToolIndex | None = None
+        self._version = -1
+        self._available: bool | None = None
+        self.warned = False
+        """Whether the missing-extra warning was logged (once per instance)."""
+        self.embedder = embedder
+        self._vectors = ToolVectors(embedder) if embedder is not None else None
+        self._semantic: SemanticIndex | None = None
+        self._semantic_version = -1
+        self._outage = False
+        """Embeddings failed and that was logged; reset when they work again."""
+
+    def index(self) -> ToolIndex | None:
+        if self._available is None:  # looked up once: it reads the file system
+            self._available = lexical_index.index_available()
+        if not self._available:
+            return None
+        if self._index is None or self._version != self._registry.version:
+            try:
+                self._index = lexical_index.ToolIndex.of(self._registry)
+            except ImportError as exc:  # installed but broken (a numpy built for another Python)
+                logger.warning("tool retrieval is installed but cannot be imported (%s): %s", exc, EXTRA_HINT)
+                self._available = False
+                return None
+            self._version = self._registry.version
+        return self._index
+
+    def lexical(self) -> Searcher | None:
+        """BM25 alone, without a request: what ``planning_prompt`` (a synchronous preview) shows."""
+        index = self.index()
+        return None if index is None else Searcher(index=index)
+
+    async def searcher(self, texts: Sequence[str]) -> Searcher | None:
+        """A searcher for ``texts`` (the query and its parts, or ``findTools`` phrases): fused with
+        their embeddings when configured and reachable, else BM25 with a ``note`` saying why."""
+        index = self.index()
+        if index is None:
+            return None
+        if self._vectors is None or self.embedder is None:
+            return Searcher(index=index)
+        try:
+            semantic = await self._semantic_index()
+            vectors = await self._vectors.embedder.embed(list(dict.fromkeys(texts)))
+        except ProviderError as exc:
+            if not exc.retryable:
+                raise EmbeddingsRefusedError(embeddings_error(exc, self.embedder)) from None
+            return Searcher(index=index, note=self._fell_back(exc))
+        self._outage = False
+        return Searcher(index=index, semantic=semantic, vectors=dict(zip(dict.fromkeys(texts), vectors, strict=True)))
+
+    async def _semantic_index(self) -> SemanticIndex:
+        assert self._vectors is not None
+        if self._semantic is None or self._semantic_version != self._registry.version:
+            version = self._registry.version
+            self._semantic = await self._vectors.index(self._registry.specs())
+            self._semantic_version = version
+        return self._semantic
+
+    def _fell_back(self, exc: ProviderError) -> str:
+        reason = f"embeddings failed, so tools were ranked by their words alone (BM25): {exc}"
+        if not self._outage:
+            self._outage = True
+            logger.warning("%s; runs try the embeddings again and plan with BM25 until they answer", reason)
+        return reason
+
+    async def aclose(self) -> None:
+        """Close the embeddings client's connections on this loop."""
+        if self.embedder is not None:
+            await self.embedder.aclose()
+
+    def warn_once(self, total: int) -> None:
+        if not self.warned:
+            self.warned = True
+            logger.warning(
+                "%d tools are enabled, but tool retrieval is not installed, so every planning prompt "
+                "lists all of them; %s (or set `retrieval.enabled: false` to silence this)",
+                total,
+                EXTRA_HINT,
+            )

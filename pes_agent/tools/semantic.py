@@ -1,0 +1,126 @@
+"""Tools ranked by meaning: embeddings of each tool's text, fused with the BM25 ranking.
+
+A third of the tools a query needs share no word with it ("How long until Christmas?" needs
+``time_days_between``), which caps BM25's recall at 0.67 on the benchmark's catalogue whatever ``k``.
+An embedding model places both near each other. Fusion is reciprocal-rank (each ranking gives
+``1 / (RRF_K0 + rank)``): scores of the two kinds are not comparable, ranks are, and a tool both
+rankings like comes first.
+
+Vectors are cached by the tool's text, so a changed tool list (MCP's ``list_changed``) embeds only
+the tools whose text is new. numpy comes with the ``retrieval`` extra (bm25s needs it) and is imported
+only when an index with embeddings is built.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from pes_agent.tools.index import ToolHit, ToolIndex
+from pes_agent.tools.spec import ToolSpec
+
+RRF_K0 = 60
+"""The usual constant of reciprocal-rank fusion (Cormack et al.); ``benchmarks/retrieval.py`` found
+no better one on its tuning half (see ``config.retrieval``)."""
+
+LEXICAL_POOL = 100
+"""How deep BM25's ranking goes into the fusion: below it, its scores are near zero anyway."""
+
+
+class Embedder(Protocol):
+    """Texts to vectors (``pes_agent.llm.embeddings.OpenAIEmbeddings``)."""
+
+    async def embed(self, texts: Sequence[str]) -> list[list[float]]: ...
+
+
+def tool_text(spec: ToolSpec) -> str:
+    """What is embedded for a tool: its name as words and its description."""
+    return f"{spec.name.replace('_', ' ')}: {spec.description}"
+
+
+class SemanticIndex:
+    """Unit vectors of a fixed list of tools; cosine similarity against a query's vector."""
+
+    def __init__(self, names: Sequence[str], vectors: Sequence[Sequence[float]]) -> None:
+        import numpy as np  # the `retrieval` extra, with bm25s
+
+        self.names = tuple(names)
+        matrix = np.asarray(vectors, dtype=np.float32).reshape(len(self.names), -1)
+        norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+        self._matrix: Any = matrix / np.where(norms == 0, 1.0, norms)
+
+    def rank(self, vector: Sequence[float], allowed: Collection[str] | None = None) -> list[tuple[str, float]]:
+        """Every allowed tool with its cosine similarity to ``vector``, best first."""
+        import numpy as np
+
+        query = np.asarray(vector, dtype=np.float32)
+        if query.shape[0] != self._matrix.shape[1] or not self.names:
+            return []
+        scores = self._matrix @ (query / (np.linalg.norm(query) or 1.0))
+        order = np.argsort(-scores, kind="stable")  # ties: the earlier-registered tool first
+        return [(self.names[i], float(scores[i])) for i in order.tolist()
+                if allowed is None or self.names[i] in allowed]
+
+
+class ToolVectors:
+    """The catalogue's vectors, cached by tool text across rebuilds."""
+
+    def __init__(self, embedder: Embedder) -> None:
+        self.embedder = embedder
+        self._cache: dict[str, list[float]] = {}
+
+    async def index(self, specs: Sequence[ToolSpec]) -> SemanticIndex:
+        """The index of ``specs``, embedding only texts not seen before; texts of tools that are
+        gone are forgotten."""
+        texts = [tool_text(s) for s in specs]
+        missing = [t for t in dict.fromkeys(texts) if t not in self._cache]
+        if missing:
+            self._cache.update(zip(missing, await self.embedder.embed(missing), strict=True))
+        current = set(texts)
+        for text in [t for t in self._cache if t not in current]:
+            del self._cache[text]
+        return SemanticIndex([s.name for s in specs], [self._cache[t] for t in texts])
+
+
+def fuse(lexical: Sequence[ToolHit], semantic: Sequence[tuple[str, float]], k: int) -> tuple[ToolHit, ...]:
+    """The ``k`` best by reciprocal rank over both rankings; each hit keeps both raw scores."""
+    scores: dict[str, float] = {}
+    words: dict[str, float] = {}
+    meaning: dict[str, float] = {}
+    for rank, hit in enumerate(lexical, 1):
+        scores[hit.name] = 1.0 / (RRF_K0 + rank)
+        words[hit.name] = hit.score
+    for rank, (name, cosine) in enumerate(semantic, 1):
+        scores[name] = scores.get(name, 0.0) + 1.0 / (RRF_K0 + rank)
+        meaning[name] = cosine
+    best = sorted(scores, key=lambda n: -scores[n])[:k]  # sorted is stable: BM25's order breaks ties
+    return tuple(
+        ToolHit(name=n, score=round(scores[n] * 1000, 3), lexical=words.get(n), semantic=round(meaning[n], 4)
+                if n in meaning else None)
+        for n in best
+    )
+
+
+@dataclass(frozen=True, kw_only=True)
+class Searcher:
+    """One planning call's view of the index: BM25, fused with embeddings for the texts whose
+    vectors it holds (the query, the planner's ``findTools`` phrases)."""
+
+    index: ToolIndex
+    semantic: SemanticIndex | None = None
+    vectors: Mapping[str, Sequence[float]] = field(default_factory=dict)
+    note: str = ""
+    """Why embeddings that are configured were not used this time ("" when they were, or are not
+    configured)."""
+
+    @property
+    def ranking(self) -> str:
+        return "bm25+embeddings" if self.semantic is not None else "bm25"
+
+    def search(self, text: str, k: int, allowed: Collection[str] | None = None) -> tuple[ToolHit, ...]:
+        vector = self.vectors.get(text)
+        if self.semantic is None or vector is None:
+            return self.index.search(text, k, allowed)
+        lexical = self.index.search(text, LEXICAL_POOL, allowed)
+        return fuse(lexical, self.semantic.rank(vector, allowed), k)
