@@ -217,8 +217,11 @@ def report(r: Mapping[str, Any]) -> str:
     tokens = r["planning_tokens"]
     on_1000, on_200 = tokens["1000"]["on_max"], tokens["200"]["on_max"]
     flat = on_1000 <= 1.25 * on_200  # the list is at most k lines: it fills up, then stops growing
+    offered_now = r["recall_offered_1000"].get(str(r["names"]), float("nan"))
     lines += ["", "targets:",
               f"  recall@{k} >= {RECALL_TARGET}: {rec[str(k)]:.3f} {_verdict(rec[str(k)] >= RECALL_TARGET)}",
+              (f"  recall offered ({k} described + {r['names']} named) >= {RECALL_TARGET}: {offered_now:.3f} "
+               f"{_verdict(offered_now >= RECALL_TARGET)}"),
               f"  planning prompt at 1,000 tools <= {TOKENS_TARGET}: max {on_1000} {_verdict(on_1000 <= TOKENS_TARGET)}",
               (f"  flat in N (largest prompt at 1,000 within 25 % of that at 200): {on_200} -> {on_1000}, "
                f"without retrieval {tokens['200']['off_mean']:.0f} -> {tokens['1000']['off_mean']:.0f} "

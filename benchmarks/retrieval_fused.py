@@ -40,6 +40,9 @@ from pes_agent.tools.spec import ToolSpec
 K_VALUES = (10, 20, 30, 50)
 NAMES_VALUES = (0, 50, 100, 150, 200, 270)
 K0_VALUES = (10, 30, 60, 100)
+RECALL_TARGET = 0.95
+TOKENS_TARGET = 3000
+LATENCY_TARGET_MS = 5.0
 DEPTH = 400
 """How deep each query's rankings are kept: past any k + names measured."""
 Ranking = list[str]
@@ -197,4 +200,18 @@ def report_fused(r: dict[str, Any]) -> str:
     lines.append(f"index build at 1,000 tools (BM25 + embedding the catalogue, {r['build_requests']} requests): "
                  f"{r['build_s']:.2f} s; choosing one query's tools incl. its embedding request: median "
                  f"{r['query_ms_median']:.1f} ms, p95 {r['query_ms_p95']:.1f} ms")
+    offered = r["recall_fused"][str(k)][str(names)]
+    tokens = r["tokens"]
+    top, at_200 = tokens["1000"]["max"], tokens["200"]["max"]
+    lines += ["", "targets, with embeddings:",
+              (f"  recall offered ({k} described + {names} named) >= {RECALL_TARGET}: {offered[2]:.3f} (held-out half "
+               f"{offered[1]:.3f}) {_verdict(offered[2] >= RECALL_TARGET and offered[1] >= RECALL_TARGET)}"),
+              f"  planning prompt at 1,000 tools <= {TOKENS_TARGET}: max {top} {_verdict(top <= TOKENS_TARGET)}",
+              f"  flat in N (largest at 1,000 within 25 % of that at 200): {at_200} -> {top} {_verdict(top <= 1.25 * at_200)}",
+              (f"  <= {LATENCY_TARGET_MS} ms per query (with its embedding request): p95 {r['query_ms_p95']:.1f} ms "
+               f"{_verdict(r['query_ms_p95'] <= LATENCY_TARGET_MS)}")]
     return "\n".join(lines)
+
+
+def _verdict(passed: bool) -> str:
+    return "ok" if passed else "MISS"
