@@ -63,6 +63,7 @@ if _ROOT not in sys.path:  # run as a script: make `pes_agent` and `benchmarks` 
     sys.path.insert(0, _ROOT)
 
 from benchmarks._common import format_table
+from benchmarks.local_holdout import HOLDOUT, HOLDOUT_2, HOLDOUT_3, HOLDOUT_BY_ID
 from benchmarks.local_tasks import (
     TASKS,
     TASKS_BY_ID,
@@ -92,6 +93,8 @@ SETTINGS = ("plans", "given")
 RESULT_PREFIX = "@@local_model "
 """Marks the child's result lines on stdout, so anything else a library prints there is ignored."""
 DEFAULT_TASK_TIMEOUT_S = 300.0
+TASK_SETS = {"dev": TASKS, "holdout": HOLDOUT, "holdout2": HOLDOUT_2, "holdout3": HOLDOUT_3}
+ALL_TASKS = {**TASKS_BY_ID, **HOLDOUT_BY_ID}
 WATCHED = (EventType.PLAN, EventType.TOOL_EXECUTION)
 
 
@@ -251,7 +254,7 @@ async def run_child(
     try:
         await warm_up(model)
         for task_id in task_ids:
-            outcome = await run_task(TASKS_BY_ID[task_id], setting, config, model, total)
+            outcome = await run_task(ALL_TASKS[task_id], setting, config, model, total)
             out.write(RESULT_PREFIX + json.dumps(asdict(outcome), ensure_ascii=False) + "\n")
             out.flush()
     finally:
@@ -449,7 +452,7 @@ def summarize(setting: str, outcomes: Sequence[Outcome]) -> Summary:
         mean_wall_s=statistics.mean(o.seconds for o in finished) if finished else None,
         mean_cpu_s=statistics.mean(o.cpu_seconds for o in finished) if finished else None,
         calls_matched=sum(o.calls_matched for o in mine),
-        calls_expected=sum(len(TASKS_BY_ID[o.task].calls) for o in mine),
+        calls_expected=sum(len(ALL_TASKS[o.task].calls) for o in mine),
     )
 
 
@@ -502,8 +505,8 @@ def domain_line(settings: Sequence[str], tasks: Sequence[Task], outcomes: Sequen
     for setting in settings:
         mine = [o for o in outcomes if o.setting == setting]
         counts = [
-            f"{d} {sum(o.right for o in mine if TASKS_BY_ID[o.task].domain == d)}/"
-            f"{sum(TASKS_BY_ID[o.task].domain == d for o in mine)}"
+            f"{d} {sum(o.right for o in mine if ALL_TASKS[o.task].domain == d)}/"
+            f"{sum(ALL_TASKS[o.task].domain == d for o in mine)}"
             for d in domains
         ]
         parts.append(f"{setting}: {', '.join(counts)}")
@@ -559,7 +562,7 @@ def report(run: Mapping[str, Any], tasks: Sequence[Task], outcomes: Sequence[Out
 def markdown(run: Mapping[str, Any], tasks: Sequence[Task], outcomes: Sequence[Outcome], text: str) -> str:
     lines = [f"# Local model benchmark, {run['date']}", "", "```", text, "```", "", "## Runs", ""]
     for o in outcomes:
-        task = TASKS_BY_ID[o.task]
+        task = ALL_TASKS[o.task]
         verdict = f"CRASH: {o.crash}" if o.crash else "right" if o.right else "wrong"
         lines += [
             f"### {o.task} · {o.setting} · {verdict}",
@@ -628,7 +631,9 @@ def save(
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--settings", default=",".join(SETTINGS), help="comma-separated: plans, given")
-    parser.add_argument("--tasks", type=int, default=len(TASKS), help="run only the first N tasks")
+    parser.add_argument("--set", dest="task_set", choices=tuple(TASK_SETS), default="dev",
+                        help="dev: the 24 tasks the product was tuned on; holdout, holdout2, holdout3: held out (see local_holdout)")
+    parser.add_argument("--tasks", type=int, default=0, help="run only the first N tasks")
     parser.add_argument("--model-path", help="a GGUF file instead of the packaged model")
     parser.add_argument("--free-text", action="store_true", help="structured_output off (no grammar)")
     parser.add_argument("--json", action="store_true", help="print the saved JSON instead of the table")
@@ -654,7 +659,7 @@ def _options(args: argparse.Namespace) -> Options:
         raise SystemExit(f"--settings: unknown {unknown!r}; choose from {', '.join(SETTINGS)}")
     return Options(
         settings=settings,
-        task_ids=tuple(t.id for t in TASKS[: max(1, args.tasks)]),
+        task_ids=tuple(t.id for t in TASK_SETS[args.task_set][: args.tasks or None]),
         structured=not args.free_text,
         model_path=args.model_path,
         task_timeout_s=args.task_timeout,
@@ -682,6 +687,7 @@ def main(argv: list[str] | None = None) -> int:
         "model": f"{gguf.name} ({options.model_path or provider_config(config).model_package})",
         "decoding": "constrained decoding" if options.structured else "free text (structured_output off)",
         "settings": list(options.settings),
+        "task_set": args.task_set,
         "provider": config["providers"]["local"],
         "task_timeout_s": options.task_timeout_s,
         "tools_offered": max(options.tools, len(harness_tools([]))),
@@ -689,7 +695,7 @@ def main(argv: list[str] | None = None) -> int:
     }
     outcomes = [o for setting in options.settings for o in run_setting(setting, options)]
     run["machine"]["load_average_after"] = load_average()
-    tasks = [TASKS_BY_ID[i] for i in options.task_ids]
+    tasks = [ALL_TASKS[i] for i in options.task_ids]
     text = report(run, tasks, outcomes)
     json_path, md_path = save(run, outcomes, text, tasks, args.out_dir, args.label)
     print(json_path.read_text(encoding="utf-8") if args.json else text)

@@ -22,9 +22,9 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from itertools import permutations
 from typing import Any
 
+from pes_agent.llm.composition import COMPOSED_OF, OPERATORS, Composition
 from pes_agent.llm.regex_gbnf import RegexUnsupported, regex_to_gbnf
 
 __all__ = ["COMPOSED_OF", "GrammarBounds", "literal", "schema_to_gbnf"]
@@ -58,13 +58,6 @@ _FORMATS = {
 }
 _ANY_TYPES = ("object", "array", "string", "number", "boolean", "null")
 """Every JSON type: a schema listing them all accepts anything (``llamacpp_schema`` spells ``{}`` so)."""
-
-COMPOSED_OF = "x-composed-of"
-"""A string keyword of our own (``pes_agent.prompts.grounding``): the value is pieces from this list
-joined by arithmetic operators. Validators ignore unknown keywords, so the schema stays valid."""
-MAX_COMPOSED = 8
-"""Pieces a composed value may draw from (the first ones given)."""
-
 
 def literal(text: str) -> str:
     """``text`` as a GBNF string literal."""
@@ -240,9 +233,9 @@ class _Compiler:
         return self.rule(hint, f'"[" {body} "]"' if low >= 1 else f'"[" ({body})? "]"')
 
     def string(self, schema: Mapping[str, Any], hint: str) -> str:
-        pieces = schema.get(COMPOSED_OF)
-        if isinstance(pieces, list) and pieces:
-            return self.composed([str(p) for p in pieces], hint)
+        composition = Composition.of(schema)
+        if composition is not None:
+            return self.composed(composition, hint)
         fmt = schema.get("format")
         if fmt in _FORMATS:
             return self.rule(hint, f'"\\"" {_FORMATS[fmt]} "\\""')
@@ -256,14 +249,15 @@ class _Compiler:
         high = max(min(int(schema.get("maxLength", self.bounds.max_string)), self.bounds.max_string), low)
         return self.rule(hint, f'"\\"" {self.primitive("char")}{{{low},{high}}} "\\""')
 
-    def composed(self, pieces: Sequence[str], hint: str) -> str:
+    def composed(self, composition: Composition, hint: str) -> str:
         """Two grounded pieces joined by an operator: ``"42 * 3"`` from 42 and 3. Exactly two: a
         step is one operation; longer chains gave a small model room for noise (``25 + 32*77``),
         and a lone piece let it skip the operation (a value alone is offered as an option anyway)."""
-        op = self.rule("operator", '" "? [-+*/^%] " "?')
-        pieces = list(dict.fromkeys(pieces))[:MAX_COMPOSED]
-        alts = [f"{literal(a)} {op} {literal(b)}" for a, b in permutations(pieces, 2)] or [literal(pieces[0])]
-        return self.rule(hint, f'"\\"" ({" | ".join(alts)}) "\\""')
+        ops = composition.operators
+        choice = f"({' | '.join(literal(o) for o in ops)})" if ops else f"[{OPERATORS}]"
+        op = self.rule("operator", f'" "? {choice} " "?')
+        alts = [f"{literal(a)} {op} {literal(b)}" for a, b in composition.pairs()]
+        return self.rule(hint, f'"\\"" ({" | ".join(alts or [literal(composition.pieces[0])])}) "\\""')
 
     def integer(self, schema: Mapping[str, Any], hint: str) -> str:
         low, high = _int_range(schema)

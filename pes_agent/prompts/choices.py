@@ -14,6 +14,7 @@ from typing import Any
 
 from jsonschema import Draft202012Validator
 
+from pes_agent.prompts.arithmetic import operation_words
 from pes_agent.prompts.grounding import Candidate, composable, grounded_property, text_spans, without_quotes
 
 __all__ = [
@@ -82,9 +83,11 @@ def tool_choices(part: str, tools: Mapping[str, str]) -> list[str]:
 
 
 def tool_scores(part: str, tools: Mapping[str, str]) -> dict[str, int]:
-    """Words each tool's name and description share with the part; its first word counts more."""
+    """Words each tool's name and description share with the part; its first word counts more. The
+    arithmetic a part names counts as its plain verb ("take 2.5 away from it" subtracts)."""
     words = _stem_list(without_quotes(part))
     lead = set(words[:1])
+    words += _stem_list(" ".join(operation_words(without_quotes(part))))
     scores = {}
     for name, about in tools.items():
         known = set(_stem_list(f"{name} {about}"))

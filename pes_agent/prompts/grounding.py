@@ -29,6 +29,8 @@ from jsonschema import Draft202012Validator
 from referencing.exceptions import Unresolvable
 
 from pes_agent.gate.references import reference_text
+from pes_agent.llm.composition import COMPOSED_LEFT, COMPOSED_OF, COMPOSED_OPS, COMPOSED_RIGHT, COMPOSED_TWICE
+from pes_agent.prompts.arithmetic import Operation
 
 __all__ = [
     "Candidate",
@@ -131,14 +133,17 @@ def composition_pieces(candidates: Iterable[Candidate]) -> list[str]:
     return list(dict.fromkeys(pieces))
 
 
-def grounded_property(schema: Mapping[str, Any], candidates: Sequence[Candidate]) -> dict[str, Any] | None:
+def grounded_property(
+    schema: Mapping[str, Any], candidates: Sequence[Candidate], operation: Operation | None = None
+) -> dict[str, Any] | None:
     """``schema`` narrowed to the candidates valid for it, or None when none is (or it already is
-    a choice: enum, const, boolean). Free strings may also be compositions of grounded numbers."""
+    a choice: enum, const, boolean). Free strings may also be compositions of grounded numbers,
+    joined by the ``operation`` the step's words name (any operator when None)."""
     if "enum" in schema or "const" in schema or schema.get("type") == "boolean":
         return None
     items = schema.get("items")
     if schema.get("type") == "array" and isinstance(items, Mapping):
-        return _grounded_list(schema, items, candidates)
+        return _grounded_list(schema, items, candidates, operation)
     validator = Draft202012Validator(dict(schema))
     options: list[Any] = []
     for candidate in candidates:
@@ -147,14 +152,16 @@ def grounded_property(schema: Mapping[str, Any], candidates: Sequence[Candidate]
                 options.append(value)
     options = options[:MAX_CANDIDATES]
     pieces = composition_pieces(candidates) if composable(schema, validator) else []
-    if len(pieces) >= 2 and "pattern" in schema:
+    marks = _operation_marks(operation, pieces)
+    composing = len(pieces) >= 2 or COMPOSED_TWICE in marks  # "multiply 11 by 11": one piece, twice
+    if composing and "pattern" in schema:
         # an expression field with numbers to combine: the operation, not one of its operands
         options = [o for o in options if not _NUMBER.fullmatch(str(o).strip())]
-    if not options and len(pieces) < 2:
+    if not options and not composing:
         return None
     alternatives: list[dict[str, Any]] = [{"enum": options}] if options else []
-    if len(pieces) >= 2:
-        alternatives.append({"type": "string", "x-composed-of": pieces})
+    if composing:
+        alternatives.append({"type": "string", COMPOSED_OF: pieces, **marks})
     narrowed = {k: v for k, v in schema.items() if k in ("description", "title")}
     if len(alternatives) == 1:
         return {**narrowed, **alternatives[0]}
@@ -162,10 +169,10 @@ def grounded_property(schema: Mapping[str, Any], candidates: Sequence[Candidate]
 
 
 def _grounded_list(
-    schema: Mapping[str, Any], items: Mapping[str, Any], candidates: Sequence[Candidate]
+    schema: Mapping[str, Any], items: Mapping[str, Any], candidates: Sequence[Candidate], operation: Operation | None
 ) -> dict[str, Any] | None:
     """A list whose items are each a grounded option (``urls`` from an earlier search's results)."""
-    narrowed = grounded_property(items, candidates)
+    narrowed = grounded_property(items, candidates, operation)
     if narrowed is None:
         return None
     count = len(narrowed.get("enum") or ()) or 1
@@ -173,6 +180,27 @@ def _grounded_list(
     low = min(int(schema.get("minItems", 1)), most)
     return {**{k: v for k, v in schema.items() if k in ("description", "title")},
             "type": "array", "items": narrowed, "minItems": max(low, 1), "maxItems": max(most, 1)}
+
+
+def _operation_marks(operation: Operation | None, pieces: Sequence[str]) -> dict[str, Any]:
+    """The schema marks that narrow a composition to ``operation`` (``llm.composition``): its
+    operators, and the pieces each side must take, kept only when such a piece is offered."""
+    if operation is None:
+        return {}
+    marks: dict[str, Any] = {COMPOSED_OPS: operation.operators}
+    for key, numbers in ((COMPOSED_LEFT, operation.left), (COMPOSED_RIGHT, operation.right),
+                         (COMPOSED_TWICE, operation.twice)):
+        offered = [p for p in pieces if any(_same_number(p, n) for n in numbers)]
+        if offered:
+            marks[key] = offered
+    return marks
+
+
+def _same_number(a: str, b: str) -> bool:
+    try:
+        return float(a) == float(b)
+    except ValueError:
+        return False
 
 
 def _is_name(match: re.Match[str], text: str) -> bool:

@@ -21,6 +21,7 @@ from typing import Any
 
 from pes_agent.llm.markers import sanitize_user_text
 from pes_agent.llm.types import Message, PromptRequest
+from pes_agent.prompts.arithmetic import named_operation
 from pes_agent.prompts.choices import (
     can_ground,
     enum_choices,
@@ -35,6 +36,7 @@ from pes_agent.prompts.grounding import (
     holds_data,
     output_candidates,
     text_spans,
+    without_quotes,
 )
 from pes_agent.prompts.schemas import inline_refs
 from pes_agent.prompts.templates import (
@@ -158,6 +160,7 @@ def guided_arguments_schema(
     near += _flowing(earlier, part)
     anywhere = [Candidate(value=s, source="query") for s in text_spans(query)]
     values = [c.value for c in near]
+    operation = named_operation(without_quotes(part))  # quoted text is data, not the request
     introduced = {n: introduced_choice(properties[n], n, part) for n in names if isinstance(properties[n], Mapping)}
     narrowed = {}
     for name in names:
@@ -167,8 +170,8 @@ def guided_arguments_schema(
         chosen = (
             ({**schema, "enum": [own]} if own is not None else None)
             or enum_choices(schema, part, values, taken)
-            or grounded_property(schema, near)
-            or grounded_property(schema, anywhere)
+            or grounded_property(schema, near, operation)
+            or grounded_property(schema, anywhere, operation)
             or _without_examples(schema)
         )
         if avoid and name in avoid:

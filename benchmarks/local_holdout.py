@@ -1,0 +1,126 @@
+"""Tasks held out from tuning: the local-model benchmark's other sets (``--set holdout|holdout2``).
+
+``HOLDOUT`` was written on 2026-11-26, before it was ever run, after the operator narrowing of
+guided steps (``pes_agent.prompts.arithmetic``) had been shaped on the failures of the first set
+(``local_tasks.TASKS``): same tools and judging, phrasings the first set does not have ("times",
+"plus", "take ... away from", "the sum", "what is left", "divide that by"). Its first run gave 14/16;
+the two phrasings it failed on ("take 15 away from 40", "subtract 100 from the sum") were then
+fixed, so it is no longer held out. ``HOLDOUT_2`` was written after that fix and before its first
+run (10/12); its two failures ("multiply 11 by 11", "take 2.5 away from it" planned as a price
+lookup) were then fixed too. ``HOLDOUT_3`` was written after those fixes, before its first run.
+Do not tune on a set and keep calling it held out: report its failures, write a new set.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from benchmarks.local_tasks import Call, Domain, Says, Task
+
+
+def _t(task_id: str, domain: Domain, query: str, calls: tuple[Call, ...], *says: Says, chained: bool = True) -> Task:
+    return Task(task_id, domain, query, calls, says, chained)
+
+
+def _c(tool: str, **args: Any) -> Call:
+    return Call(tool, args)
+
+
+def _calc(expression: str) -> Call:
+    return _c("calculator", expression=expression)
+
+
+def _n(value: float) -> Says:
+    return Says(value, "number")
+
+
+HOLDOUT: tuple[Task, ...] = (
+    _t("h01", "text", "What is 9 times 6, then count the words in 'nine times six'.",
+       (_calc("9 * 6"), _c("word_count", text="nine times six")), _n(54), _n(3), chained=False),
+    _t("h02", "units", "Convert 10 miles to kilometers, then divide that by 4.",
+       (_c("convert_units", value=10, from_unit="miles", to_unit="kilometers"), _calc("16.09 / 4")), _n(4.0225)),
+    _t("h03", "lookup", "Look up the population of France in millions, then subtract 8 from it.",
+       (_c("country_facts", country="France"), _calc("68.2 - 8")), _n(60.2)),
+    _t("h04", "dates", "Count the days between 2025-05-01 and 2025-06-10, then multiply that number by 3.",
+       (_c("days_between", start="2025-05-01", end="2025-06-10"), _calc("40 * 3")), _n(120)),
+    _t("h05", "text", "Subtract 19 from 100, then divide the result by 9.",
+       (_calc("100 - 19"), _calc("81 / 9")), _n(9)),
+    _t("h06", "units", "Convert 50 kilograms to pounds, then add 12 to the result.",
+       (_c("convert_units", value=50, from_unit="kilograms", to_unit="pounds"), _calc("110.23 + 12")), _n(122.23)),
+    _t("h07", "lookup", "Get the price of a mug, then multiply it by 6.",
+       (_c("product_price", product="mug"), _calc("8.25 * 6")), _n(49.5)),
+    _t("h08", "dates", "Multiply 3 by 5, then add that many days to 2025-07-04.",
+       (_calc("3 * 5"), _c("add_days", date="2025-07-04", days=15)), Says("2025-07-19", "date")),
+    _t("h09", "text", "Add 250 and 175, then subtract 100 from the sum.",
+       (_calc("250 + 175"), _calc("425 - 100")), _n(325)),
+    _t("h10", "units", "Convert 30 celsius to fahrenheit, then subtract 32 from the result, then divide that by 2.",
+       (_c("convert_units", value=30, from_unit="celsius", to_unit="fahrenheit"), _calc("86 - 32"), _calc("54 / 2")),
+       _n(27)),
+    _t("h11", "lookup", "Look up the population of Norway in millions, then multiply it by 1000.",
+       (_c("country_facts", country="Norway"), _calc("5.5 * 1000")), _n(5500)),
+    _t("h12", "text", "Take 15 away from 40, then multiply what is left by 3.",
+       (_calc("40 - 15"), _calc("25 * 3")), _n(75)),
+    _t("h13", "dates", "Find the weekday of 2025-08-15, then convert that weekday to upper case.",
+       (_c("weekday", date="2025-08-15"), _c("transform_text", text="Friday", mode="upper")), Says("FRIDAY", "text")),
+    _t("h14", "lookup", "Look up the price of a backpack, then look up the price of a pen, then add the two prices.",
+       (_c("product_price", product="backpack"), _c("product_price", product="pen"), _calc("45 + 1.2")), _n(46.2)),
+    _t("h15", "text", "What is 7 plus 8, then multiply that by 10.",
+       (_calc("7 + 8"), _calc("15 * 10")), _n(150)),
+    _t("h16", "units", "Multiply 4 by 25, then convert the result from meters to feet.",
+       (_calc("4 * 25"), _c("convert_units", value=100, from_unit="meters", to_unit="feet")), _n(328.08)),
+)
+HOLDOUT_2: tuple[Task, ...] = (
+    _t("g01", "text", "Find the product of 6 and 9, then count the words in 'fifty four'.",
+       (_calc("6 * 9"), _c("word_count", text="fifty four")), _n(54), _n(2), chained=False),
+    _t("g02", "units", "Convert 8 kilometers to meters, then subtract 500 from that distance.",
+       (_c("convert_units", value=8, from_unit="kilometers", to_unit="meters"), _calc("8000 - 500")), _n(7500)),
+    _t("g03", "lookup", "Look up the population of Germany in millions, then divide it by 2.",
+       (_c("country_facts", country="Germany"), _calc("84.5 / 2")), _n(42.25)),
+    _t("g04", "dates", "Add 20 days to 2025-03-10, then tell the weekday of that date.",
+       (_c("add_days", date="2025-03-10", days=20), _c("weekday", date="2025-03-30")), Says("Sunday", "name")),
+    _t("g05", "text", "What is 48 divided by 6, then multiply the answer by 7.",
+       (_calc("48 / 6"), _calc("8 * 7")), _n(56)),
+    _t("g06", "units", "Convert 212 fahrenheit to celsius, then multiply that by 3.",
+       (_c("convert_units", value=212, from_unit="fahrenheit", to_unit="celsius"), _calc("100 * 3")), _n(300)),
+    _t("g07", "lookup", "Get the price of a lamp, then take 2.5 away from it.",
+       (_c("product_price", product="lamp"), _calc("32.5 - 2.5")), _n(30)),
+    _t("g08", "dates", "Count the days between 2025-01-01 and 2025-03-01, then subtract 9 from that number.",
+       (_c("days_between", start="2025-01-01", end="2025-03-01"), _calc("59 - 9")), _n(50)),
+    _t("g09", "text", "Compute the sum of 33 and 67, then divide it by 4.",
+       (_calc("33 + 67"), _calc("100 / 4")), _n(25)),
+    _t("g10", "units", "Convert 2 miles to feet, then add 100 to the result.",
+       (_c("convert_units", value=2, from_unit="miles", to_unit="feet"), _calc("10560 + 100")), _n(10660)),
+    _t("g11", "lookup", "Look up the capital of Peru, then reverse that name.",
+       (_c("country_facts", country="Peru"), _c("transform_text", text="Lima", mode="reverse")),
+       Says("amiL", "text")),
+    _t("g12", "text", "Multiply 11 by 11, then subtract 21 from the product.",
+       (_calc("11 * 11"), _calc("121 - 21")), _n(100)),
+)
+HOLDOUT_3: tuple[Task, ...] = (
+    _t("k01", "text", "Work out 14 multiplied by 3, then count the words in 'forty two'.",
+       (_calc("14 * 3"), _c("word_count", text="forty two")), _n(42), _n(2), chained=False),
+    _t("k02", "units", "Convert 6 feet to meters, then multiply that by 10.",
+       (_c("convert_units", value=6, from_unit="feet", to_unit="meters"), _calc("1.83 * 10")), _n(18.3)),
+    _t("k03", "lookup", "Look up the population of Kenya in millions, then add 4.9 to it.",
+       (_c("country_facts", country="Kenya"), _calc("55.1 + 4.9")), _n(60)),
+    _t("k04", "dates", "Find the date 45 days after 2025-09-01, then find the weekday of that date.",
+       (_c("add_days", date="2025-09-01", days=45), _c("weekday", date="2025-10-16")), Says("Thursday", "name")),
+    _t("k05", "text", "Deduct 45 from 200, then divide the remainder by 5.",
+       (_calc("200 - 45"), _calc("155 / 5")), _n(31)),
+    _t("k06", "units", "Convert 10 pounds to kilograms, then subtract 1.5 from the result.",
+       (_c("convert_units", value=10, from_unit="pounds", to_unit="kilograms"), _calc("4.54 - 1.5")), _n(3.04)),
+    _t("k07", "lookup", "Check the price of a pen, then multiply it by 12.",
+       (_c("product_price", product="pen"), _calc("1.2 * 12")), _n(14.4)),
+    _t("k08", "dates", "Count the days between 2025-02-10 and 2025-02-24, then multiply that by 8.",
+       (_c("days_between", start="2025-02-10", end="2025-02-24"), _calc("14 * 8")), _n(112)),
+    _t("k09", "text", "Calculate 90 minus 35, then add 15 to that.",
+       (_calc("90 - 35"), _calc("55 + 15")), _n(70)),
+    _t("k10", "units", "Convert 25 celsius to fahrenheit, then add 3 to the result.",
+       (_c("convert_units", value=25, from_unit="celsius", to_unit="fahrenheit"), _calc("77 + 3")), _n(80)),
+    _t("k11", "lookup", "Look up the capital of Canada, then convert it to upper case.",
+       (_c("country_facts", country="Canada"), _c("transform_text", text="Ottawa", mode="upper")),
+       Says("OTTAWA", "text")),
+    _t("k12", "text", "Divide 81 by 9, then multiply the quotient by 4.",
+       (_calc("81 / 9"), _calc("9 * 4")), _n(36)),
+)
+HOLDOUT_BY_ID = {t.id: t for t in HOLDOUT + HOLDOUT_2 + HOLDOUT_3}

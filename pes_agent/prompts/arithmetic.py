@@ -1,0 +1,80 @@
+"""The arithmetic a clause names: "multiply the result by 3" is ``*`` with 3 on the right.
+
+A guided step composes an expression field from two grounded numbers and an operator
+(``grounding``). The numbers are choices a small model makes well; the operator it got wrong in
+every wrong run we measured (``42 + 3`` for "multiply the result by 3", ``77*32`` for "subtract
+32 from that"), and each of those runs reported success. The clause's own words already say which
+operation it is, so the grammar offers only that one, and for the two operations whose order
+matters, the order the words give. The model still chooses the operands.
+
+Read purely from the text, in English; a clause that names no operation, or several, keeps every
+operator (nothing is guessed). Nothing here knows any tool.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+__all__ = ["Operation", "named_operation", "operation_words"]
+
+_NUMBER = r"(-?\d[\d,]*(?:\.\d+)?)"
+_WORDS: tuple[tuple[str, str], ...] = (
+    ("+", r"add|adds|adding|added|plus|increase[sd]?|increasing|(?:sum|total)\s+of"),
+    ("-", (r"subtract|subtracts|subtracting|subtracted|minus|deduct|deducts|deducted|decrease[sd]?|reduce[sd]?"
+           r"|less|take\s+(?:[\w.,$%-]+\s+){0,4}?away|difference\s+(?:of|between)")),
+    ("*", r"multiply|multiplies|multiplied|multiplying|times|product\s+of"),
+    ("/", r"divide|divides|divided|dividing|quotient\s+of"),
+    ("^", r"power|squared|cubed|exponent"),
+    ("%", r"modulo|mod|remainder"),
+)
+"""Verbs name an operation; the nouns only with "of" ("the sum of 3 and 4"): "subtract 100 from the
+sum" names a subtraction whose left side is an earlier result, not an addition."""
+_OPERATOR_WORDS = tuple((op, re.compile(rf"\b(?:{words})\b", re.IGNORECASE)) for op, words in _WORDS)
+_SYMBOL = re.compile(r"\d\s*([-+*/xX×÷^%])\s*-?\d")
+_SYMBOLS = {"x": "*", "X": "*", "×": "*", "÷": "/"}
+_DATE = re.compile(r"\b\d{4}-\d{2}-\d{2}\b")
+_RIGHT = re.compile(rf"\b(?:subtract|subtracting|minus|deduct|less|by|take)\s+{_NUMBER}", re.IGNORECASE)
+"""A number the operation applies to the other value with: "subtract 6 ...", "take 6 away", "... by 3"."""
+_LEFT = re.compile(rf"\b(?:from|divide)\s+{_NUMBER}", re.IGNORECASE)
+"""A number the operation starts from: "... from 100", "divide 100 ..."."""
+
+
+_PLAIN_WORDS = {"+": "add", "-": "subtract", "*": "multiply", "/": "divide", "^": "power", "%": "remainder"}
+
+
+@dataclass(frozen=True)
+class Operation:
+    """The operators a clause allows, and which numbers must stand on which side (empty: either)."""
+
+    operators: str
+    left: tuple[str, ...] = ()
+    right: tuple[str, ...] = ()
+    twice: tuple[str, ...] = ()
+    """Numbers the clause says twice ("multiply 11 by 11"): they may stand on both sides."""
+
+
+def named_operation(clause: str) -> Operation | None:
+    """The operation ``clause`` names, or None when it names none or more than one."""
+    text = _DATE.sub(" ", clause)
+    named = {op for op, words in _OPERATOR_WORDS if words.search(text)}
+    named |= {_SYMBOLS.get(m.group(1), m.group(1)) for m in _SYMBOL.finditer(text)}
+    if len(named) != 1:
+        return None
+    (op,) = named
+    numbers = [m.group(1).replace(",", "") for m in re.finditer(rf"(?<![\w.]){_NUMBER}(?![\w])", text)]
+    twice = tuple(dict.fromkeys(n for n in numbers if numbers.count(n) > 1))
+    if op not in "-/":
+        return Operation(op, twice=twice)
+    return Operation(op, left=_numbers(_LEFT, text), right=_numbers(_RIGHT, text), twice=twice)
+
+
+def _numbers(pattern: re.Pattern[str], text: str) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(m.group(1).replace(",", "") for m in pattern.finditer(text)))
+
+
+def operation_words(clause: str) -> list[str]:
+    """The plain verb of the operation ``clause`` names ("take 2.5 away" → ``subtract``), so a tool
+    that says it subtracts is found by a clause that never says "subtract"."""
+    operation = named_operation(clause)
+    return [_PLAIN_WORDS[operation.operators]] if operation is not None else []

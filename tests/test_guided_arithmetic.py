@@ -1,0 +1,115 @@
+"""A guided step's expression offers only the operation its words name, in the order they give.
+
+Before this, the grammar let the small model pick any operator between two grounded numbers; it
+picked ``42 + 3`` for "multiply the result by 3" and ``77*32`` for "subtract 32 from that", and
+each run reported success with a wrong answer (``benchmarks/local_model.py``: 4 of 24 tasks).
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from pes_agent.demo.text_tools import LOCAL_TOOLS
+from pes_agent.llm.gbnf import schema_to_gbnf
+from pes_agent.prompts.arithmetic import Operation, named_operation
+from pes_agent.prompts.choices import tool_choices
+from pes_agent.prompts.guided import EarlierResult, guided_arguments_schema
+
+CALCULATOR = next(spec for spec in LOCAL_TOOLS if spec.name == "calculator").input_schema
+
+
+@pytest.mark.parametrize(
+    ("clause", "operation"),
+    [
+        ("multiply the result by 3", Operation("*")),
+        ("What is 9 times 6", Operation("*")),
+        ("Compute 12 * 7", Operation("*")),
+        ("Calculate 45 x 24", Operation("*")),
+        ("Add 15 and 27", Operation("+")),
+        ("what is 7 plus 8", Operation("+")),
+        ("subtract 32 from that", Operation("-", right=("32",))),
+        ("Subtract 19 from 100", Operation("-", left=("100",), right=("19",))),
+        ("subtract the result from 100", Operation("-", left=("100",))),
+        ("Take 15 away from 40", Operation("-", left=("40",), right=("15",))),
+        ("subtract 100 from the sum", Operation("-", right=("100",))),  # "the sum": an earlier result
+        ("multiply the sum by 2", Operation("*")),
+        ("the sum of 3 and 4", Operation("+")),
+        ("divide the result by 3", Operation("/", right=("3",))),
+        ("Divide 100 by 4", Operation("/", left=("100",), right=("4",))),
+        ("what is 10 - 4", Operation("-")),
+    ],
+)
+def test_a_clause_names_its_operation_and_for_minus_and_divide_the_order(clause: str, operation: Operation) -> None:
+    assert named_operation(clause) == operation
+
+
+@pytest.mark.parametrize(
+    "clause",
+    [
+        "convert 5 kilometers to miles",  # no operation at all
+        "add the days to 2025-01-15",  # a date's hyphens are not minus signs ...
+        "add the product of the two prices",  # ... and two operations named: nothing is guessed
+        "multiply 6 by 7 and add 2",
+    ],
+)
+def test_a_clause_naming_no_single_operation_leaves_every_operator(clause: str) -> None:
+    expected = Operation("+") if clause.startswith("add the days") else None
+    assert named_operation(clause) == expected
+
+
+def _grammar(part: str, earlier: list[EarlierResult]) -> str:
+    schema = guided_arguments_schema(CALCULATOR, part, "q", earlier)
+    return schema_to_gbnf(schema)
+
+
+def _pairs(grammar: str) -> set[tuple[str, str]]:
+    return set(re.findall(r'"([\d.]+)" operator\d* "([\d.]+)"', grammar))
+
+
+def _operators(grammar: str) -> str:
+    (body,) = re.findall(r"^operator\d* ::= (.*)$", grammar, re.MULTILINE)
+    return body
+
+
+def test_multiply_offers_only_times_between_the_grounded_numbers() -> None:
+    earlier = [EarlierResult(step_id="step_1", description="Add 15 and 27", output=42, text="42")]
+    grammar = _grammar("multiply the result by 3", earlier)
+    assert _operators(grammar) == '" "? ("*") " "?'
+    assert ("42", "3") in _pairs(grammar)
+
+
+def test_subtract_from_that_puts_the_named_number_on_the_right() -> None:
+    earlier = [EarlierResult(step_id="step_1", description="convert", output={"value": 77, "unit": "fahrenheit"},
+                             text="")]
+    grammar = _grammar("subtract 32 from that", earlier)
+    assert _operators(grammar) == '" "? ("-") " "?'
+    assert _pairs(grammar) == {("77", "32")}  # never 32 - 77, never 77 * 32
+
+
+def test_a_part_without_an_operation_word_keeps_every_operator_and_both_orders() -> None:
+    earlier = [EarlierResult(step_id="step_1", description="d", output=42, text="42")]
+    grammar = _grammar("then 3 with the result", earlier)
+    assert _operators(grammar) == '" "? [-+*/^%] " "?'
+    assert {("42", "3"), ("3", "42")} <= _pairs(grammar)
+
+
+def test_operation_words_inside_quoted_text_are_data_not_the_request() -> None:
+    grammar = _grammar("count 4 and 9 in 'times table'", [])
+    assert _operators(grammar) == '" "? [-+*/^%] " "?'
+
+
+def test_a_number_said_twice_may_stand_on_both_sides_and_others_only_once() -> None:
+    grammar = _grammar("Multiply 11 by 11", [])
+    assert _pairs(grammar) == {("11", "11")}
+    earlier = [EarlierResult(step_id="step_1", description="d", output=42, text="42")]
+    assert ("42", "42") not in _pairs(_grammar("multiply the result by 3", earlier))
+
+
+def test_a_part_that_names_arithmetic_in_other_words_plans_the_tool_that_says_it_computes() -> None:
+    summaries = {spec.name: spec.summary for spec in LOCAL_TOOLS}
+    summaries["product_price"] = "Look up the price of a product in US dollars."
+    assert tool_choices("take 2.5 away from it", summaries) == ["calculator"]
+    assert tool_choices("Compute 12 * 7", summaries) == ["calculator"]
+    assert tool_choices("look up the price of a lamp", summaries) == ["product_price"]
