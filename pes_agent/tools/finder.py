@@ -83,7 +83,7 @@ class ToolFinder:
             return Searcher(index=index)
         try:
             semantic = await self._semantic_index()
-            vectors = await self._vectors.embedder.embed(list(dict.fromkeys(texts)))
+            vectors = await self.embedder.embed(list(dict.fromkeys(texts)))
         except ProviderError as exc:
             if not exc.retryable:
                 raise EmbeddingsRefusedError(embeddings_error(exc, self.embedder)) from None
