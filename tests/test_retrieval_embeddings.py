@@ -27,7 +27,7 @@ from pes_agent.testing.fake_openai import FakeOpenAIServer
 from pes_agent.tools.decorators import tool_from_schema
 from tests.test_retrieval import ANSWER, DONE, call_reply, plan_reply, tool_lines
 
-pytestmark = pytest.mark.skipif(
+needs_bm25s = pytest.mark.skipif(
     importlib.util.find_spec("bm25s") is None,
     reason="the `retrieval` extra is not installed (pip install -e '.[retrieval]')",
 )
@@ -63,6 +63,7 @@ def texts_embedded(server: FakeOpenAIServer) -> list[str]:
     return [t for body in server.embedding_requests for t in body["input"]]
 
 
+@needs_bm25s
 async def test_a_tool_that_shares_no_word_with_the_query_is_offered_through_embeddings() -> None:
     replies = [plan_reply(DAYS), call_reply(DAYS, {"start_date": "2026-11-26", "end_date": "2026-12-25"}), DONE, ANSWER]
     async with FakeOpenAIServer(replies, embed=MEANING) as server:
@@ -81,6 +82,7 @@ async def test_a_tool_that_shares_no_word_with_the_query_is_offered_through_embe
     assert texts_embedded(server)[-1] == CHRISTMAS and len(server.embedding_requests) == 16 + 1  # catalogue, query
 
 
+@needs_bm25s
 async def test_a_tool_named_only_in_the_second_tier_can_be_planned_and_run() -> None:
     """``retrieval.names``: after the ``k`` described, more by name; the planner plans with one and
     it runs as any tool (its schema given at execution)."""
@@ -103,6 +105,7 @@ async def test_a_tool_named_only_in_the_second_tier_can_be_planned_and_run() -> 
     assert [e.data["tool_name"] for e in events if e.type is EventType.TOOL_CALL] == [tool]
 
 
+@needs_bm25s
 @pytest.mark.parametrize(
     ("embeddings", "actions", "says"),
     [
@@ -124,6 +127,7 @@ async def test_a_refusal_for_good_fails_at_start_naming_the_setting_without_retr
     assert len(server.embedding_requests) == 1 and server.chat_requests == []  # not retried
 
 
+@needs_bm25s
 async def test_a_refusal_after_start_ends_the_run_with_that_error() -> None:
     """The key revoked while the instance runs: the run's query embedding is refused."""
     catalogue_ok = [FakeReply()] * 16
@@ -136,6 +140,7 @@ async def test_a_refusal_after_start_ends_the_run_with_that_error() -> None:
     assert len(server.embedding_requests) == 17 and server.chat_requests == []
 
 
+@needs_bm25s
 @pytest.mark.parametrize("failure", [FakeError(status=503), FakeHang(seconds=5)], ids=["503", "timeout"])
 async def test_a_passing_failure_is_retried_then_the_run_plans_by_words_and_says_so(
     failure: Any, caplog: pytest.LogCaptureFixture
@@ -162,6 +167,7 @@ async def test_a_passing_failure_is_retried_then_the_run_plans_by_words_and_says
     assert len(warnings) == 1 and "plan with BM25 until they answer" in warnings[0].getMessage()
 
 
+@needs_bm25s
 async def test_a_changed_tool_list_embeds_only_the_new_tools() -> None:
     """What an MCP server's ``list_changed`` does to the registry; the finder follows its version."""
     glacier = tool_from_schema("glacier_melt", "Glacier melt rates from the survey.",
@@ -181,6 +187,7 @@ async def test_a_changed_tool_list_embeds_only_the_new_tools() -> None:
                                                "how quickly is the ice melting?"]
 
 
+@needs_bm25s
 async def test_the_key_is_sent_but_never_logged_or_shown(caplog: pytest.LogCaptureFixture) -> None:
     caplog.set_level(logging.DEBUG)
     echo = {"error": {"message": f"Incorrect API key provided: {KEY}", "type": "invalid_request_error"}}
@@ -226,6 +233,7 @@ def _real_server_missing() -> str | None:
     return _server_missing()
 
 
+@needs_bm25s
 @pytest.mark.local_model
 @pytest.mark.skipif(_real_server_missing() is not None, reason=str(_real_server_missing()))
 async def test_tools_are_ranked_with_embeddings_from_llama_cpp_pythons_server(llama_cpp_embeddings: str) -> None:
