@@ -64,7 +64,10 @@ def progress_line(event: Event) -> str | None:
     match event.type:
         case EventType.TOOLS_OFFERED:
             if d.get("mode") == "retrieved":
-                return f"tools: {d.get('shown')} of {d.get('total')} shown to the planner (searched {d.get('searches')})"
+                named = f" (+{len(d['named'])} by name)" if d.get("named") else ""
+                why = f"; {d['reason']}" if d.get("reason") else ""  # configured embeddings not used
+                return (f"tools: {d.get('shown')}{named} of {d.get('total')} shown to the planner, ranked by "
+                        f"{d.get('ranking', 'bm25')} (searched {d.get('searches')}){why}")
             return f"tools: all {d.get('total')} shown to the planner: {d.get('reason')}"
         case EventType.PLAN:
             return f"plan: {d.get('title') or '(untitled)'} ({len(d.get('todo_list', []))} steps)"

@@ -285,6 +285,11 @@ def test_the_cli_progress_says_how_many_tools_the_planner_saw() -> None:
         return progress_line(event)
 
     assert line({"mode": "retrieved", "shown": 30, "total": 1000, "searches": ["q"]}) == (
-        "tools: 30 of 1000 shown to the planner (searched ['q'])"
+        "tools: 30 of 1000 shown to the planner, ranked by bm25 (searched ['q'])"
+    )
+    named = [{"name": "a", "score": 1.0}, {"name": "b", "score": 0.5}]
+    assert line({"mode": "retrieved", "shown": 30, "total": 1000, "searches": ["q"], "named": named,
+                 "ranking": "bm25", "reason": "embeddings failed, so ..."}) == (
+        "tools: 30 (+2 by name) of 1000 shown to the planner, ranked by bm25 (searched ['q']); embeddings failed, so ..."
     )
     assert "pip install" in (line({"mode": "all_unindexed", "total": 200, "reason": "pip install x"}) or "")
