@@ -46,17 +46,19 @@ def test_a_clause_names_its_operation_and_for_minus_and_divide_the_order(clause:
 
 
 @pytest.mark.parametrize(
-    "clause",
+    ("clause", "operation"),
     [
-        "convert 5 kilometers to miles",  # no operation at all
-        "add the days to 2025-01-15",  # a date's hyphens are not minus signs ...
-        "add the product of the two prices",  # ... and two operations named: nothing is guessed
-        "multiply 6 by 7 and add 2",
+        ("convert 5 kilometers to miles", None),  # no operation at all
+        ("add the days to 2025-01-15", Operation("+")),  # a date's hyphens are not minus signs
+        ("add the product of the two prices", Operation("+*")),  # several named: those, in no order
+        ("divide the remainder by 5", Operation("/", right=("5",))),  # "the remainder": an earlier result
+        ("the remainder of 17 divided by 5", Operation("/%")),
     ],
 )
-def test_a_clause_naming_no_single_operation_leaves_every_operator(clause: str) -> None:
-    expected = Operation("+") if clause.startswith("add the days") else None
-    assert named_operation(clause) == expected
+def test_a_clause_naming_several_operations_keeps_those_and_none_keeps_all(
+    clause: str, operation: Operation | None
+) -> None:
+    assert named_operation(clause) == operation
 
 
 def _grammar(part: str, earlier: list[EarlierResult]) -> str:
@@ -113,3 +115,14 @@ def test_a_part_that_names_arithmetic_in_other_words_plans_the_tool_that_says_it
     assert tool_choices("take 2.5 away from it", summaries) == ["calculator"]
     assert tool_choices("Compute 12 * 7", summaries) == ["calculator"]
     assert tool_choices("look up the price of a lamp", summaries) == ["product_price"]
+
+
+def test_it_means_what_the_earlier_step_was_asked_for_not_what_it_was_given() -> None:
+    facts = {"country": "Canada", "capital": "Ottawa", "population_millions": 40.1}
+    earlier = [EarlierResult(step_id="step_1", description="Look up the capital of Canada", output=facts, text="")]
+    transform = next(spec for spec in LOCAL_TOOLS if spec.name == "transform_text").input_schema
+    text = guided_arguments_schema(transform, "convert it to upper case", "q", earlier)["properties"]["text"]
+    assert "Ottawa" in text["enum"] and "Canada" not in text["enum"]
+    earlier = [EarlierResult(step_id="step_1", description="Look up Canada", output=facts, text="")]
+    text = guided_arguments_schema(transform, "convert it to upper case", "q", earlier)["properties"]["text"]
+    assert {"Ottawa", "Canada"} <= set(text["enum"])  # asked for nothing in particular: every value

@@ -20,7 +20,7 @@ import pytest
 from jsonschema import Draft202012Validator
 
 from benchmarks import local_model
-from benchmarks.local_holdout import HOLDOUT, HOLDOUT_2, HOLDOUT_3
+from benchmarks.local_holdout import HOLDOUT, HOLDOUT_2, HOLDOUT_3, HOLDOUT_4
 from benchmarks.local_model import (
     RESULT_PREFIX,
     Summary,
@@ -85,15 +85,15 @@ def test_the_task_set_is_large_varied_and_keeps_the_readme_job() -> None:
 
 
 def test_the_held_out_sets_share_no_query_and_no_id_with_the_tuned_set() -> None:
-    for held in (HOLDOUT, HOLDOUT_2, HOLDOUT_3):
+    for held in (HOLDOUT, HOLDOUT_2, HOLDOUT_3, HOLDOUT_4):
         assert len(held) >= 12
         assert not {t.id for t in held} & {t.id for t in TASKS}
         assert not {t.query for t in held} & {t.query for t in TASKS}
         assert {t.domain for t in held} == {"text", "units", "lookup", "dates"}
-    assert len({t.id for t in HOLDOUT + HOLDOUT_2 + HOLDOUT_3}) == len(HOLDOUT + HOLDOUT_2 + HOLDOUT_3)
+    assert len({t.id for t in HOLDOUT + HOLDOUT_2 + HOLDOUT_3 + HOLDOUT_4}) == len(HOLDOUT + HOLDOUT_2 + HOLDOUT_3 + HOLDOUT_4)
 
 
-@pytest.mark.parametrize("task", TASKS + HOLDOUT + HOLDOUT_2 + HOLDOUT_3, ids=lambda t: t.id)
+@pytest.mark.parametrize("task", TASKS + HOLDOUT + HOLDOUT_2 + HOLDOUT_3 + HOLDOUT_4, ids=lambda t: t.id)
 def test_each_task_is_consistent_with_its_tools(task: Task) -> None:
     assert 2 <= len(task.calls) <= 3
     assert len(query_clauses(task.query)) == len(task.calls), "one `, then` clause per call"
@@ -105,7 +105,7 @@ def test_each_task_is_consistent_with_its_tools(task: Task) -> None:
     assert answer_right(task, plain_answer), (plain_answer, task.answer)
 
 
-@pytest.mark.parametrize("task", [t for t in TASKS + HOLDOUT + HOLDOUT_2 + HOLDOUT_3 if t.chained], ids=lambda t: t.id)
+@pytest.mark.parametrize("task", [t for t in TASKS + HOLDOUT + HOLDOUT_2 + HOLDOUT_3 + HOLDOUT_4 if t.chained], ids=lambda t: t.id)
 def test_a_later_call_needs_an_earlier_output(task: Task) -> None:
     outputs = _outputs(task)
 
@@ -256,7 +256,7 @@ def test_a_run_is_scored_on_calls_answer_plan_and_honesty() -> None:
 
 
 def test_the_given_plan_is_the_standard_plan_json_with_one_chained_step_per_call() -> None:
-    for task in TASKS + HOLDOUT + HOLDOUT_2 + HOLDOUT_3:
+    for task in TASKS + HOLDOUT + HOLDOUT_2 + HOLDOUT_3 + HOLDOUT_4:
         parsed = parse_plan(given_plan(task))
         assert [tool for item in parsed.items for tool in item.required_tools] == [c.tool for c in task.calls]
         assert [list(item.dependencies) for item in parsed.items][1:] == [

@@ -7,8 +7,8 @@ every wrong run we measured (``42 + 3`` for "multiply the result by 3", ``77*32`
 operation it is, so the grammar offers only that one, and for the two operations whose order
 matters, the order the words give. The model still chooses the operands.
 
-Read purely from the text, in English; a clause that names no operation, or several, keeps every
-operator (nothing is guessed). Nothing here knows any tool.
+Read purely from the text, in English; a clause that names several operations keeps those, one that
+names none keeps every operator (nothing is guessed). Nothing here knows any tool.
 """
 
 from __future__ import annotations
@@ -26,10 +26,11 @@ _WORDS: tuple[tuple[str, str], ...] = (
     ("*", r"multiply|multiplies|multiplied|multiplying|times|product\s+of"),
     ("/", r"divide|divides|divided|dividing|quotient\s+of"),
     ("^", r"power|squared|cubed|exponent"),
-    ("%", r"modulo|mod|remainder"),
+    ("%", r"modulo|mod|remainder\s+of"),
 )
 """Verbs name an operation; the nouns only with "of" ("the sum of 3 and 4"): "subtract 100 from the
-sum" names a subtraction whose left side is an earlier result, not an addition."""
+sum" names a subtraction whose left side is an earlier result, not an addition; "divide the
+remainder by 5" is a division."""
 _OPERATOR_WORDS = tuple((op, re.compile(rf"\b(?:{words})\b", re.IGNORECASE)) for op, words in _WORDS)
 _SYMBOL = re.compile(r"\d\s*([-+*/xX×÷^%])\s*-?\d")
 _SYMBOLS = {"x": "*", "X": "*", "×": "*", "÷": "/"}
@@ -55,18 +56,19 @@ class Operation:
 
 
 def named_operation(clause: str) -> Operation | None:
-    """The operation ``clause`` names, or None when it names none or more than one."""
+    """The operation ``clause`` names (or the operations, when it names several: then without an
+    operand order), or None when it names none."""
     text = _DATE.sub(" ", clause)
     named = {op for op, words in _OPERATOR_WORDS if words.search(text)}
     named |= {_SYMBOLS.get(m.group(1), m.group(1)) for m in _SYMBOL.finditer(text)}
-    if len(named) != 1:
+    if not named:
         return None
-    (op,) = named
+    operators = "".join(op for op in _PLAIN_WORDS if op in named)
     numbers = [m.group(1).replace(",", "") for m in re.finditer(rf"(?<![\w.]){_NUMBER}(?![\w])", text)]
     twice = tuple(dict.fromkeys(n for n in numbers if numbers.count(n) > 1))
-    if op not in "-/":
-        return Operation(op, twice=twice)
-    return Operation(op, left=_numbers(_LEFT, text), right=_numbers(_RIGHT, text), twice=twice)
+    if operators not in ("-", "/"):
+        return Operation(operators, twice=twice)
+    return Operation(operators, left=_numbers(_LEFT, text), right=_numbers(_RIGHT, text), twice=twice)
 
 
 def _numbers(pattern: re.Pattern[str], text: str) -> tuple[str, ...]:
@@ -77,4 +79,4 @@ def operation_words(clause: str) -> list[str]:
     """The plain verb of the operation ``clause`` names ("take 2.5 away" → ``subtract``), so a tool
     that says it subtracts is found by a clause that never says "subtract"."""
     operation = named_operation(clause)
-    return [_PLAIN_WORDS[operation.operators]] if operation is not None else []
+    return [_PLAIN_WORDS[op] for op in operation.operators] if operation is not None else []

@@ -234,13 +234,20 @@ def _argument_lines(schema: Mapping[str, Any], original: Mapping[str, Any]) -> s
 
 def _flowing(earlier: Sequence[EarlierResult], part: str) -> list[Candidate]:
     """Earlier values that may flow into this step: the fields the part names, from any earlier
-    step; else every value of the steps it depends on (of all earlier steps when it names none)."""
+    step; else the values of the steps it depends on (all earlier steps when it names none), and
+    of those, the fields each step's own part asked for when it named any: after "look up the
+    capital of Canada", "convert it to upper case" means the capital, not the country."""
     leaves = [c for r in reversed(earlier) for c in output_candidates(r.step_id, r.output)]
     named = named_leaves(leaves, part)
     if named:
         return named
     direct = {r.step_id for r in earlier if r.direct}
-    return [c for c in leaves if c.source in direct] or leaves
+    flowing = [c for c in leaves if c.source in direct] or leaves
+    asked = [
+        c for r in reversed(earlier)
+        for c in named_leaves([c for c in flowing if c.source == r.step_id], r.description)
+    ]
+    return asked or flowing
 
 
 def _without_value(schema: dict[str, Any], value: Any) -> dict[str, Any]:
