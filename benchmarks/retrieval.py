@@ -50,6 +50,7 @@ from benchmarks.tool_catalogue import catalogue
 from pes_agent import create_art_instance
 from pes_agent.agent.tool_offer import choose_tools
 from pes_agent.config import RetrievalConfig
+from pes_agent.config.retrieval import DEFAULT_NAMES
 from pes_agent.llm.tokens import count_messages, tokenizer_available
 from pes_agent.state.memory import MemoryStore
 from pes_agent.tools.finder import ToolFinder
@@ -156,7 +157,7 @@ def measure(with_local: bool, label: str | None) -> dict[str, Any]:
     threshold = RetrievalConfig().threshold
     result: dict[str, Any] = {"k": k, "threshold": threshold, "queries": len(QUERIES),
                               "needed_tools": sum(len(q.tools) for q in QUERIES)}
-    result["names"] = RetrievalConfig().names
+    result["names"] = RetrievalConfig().named_only  # the default without embeddings
     result["recall_at_k_1000"] = {str(kk): recall(full, QUERIES, kk)[0] for kk in K_VALUES}
     result["recall_offered_1000"] = {str(m): recall(full, QUERIES, k, m)[0] for m in (0, 50, 100, 150, 200, 270)}
     result["recall_by_size"] = {str(n): recall(catalogue(n), QUERIES, k) for n in (50, 100, 200, 1000)}
@@ -261,7 +262,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--embeddings-url", help="an OpenAI-compatible /v1 serving embeddings: measure the fused path")
     parser.add_argument("--embeddings-model", default="all-MiniLM-L6-v2", help="the embedding model's id there")
     parser.add_argument("--k", type=int, default=RetrievalConfig().k, help="k for the fused path")
-    parser.add_argument("--names", type=int, default=RetrievalConfig().names, help="names-only tier for the fused path")
+    parser.add_argument("--names", type=int, default=DEFAULT_NAMES, help="names-only tier for the fused path")
     args = parser.parse_args(argv)
     use_shared_tiktoken_cache()
     if not index_available():

@@ -13,7 +13,7 @@ import pytest
 
 from pes_agent.demo.text_tools import LOCAL_TOOLS
 from pes_agent.llm.gbnf import schema_to_gbnf
-from pes_agent.prompts.arithmetic import Operation, named_operation
+from pes_agent.prompts.arithmetic import Operation, named_operation, operation_words
 from pes_agent.prompts.choices import tool_choices
 from pes_agent.prompts.guided import EarlierResult, guided_arguments_schema
 
@@ -126,3 +126,10 @@ def test_it_means_what_the_earlier_step_was_asked_for_not_what_it_was_given() ->
     earlier = [EarlierResult(step_id="step_1", description="Look up Canada", output=facts, text="")]
     text = guided_arguments_schema(transform, "convert it to upper case", "q", earlier)["properties"]["text"]
     assert {"Ottawa", "Canada"} <= set(text["enum"])  # asked for nothing in particular: every value
+
+
+def test_the_plain_verb_is_added_only_where_the_clause_does_not_say_it() -> None:
+    assert operation_words("Compute 12 * 7") == ["multiply"]
+    assert operation_words("take 2.5 away from it") == ["subtract"]
+    assert operation_words("Add 20 and 5") == []  # "add" twice would outweigh the clause's other words
+    assert operation_words("convert 5 km to miles") == []

@@ -106,11 +106,24 @@ async def test_planning_prompt_200_tools_retrieved(prompt_snapshot: SnapshotAsse
 
 
 async def test_planning_prompt_1000_tools_retrieved(prompt_snapshot: SnapshotAssertion) -> None:
-    """The benchmark's 1,000-tool catalogue: 30 tools described, up to 200 more by name."""
+    """The benchmark's 1,000-tool catalogue, BM25 alone (the default): 30 tools described."""
     pytest.importorskip("bm25s", reason="the `retrieval` extra is not installed")
     from benchmarks.tool_catalogue import catalogue
 
     art = await create_art_instance({"storage": {"type": "memory"}}, tools=catalogue(), store=MemoryStore())
+    request = art.planning_prompt("Can you send me a printable copy of invoice 4411?")
+    assert "(30 of 1000 tools" in request.messages[1].content
+    assert "by name only" not in request.messages[1].content
+    assert request == prompt_snapshot
+
+
+async def test_planning_prompt_1000_tools_with_names(prompt_snapshot: SnapshotAssertion) -> None:
+    """The same with a names-only tier (``retrieval.names``; 200 by default with embeddings)."""
+    pytest.importorskip("bm25s", reason="the `retrieval` extra is not installed")
+    from benchmarks.tool_catalogue import catalogue
+
+    config = {"storage": {"type": "memory"}, "retrieval": {"names": 200}}
+    art = await create_art_instance(config, tools=catalogue(), store=MemoryStore())
     request = art.planning_prompt("Can you send me a printable copy of invoice 4411?")
     content = request.messages[1].content
     named = content.split("More tools, by name only (plan with them as with those above): ", 1)[1].split("\n", 1)[0]

@@ -127,6 +127,16 @@ async def test_an_mcp_servers_changed_tool_list_reaches_the_planner_through_the_
 
 
 @needs_bm25s
+async def test_a_names_only_tier_lists_the_next_tools_by_name_when_asked_for() -> None:
+    art, provider, _ = await instance([plan_reply(PDF), call_reply(PDF, {"invoice_id": "4411"}), DONE, ANSWER],
+                                      retrieval={"names": 50})
+    assert (await art.process(QUERY)).status == "success"
+    prompt = provider.calls[0].messages[1]["content"]
+    named = prompt.split("More tools, by name only (plan with them as with those above): ", 1)[1].split("\n", 1)[0]
+    assert 0 < len(named.split(", ")) <= 50 and len(tool_lines(prompt)) == 30
+
+
+@needs_bm25s
 async def test_with_a_thousand_tools_the_planner_sees_k_of_them_and_the_event_says_why() -> None:
     art, provider, events = await instance(
         [plan_reply(PDF), call_reply(PDF, {"invoice_id": "4411"}), DONE, ANSWER]
@@ -138,7 +148,7 @@ async def test_with_a_thousand_tools_the_planner_sees_k_of_them_and_the_event_sa
     assert len(lines) == art.config.retrieval.k == 30
     assert any(line.startswith(f"- {PDF}:") for line in lines)
     assert "of 1000 tools: those that best match the query" in prompt and '"findTools"' in prompt
-    assert "\nMore tools, by name only" in prompt  # retrieval.names: the next ones by name
+    assert "More tools, by name only" not in prompt  # BM25 alone: no names-only tier by default
     offered = [e for e in events if e.type is EventType.TOOLS_OFFERED]
     assert len(offered) == 1 and offered[0].data["mode"] == "retrieved"
     assert offered[0].data["searches"] == [QUERY] and offered[0].data["total"] == 1000
@@ -248,6 +258,22 @@ async def test_guided_planning_chooses_among_the_retrieved_tools() -> None:
     offered = next(e.data for e in events if e.type is EventType.TOOLS_OFFERED)
     assert offered["mode"] == "retrieved" and offered["shown"] == len(shown)
     assert offered["searches"][0] == "How is the air quality in Delhi today?" and len(offered["searches"]) >= 2
+
+
+@needs_bm25s
+async def test_a_guided_part_that_names_arithmetic_in_symbols_is_offered_the_calculator() -> None:
+    """"Compute 12 * 7" shares no word with "Arithmetic on numbers: add (+), ... multiply (*)";
+    its part is searched with the operation's verb too, so the calculator is among its choices."""
+    from pes_agent.demo.text_tools import LOCAL_TOOLS
+
+    providers = {"scripted": {"adapter": "scripted", "structured_output": True, "guided": True}}
+    provider = ScriptedProvider([json.dumps({}), ANSWER])
+    config = {"storage": {"type": "memory"}, "providers": providers}
+    others = [t for t in catalogue() if not t.name.startswith(("math_", "text_"))][:200]  # none computes
+    art = await create_art_instance(config, tools=[*LOCAL_TOOLS, *others], providers={"scripted": provider})
+    await art.process("Compute 12 * 7, then count the words in 'the answer is 84'.")
+    choices = provider.calls[0].response_schema["properties"]["Compute 12 * 7"]["enum"]
+    assert "calculator" in choices
 
 
 # --- the reply and the config ---------------------------------------------------------------------

@@ -17,6 +17,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from pes_agent.config.retrieval import RetrievalConfig
+from pes_agent.prompts.arithmetic import operation_words
 from pes_agent.tools.finder import ToolFinder
 from pes_agent.tools.index import EXTRA_HINT, ToolHit
 from pes_agent.tools.semantic import Searcher
@@ -106,11 +107,11 @@ def choose_tools(
     tier (a small model chooses among a few per part); ``keep``: tools shown whatever their score
     (a plan being refined uses them)."""
     allowed = frozenset(enabled)
-    named_only = 0 if parts else config.names
+    named_only = 0 if parts else config.named_only
     found = searcher.search(query, config.k + named_only, allowed)
     hits = list(found[: config.k])
-    for part in parts:
-        hits += searcher.search(part, GUIDED_PART_HITS, allowed)
+    for part in parts:  # arithmetic named in other words is searched as its verb ("12 * 7": multiply)
+        hits += searcher.search(" ".join([part, *operation_words(part)]), GUIDED_PART_HITS, allowed)
     chosen = _merge([n for n in keep if n in allowed], hits)
     described = {h.name for h in chosen}
     named = tuple(h for h in found[config.k :] if h.name not in described)

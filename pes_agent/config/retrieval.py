@@ -36,13 +36,15 @@ context. Above it the list would outgrow both (3,700 tokens at 200 tools, 16,700
 
 
 DEFAULT_NAMES = 200
-"""Chosen on the even half of the labelled queries, checked on the odd half. With embeddings
-(all-MiniLM-L6-v2): 30 described reach 0.830 of the needed tools, 30 + 100 named 0.945, 30 + 150
-0.962, 30 + 200 **0.972** (0.972 on either half; 30 + 270: 0.983), and the largest planning prompt at
-1,000 tools is 1,858 tokens, under the 3,000 budget with room for history. BM25 alone gains less
-but gains: 0.630 → 0.671 (all it can reach: the tools sharing a word with the query; reached
-from + 100), at 664 tokens mean, 1,568 max, because a name costs about 5 tokens where a described line
-costs about 16.5, and BM25 names no tool that shares no word with the query."""
+"""The names-only tier with embeddings. Chosen on the even half of the labelled queries, checked
+on the odd half (all-MiniLM-L6-v2): 30 described reach 0.830 of the needed tools, 30 + 100 named
+0.945, 30 + 150 0.962, 30 + 200 **0.972** (0.972 on either half; 30 + 270: 0.983), and the largest
+planning prompt at 1,000 tools is 1,858 tokens (1,673 at 200: flat), under the 3,000 budget.
+
+Without embeddings the tier is off by default: BM25 names only tools that share a word with the
+query, so 200 names take recall from 0.630 to its lexical cap of 0.671 (12 of 289 needed tools) for
+up to 700 more tokens, and the prompt then grows with the catalogue (702 max at 200 tools, 1,568 at
+1,000) instead of staying flat (703, 853)."""
 
 
 class EmbeddingsConfig(ConfigModel):
@@ -74,13 +76,20 @@ class RetrievalConfig(ConfigModel):
     find_tools_calls: int = Field(default=2, ge=0)
     """How many times the planner may ask for more tools (``{"findTools": [...]}``) before it has to
     plan with what it has; each ask adds up to ``k`` tools. 0: the planner is not offered it."""
-    names: int = Field(default=DEFAULT_NAMES, ge=0)
+    names: int | None = Field(default=None, ge=0)
     """After the ``k`` tools shown with their description, this many more by name only: a short
     line the planner may plan from (or ask ``findTools`` about), so more of the tools a query needs
     are within reach at a few tokens each. Not in guided mode, whose small model chooses among a
-    few candidates per part."""
+    few candidates per part. None: ``DEFAULT_NAMES`` with ``embeddings``, 0 without (see there)."""
     embeddings: EmbeddingsConfig | None = None
     """Rank tools by meaning too (fused with BM25): ``{provider, model}``. None: BM25 alone."""
+
+    @property
+    def named_only(self) -> int:
+        """How many tools the names-only tier lists (``names``, or its default for the ranking)."""
+        if self.names is not None:
+            return self.names
+        return DEFAULT_NAMES if self.embeddings is not None else 0
 
 
 def embedding_problems(retrieval: RetrievalConfig, providers: Mapping[str, Any]) -> list[dict[str, Any]]:

@@ -77,6 +77,8 @@ def _numbers(pattern: re.Pattern[str], text: str) -> tuple[str, ...]:
 
 def operation_words(clause: str) -> list[str]:
     """The plain verb of the operation ``clause`` names ("take 2.5 away" → ``subtract``), so a tool
-    that says it subtracts is found by a clause that never says "subtract"."""
+    that says it subtracts is found by a clause that never says "subtract". None when the clause
+    says it already: a word counted twice would outweigh the clause's other words in a search."""
     operation = named_operation(clause)
-    return [_PLAIN_WORDS[op] for op in operation.operators] if operation is not None else []
+    said = set(re.findall(r"[a-z]+", clause.casefold()))
+    return [w for op in (operation.operators if operation else "") if (w := _PLAIN_WORDS[op]) not in said]
