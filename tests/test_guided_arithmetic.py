@@ -133,3 +133,37 @@ def test_the_plain_verb_is_added_only_where_the_clause_does_not_say_it() -> None
     assert operation_words("take 2.5 away from it") == ["subtract"]
     assert operation_words("Add 20 and 5") == []  # "add" twice would outweigh the clause's other words
     assert operation_words("convert 5 km to miles") == []
+
+
+@pytest.mark.parametrize(
+    "clause",
+    [
+        "find hotels in Paris costing less than 200 euros",  # a comparison, not a subtraction
+        "check the weather three times a day",  # how often, not a product
+        "find a less expensive hotel",
+    ],
+)
+def test_everyday_less_and_times_name_no_arithmetic_and_do_not_offer_the_calculator(clause: str) -> None:
+    assert named_operation(clause) is None
+    summaries = {spec.name: spec.summary for spec in LOCAL_TOOLS}
+    summaries["search_hotels"] = "Search hotels in a city by price, or the weather there."
+    assert "calculator" not in tool_choices(clause, summaries)
+
+
+@pytest.mark.parametrize(
+    ("clause", "operation"),
+    [
+        ("100 less 5", Operation("-", right=("5",))),
+        ("the total less the discount", Operation("-")),
+        ("5 times the result", Operation("*")),
+        ("take 100 and subtract 5", Operation("-", right=("5",))),  # "take 100": where it starts
+        ("take 10 and divide it by 2", Operation("/", right=("2",))),
+        ("take 6 away from 10", Operation("-", left=("10",), right=("6",))),
+    ],
+)
+def test_less_times_and_take_keep_their_arithmetic_meaning(clause: str, operation: Operation) -> None:
+    assert named_operation(clause) == operation
+
+
+def test_take_a_number_then_subtract_offers_only_that_order() -> None:
+    assert _pairs(_grammar("take 100 and subtract 5", [])) == {("100", "5")}

@@ -19,11 +19,14 @@ from dataclasses import dataclass
 __all__ = ["Operation", "named_operation", "operation_words"]
 
 _NUMBER = r"(-?\d[\d,]*(?:\.\d+)?)"
+_OPERAND = r"(?=\s+(?:[-$]?\d|(?:the|that|it|this|its)\b))"
+"""What follows "less" and "times" when they are arithmetic ("100 less 5", "times the result"), and
+not when they are everyday English ("less than 200 euros", "three times a day", "less expensive")."""
 _WORDS: tuple[tuple[str, str], ...] = (
     ("+", r"add|adds|adding|added|plus|increase[sd]?|increasing|(?:sum|total)\s+of"),
     ("-", (r"subtract|subtracts|subtracting|subtracted|minus|deduct|deducts|deducted|decrease[sd]?|reduce[sd]?"
-           r"|less|take\s+(?:[\w.,$%-]+\s+){0,4}?away|difference\s+(?:of|between)")),
-    ("*", r"multiply|multiplies|multiplied|multiplying|times|product\s+of"),
+           rf"|less{_OPERAND}|take\s+(?:[\w.,$%-]+\s+){{0,4}}?away|difference\s+(?:of|between)")),
+    ("*", rf"multiply|multiplies|multiplied|multiplying|times{_OPERAND}|product\s+of"),
     ("/", r"divide|divides|divided|dividing|quotient\s+of"),
     ("^", r"power|squared|cubed|exponent"),
     ("%", r"modulo|mod|remainder\s+of"),
@@ -35,8 +38,12 @@ _OPERATOR_WORDS = tuple((op, re.compile(rf"\b(?:{words})\b", re.IGNORECASE)) for
 _SYMBOL = re.compile(r"\d\s*([-+*/xX×÷^%])\s*-?\d")
 _SYMBOLS = {"x": "*", "X": "*", "×": "*", "÷": "/"}
 _DATE = re.compile(r"\b\d{4}-\d{2}-\d{2}\b")
-_RIGHT = re.compile(rf"\b(?:subtract|subtracting|minus|deduct|less|by|take)\s+{_NUMBER}", re.IGNORECASE)
-"""A number the operation applies to the other value with: "subtract 6 ...", "take 6 away", "... by 3"."""
+_RIGHT = re.compile(
+    rf"\b(?:subtract|subtracting|minus|deduct|less|by)\s+{_NUMBER}|\btake\s+{_NUMBER}(?=\s+(?:away|from)\b)",
+    re.IGNORECASE,
+)
+"""A number the operation applies to the other value with: "subtract 6 ...", "take 6 away", "... by 3".
+"take" only so: in "take 100 and subtract 5" it names where the operation starts."""
 _LEFT = re.compile(rf"\b(?:from|divide)\s+{_NUMBER}", re.IGNORECASE)
 """A number the operation starts from: "... from 100", "divide 100 ..."."""
 
@@ -72,7 +79,7 @@ def named_operation(clause: str) -> Operation | None:
 
 
 def _numbers(pattern: re.Pattern[str], text: str) -> tuple[str, ...]:
-    return tuple(dict.fromkeys(m.group(1).replace(",", "") for m in pattern.finditer(text)))
+    return tuple(dict.fromkeys(m.group(m.lastindex or 1).replace(",", "") for m in pattern.finditer(text)))
 
 
 def operation_words(clause: str) -> list[str]:
