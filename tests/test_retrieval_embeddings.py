@@ -253,3 +253,35 @@ async def test_tools_are_ranked_with_embeddings_from_llama_cpp_pythons_server(ll
     assert searcher is not None and searcher.note == "" and searcher.semantic is not None
     hits = searcher.search(CHRISTMAS, 10)
     assert len(hits) == 10 and all(h.semantic is not None for h in hits)
+
+
+@needs_bm25s
+async def test_a_tool_list_changing_while_its_vectors_are_fetched_never_fails_the_run() -> None:
+    """Two runs embed the catalogue at once while the tool list changes under them (an MCP
+    server's ``list_changed`` during a slow embeddings request): each gets an index of the list it
+    asked for; the later list dropping a tool the earlier one still needs does not fail the first."""
+    from pes_agent.tools.semantic import ToolVectors  # numpy: the retrieval extra
+
+    def spec(name: str) -> Any:
+        return tool_from_schema(name, f"The {name} tool.", {"type": "object", "properties": {}}, lambda **_: name)
+
+    a, b, c, d = (spec(n) for n in ("alpha", "beta", "gamma", "delta"))
+    release = {"gamma": asyncio.Event(), "delta": asyncio.Event()}
+
+    class SlowEmbedder:
+        async def embed(self, texts: Any) -> list[list[float]]:
+            for text in texts:
+                for name, gate in release.items():
+                    if name in text:
+                        await gate.wait()
+            return [[1.0, float(len(t))] for t in texts]
+
+    vectors = ToolVectors(SlowEmbedder())
+    await vectors.index([a, b])
+    first = asyncio.create_task(vectors.index([a, b, c]))  # waits for gamma's vector
+    second = asyncio.create_task(vectors.index([a, d]))  # beta is gone from this list
+    await asyncio.sleep(0)
+    release["delta"].set()
+    assert (await second).names == ("alpha", "delta")
+    release["gamma"].set()
+    assert (await first).names == ("alpha", "beta", "gamma")

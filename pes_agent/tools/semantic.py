@@ -74,13 +74,15 @@ class ToolVectors:
         """The index of ``specs``, embedding only texts not seen before; texts of tools that are
         gone are forgotten."""
         texts = [tool_text(s) for s in specs]
-        missing = [t for t in dict.fromkeys(texts) if t not in self._cache]
+        # what is cached is read before the request: a call for another tool list may replace the
+        # cache while this one waits (a list changing during a slow request), and must not take
+        # vectors this one counted on
+        known = {t: self._cache[t] for t in dict.fromkeys(texts) if t in self._cache}
+        missing = [t for t in dict.fromkeys(texts) if t not in known]
         if missing:
-            self._cache.update(zip(missing, await self.embedder.embed(missing), strict=True))
-        current = set(texts)
-        for text in [t for t in self._cache if t not in current]:
-            del self._cache[text]
-        return SemanticIndex([s.name for s in specs], [self._cache[t] for t in texts])
+            known.update(zip(missing, await self.embedder.embed(missing), strict=True))
+        self._cache = known
+        return SemanticIndex([s.name for s in specs], [known[t] for t in texts])
 
 
 def fuse(lexical: Sequence[ToolHit], semantic: Sequence[tuple[str, float]], k: int) -> tuple[ToolHit, ...]:
