@@ -285,3 +285,29 @@ async def test_a_tool_list_changing_while_its_vectors_are_fetched_never_fails_th
     assert (await second).names == ("alpha", "delta")
     release["gamma"].set()
     assert (await first).names == ("alpha", "beta", "gamma")
+
+
+@needs_bm25s
+def test_a_guided_part_naming_arithmetic_is_still_ranked_by_its_embedding() -> None:
+    """A guided part's search adds the plain verb of the arithmetic it names ("take 2.5 away":
+    subtract) for BM25; the part's own embedding, fetched for the run, must still rank it: the tool
+    that deducts, sharing no word with the part, is found by meaning (its cosine in the event)."""
+    from pes_agent.agent.tool_offer import choose_tools
+    from pes_agent.config import RetrievalConfig
+    from pes_agent.tools.index import ToolIndex
+    from pes_agent.tools.registry import ToolRegistry
+    from pes_agent.tools.semantic import Searcher, SemanticIndex
+
+    def spec(name: str, about: str) -> Any:
+        return tool_from_schema(name, about, {"type": "object", "properties": {}}, lambda **_: name)
+
+    tools = [spec("deduct_amount", "Deduct an amount from a balance."), spec("weather_now", "Current weather.")]
+    tools += [spec(f"filler_{i}", f"Filler tool number {i}.") for i in range(10)]
+    part = "take 2.5 away from it"
+    index = ToolIndex.of(ToolRegistry(tools))
+    semantic = SemanticIndex([t.name for t in tools], [[1.0, 0.0]] + [[0.0, 1.0]] * (len(tools) - 1))
+    searcher = Searcher(index=index, semantic=semantic, vectors={"the query": [0.0, 1.0], part: [1.0, 0.0]})
+    offer = choose_tools("the query", [t.name for t in tools], RetrievalConfig(k=1, threshold=1), searcher,
+                         parts=[part])
+    deduct = [h for h in offer.hits if h.name == "deduct_amount"]
+    assert deduct and deduct[0].semantic == 1.0

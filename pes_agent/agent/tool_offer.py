@@ -111,7 +111,7 @@ def choose_tools(
     found = searcher.search(query, config.k + named_only, allowed)
     hits = list(found[: config.k])
     for part in parts:  # arithmetic named in other words is searched as its verb ("12 * 7": multiply)
-        hits += searcher.search(" ".join([part, *operation_words(part)]), GUIDED_PART_HITS, allowed)
+        hits += searcher.search(part, GUIDED_PART_HITS, allowed, words=operation_words(part))
     chosen = _merge([n for n in keep if n in allowed], hits)
     described = {h.name for h in chosen}
     named = tuple(h for h in found[config.k :] if h.name not in described)

@@ -120,9 +120,14 @@ class Searcher:
     def ranking(self) -> str:
         return "bm25+embeddings" if self.semantic is not None else "bm25"
 
-    def search(self, text: str, k: int, allowed: Collection[str] | None = None) -> tuple[ToolHit, ...]:
+    def search(
+        self, text: str, k: int, allowed: Collection[str] | None = None, *, words: Sequence[str] = ()
+    ) -> tuple[ToolHit, ...]:
+        """The ``k`` best tools for ``text``; ``words`` join it for BM25 only (the plain verb of the
+        arithmetic a guided part names), so ``text`` keeps the vector fetched for it."""
         vector = self.vectors.get(text)
+        lexical_text = " ".join([text, *words])
         if self.semantic is None or vector is None:
-            return self.index.search(text, k, allowed)
-        lexical = self.index.search(text, LEXICAL_POOL, allowed)
+            return self.index.search(lexical_text, k, allowed)
+        lexical = self.index.search(lexical_text, LEXICAL_POOL, allowed)
         return fuse(lexical, self.semantic.rank(vector, allowed), k)
