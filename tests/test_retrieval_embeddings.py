@@ -311,3 +311,20 @@ def test_a_guided_part_naming_arithmetic_is_still_ranked_by_its_embedding() -> N
                          parts=[part])
     deduct = [h for h in offer.hits if h.name == "deduct_amount"]
     assert deduct and deduct[0].semantic == 1.0
+
+
+@needs_bm25s
+async def test_a_query_the_embedding_model_refuses_is_planned_by_words_not_failed() -> None:
+    """A query longer than the embedding model's context (a pasted document) is refused with a 400
+    although the key and model are right (the catalogue was embedded at start): the run plans
+    with BM25 and says why, instead of ending with an error that blames the config."""
+    pdf = "billing_get_invoice_pdf"
+    too_long = FakeError(status=400, body={"error": {"message": "input is too long for the context window"}})
+    replies = [plan_reply(pdf), call_reply(pdf, {"invoice_id": "4411"}), DONE, ANSWER]
+    async with FakeOpenAIServer(replies, embed=MEANING, embedding_actions=[*[FakeReply()] * 16, too_long]) as server:
+        art, events, response = await run(server, "send me the invoice pdf of 4411")
+        await art.aclose()
+    assert response.status == "success"
+    (event,) = offered(events)
+    assert event["ranking"] == "bm25" and "HTTP 400" in event["reason"] and pdf in [t["name"] for t in event["tools"]]
+    assert len(server.embedding_requests) == 17  # not retried

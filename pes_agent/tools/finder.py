@@ -7,9 +7,10 @@ whose text is new, ``semantic.ToolVectors``), and each planning call embeds its 
 ``findTools`` ask its phrases) in one request.
 
 Embeddings failing does not fail the run when it may pass later (timeouts, 5xx, a connection
-refused, after the provider's retries): the run plans with BM25 alone, and says so (a warning once
-per outage, and the reason in the ``TOOLS_OFFERED`` event). A refusal for good (a wrong key, an
-unknown model) is an ``EmbeddingsRefusedError`` naming the setting to fix.
+refused, after the provider's retries), or when a run's own texts are refused (a query too long
+for the model): the run plans with BM25 alone, and says so (a warning once per outage, and the
+reason in the ``TOOLS_OFFERED`` event). A refusal for good (a wrong key, an unknown model) is an
+``EmbeddingsRefusedError`` naming the setting to fix.
 """
 
 from __future__ import annotations
@@ -24,7 +25,12 @@ from pes_agent.tools.index import EXTRA_HINT, ToolIndex, logger
 from pes_agent.tools.registry import ToolRegistry
 from pes_agent.tools.semantic import Searcher, SemanticIndex, ToolVectors
 
-__all__ = ["ToolFinder", "finder_for"]
+__all__ = ["INPUT_REFUSED", "ToolFinder", "finder_for"]
+
+INPUT_REFUSED = (400, 413, 422)
+"""Statuses that refuse a request's input. For a run's texts, after the catalogue was embedded with
+the same key and model, that is the text (a query longer than the model's context), not the config:
+the run plans with BM25 and says why."""
 
 
 def finder_for(registry: ToolRegistry, retrieval: RetrievalConfig, providers: Mapping[str, ProviderConfig]) -> ToolFinder:
@@ -83,10 +89,13 @@ class ToolFinder:
             return Searcher(index=index)
         try:
             semantic = await self._semantic_index()
+        except ProviderError as exc:
+            return Searcher(index=index, note=self._fell_back(self._passing(exc)))
+        try:
             vectors = await self.embedder.embed(list(dict.fromkeys(texts)))
         except ProviderError as exc:
-            if not exc.retryable:
-                raise EmbeddingsRefusedError(embeddings_error(exc, self.embedder)) from None
+            if exc.status not in INPUT_REFUSED:  # refused input is this text, not the config
+                self._passing(exc)
             return Searcher(index=index, note=self._fell_back(exc))
         self._outage = False
         return Searcher(index=index, semantic=semantic, vectors=dict(zip(dict.fromkeys(texts), vectors, strict=True)))
@@ -98,6 +107,13 @@ class ToolFinder:
             self._semantic = await self._vectors.index(self._registry.specs())
             self._semantic_version = version
         return self._semantic
+
+    def _passing(self, exc: ProviderError) -> ProviderError:
+        """``exc`` when it may pass (retried already); else the config is wrong: ``EmbeddingsRefusedError``."""
+        if not exc.retryable:
+            assert self.embedder is not None
+            raise EmbeddingsRefusedError(embeddings_error(exc, self.embedder)) from None
+        return exc
 
     def _fell_back(self, exc: ProviderError) -> str:
         reason = f"embeddings failed, so tools were ranked by their words alone (BM25): {exc}"
