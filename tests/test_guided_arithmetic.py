@@ -167,3 +167,8 @@ def test_less_times_and_take_keep_their_arithmetic_meaning(clause: str, operatio
 
 def test_take_a_number_then_subtract_offers_only_that_order() -> None:
     assert _pairs(_grammar("take 100 and subtract 5", [])) == {("100", "5")}
+
+
+def test_a_us_date_is_no_division_but_a_fraction_still_is() -> None:
+    assert named_operation("book a table for 4 on 11/26/2026") is None
+    assert named_operation("what is 12/4") == Operation("/")

@@ -328,3 +328,30 @@ async def test_a_query_the_embedding_model_refuses_is_planned_by_words_not_faile
     (event,) = offered(events)
     assert event["ranking"] == "bm25" and "HTTP 400" in event["reason"] and pdf in [t["name"] for t in event["tools"]]
     assert len(server.embedding_requests) == 17  # not retried
+
+
+@needs_bm25s
+async def test_vectors_of_another_length_than_the_catalogues_plan_by_words_and_the_next_run_embeds_again(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """The model behind the endpoint changed after start: its query vector cannot be compared with
+    the catalogue's, so the run says so and ranks by words; the next run embeds the tools again."""
+    from pes_agent.testing.fake_embeddings import word_vector
+
+    replies = [plan_reply(DAYS), DONE, ANSWER] * 2
+    async with FakeOpenAIServer(replies, embed=MEANING) as server:
+        art = await create_art_instance(config(server), tools=catalogue())
+        async with art:
+            at_start = len(texts_embedded(server))
+            server.embed = lambda text: word_vector(text)[:64]
+            events: list[Any] = []
+            art.bus.subscribe(events.append)
+            with caplog.at_level(logging.WARNING, logger="pes_agent.retrieval"):
+                await art.process(CHRISTMAS)
+            [first] = offered(events)
+            assert first["ranking"] == "bm25" and "64-dimensional vectors for the query" in first["reason"]
+            assert any("64-dimensional" in r.getMessage() for r in caplog.records)
+            await art.process(CHRISTMAS)
+    second = offered(events)[1]
+    assert second["ranking"] == "bm25+embeddings" and "reason" not in second
+    assert len(texts_embedded(server)) - at_start >= 1000  # the whole catalogue again, with the new model

@@ -37,7 +37,8 @@ remainder by 5" is a division."""
 _OPERATOR_WORDS = tuple((op, re.compile(rf"\b(?:{words})\b", re.IGNORECASE)) for op, words in _WORDS)
 _SYMBOL = re.compile(r"\d\s*([-+*/xX×÷^%])\s*-?\d")
 _SYMBOLS = {"x": "*", "X": "*", "×": "*", "÷": "/"}
-_DATE = re.compile(r"\b\d{4}-\d{2}-\d{2}\b")
+_DATE = re.compile(r"\b\d{4}-\d{2}-\d{2}\b|\b\d{1,2}/\d{1,2}/\d{2,4}\b")
+"""Dates, ISO or US: their hyphens and slashes are no minus or division ("on 11/26/2026")."""
 _RIGHT = re.compile(
     rf"\b(?:subtract|subtracting|minus|deduct|less|by)\s+{_NUMBER}|\btake\s+{_NUMBER}(?=\s+(?:away|from)\b)",
     re.IGNORECASE,

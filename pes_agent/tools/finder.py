@@ -97,8 +97,24 @@ class ToolFinder:
             if exc.status not in INPUT_REFUSED:  # refused input is this text, not the config
                 self._passing(exc)
             return Searcher(index=index, note=self._fell_back(exc))
+        if any(len(v) != semantic.dimensions for v in vectors):
+            return Searcher(index=index, note=self._mismatch(semantic.dimensions, vectors))
         self._outage = False
         return Searcher(index=index, semantic=semantic, vectors=dict(zip(dict.fromkeys(texts), vectors, strict=True)))
+
+    def _mismatch(self, dimensions: int, vectors: Sequence[Sequence[float]]) -> str:
+        """Vectors of another length than the catalogue's: the model behind the endpoint changed.
+        This run plans by words; the catalogue is embedded again on the next build."""
+        assert self._vectors is not None
+        self._semantic = None
+        self._vectors.forget()
+        got = sorted({len(v) for v in vectors} - {dimensions})
+        reason = (f"the embeddings endpoint answered {got[0]}-dimensional vectors for the query but "
+                  f"{dimensions}-dimensional ones for the tools (did the model behind "
+                  "`retrieval.embeddings.model` change?), so tools were ranked by their words alone (BM25); "
+                  "the tools are embedded again for the next run")
+        logger.warning("%s", reason)
+        return reason
 
     async def _semantic_index(self) -> SemanticIndex:
         assert self._vectors is not None

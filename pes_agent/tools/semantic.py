@@ -50,6 +50,11 @@ class SemanticIndex:
         norms = np.linalg.norm(matrix, axis=1, keepdims=True)
         self._matrix: Any = matrix / np.where(norms == 0, 1.0, norms)
 
+    @property
+    def dimensions(self) -> int:
+        """The length of the catalogue's vectors: a query's must match (``ToolFinder.searcher``)."""
+        return int(self._matrix.shape[1])
+
     def rank(self, vector: Sequence[float], allowed: Collection[str] | None = None) -> list[tuple[str, float]]:
         """Every allowed tool with its cosine similarity to ``vector``, best first."""
         import numpy as np
@@ -69,6 +74,10 @@ class ToolVectors:
     def __init__(self, embedder: Embedder) -> None:
         self.embedder = embedder
         self._cache: dict[str, list[float]] = {}
+
+    def forget(self) -> None:
+        """Drop every cached vector (they came from a model the endpoint no longer serves)."""
+        self._cache = {}
 
     async def index(self, specs: Sequence[ToolSpec]) -> SemanticIndex:
         """The index of ``specs``, embedding only texts not seen before; texts of tools that are
