@@ -178,6 +178,30 @@ async def test_the_planner_may_ask_for_more_tools_and_then_must_plan() -> None:
     assert len(tool_lines(third)) <= 3 * art.config.retrieval.k
 
 
+@needs_bm25s
+async def test_a_search_the_index_cannot_answer_asks_for_the_plan_again_instead_of_taking_the_search_as_one(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The index went away between the offer and the planner's ``findTools`` (its extra failed to
+    import on a rebuild): the planner is asked again, now to plan with what it has."""
+    art, provider, _ = await instance(
+        [find_reply("account balance"), plan_reply(PDF), call_reply(PDF, {"invoice_id": "4411"}), DONE, ANSWER],
+        retrieval={"find_tools_calls": 1},
+    )
+    first = art._finder.searcher
+    asked: list[Any] = []
+
+    async def gone_after_the_offer(texts: Any) -> Any:
+        asked.append(texts)
+        return await first(texts) if len(asked) == 1 else None
+
+    monkeypatch.setattr(art._finder, "searcher", gone_after_the_offer)
+    response = await art.process(QUERY)
+    assert response.status == "success", response.error
+    assert [c.phase for c in provider.calls[:2]] == ["planning", "planning"]
+    assert '"findTools"' not in provider.calls[1].messages[1]["content"]  # the last ask offers no search
+
+
 async def test_up_to_the_threshold_every_tool_is_shown_and_nothing_is_announced() -> None:
     art, provider, events = await instance([plan_reply(), ANSWER], n=100)
     await art.process("What is the weather like?")

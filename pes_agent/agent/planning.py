@@ -130,10 +130,9 @@ async def _plan_with_finds(ctx: RunContext, history: Sequence[HistoryTurn], offe
             return reply
         finds_left -= 1
         searcher = await ctx.finder.searcher(phrases)
-        if searcher is None:
-            return reply
-        offer, added = widen(offer, phrases, ctx.enabled_tools, ctx.retrieval, searcher)
-        await ctx.emit(EventType.TOOLS_OFFERED, offer.event_data(ctx.retrieval.k, added=added))
+        if searcher is not None:  # None: the index is gone (its extra broke); ask again, adding nothing
+            offer, added = widen(offer, phrases, ctx.enabled_tools, ctx.retrieval, searcher)
+            await ctx.emit(EventType.TOOLS_OFFERED, offer.event_data(ctx.retrieval.k, added=added))
 
 
 async def run_refinement(ctx: RunContext, history: Sequence[HistoryTurn]) -> None:
