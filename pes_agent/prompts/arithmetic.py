@@ -7,7 +7,7 @@ every wrong run we measured (``42 + 3`` for "multiply the result by 3", ``77*32`
 operation it is, so the grammar offers only that one, and for the two operations whose order
 matters, the order the words give. The model still chooses the operands.
 
-Read purely from the text, in English; a clause that names several operations keeps those, one that
+Read purely from the text, in English, past quoted text (data, not the request) and dates; a clause that names several operations keeps those, one that
 names none keeps every operator (nothing is guessed). Nothing here knows any tool.
 """
 
@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+
+from pes_agent.prompts.grounding import without_quotes
 
 __all__ = ["Operation", "named_operation", "operation_words"]
 
@@ -66,7 +68,7 @@ class Operation:
 def named_operation(clause: str) -> Operation | None:
     """The operation ``clause`` names (or the operations, when it names several: then without an
     operand order), or None when it names none."""
-    text = _DATE.sub(" ", clause)
+    text = _DATE.sub(" ", without_quotes(clause))
     named = {op for op, words in _OPERATOR_WORDS if words.search(text)}
     named |= {_SYMBOLS.get(m.group(1), m.group(1)) for m in _SYMBOL.finditer(text)}
     if not named:

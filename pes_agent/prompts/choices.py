@@ -87,7 +87,7 @@ def tool_scores(part: str, tools: Mapping[str, str]) -> dict[str, int]:
     arithmetic a part names counts as its plain verb ("take 2.5 away from it" subtracts)."""
     words = _stem_list(without_quotes(part))
     lead = set(words[:1])
-    words += _stem_list(" ".join(operation_words(without_quotes(part))))
+    words += _stem_list(" ".join(operation_words(part)))
     scores = {}
     for name, about in tools.items():
         known = set(_stem_list(f"{name} {about}"))

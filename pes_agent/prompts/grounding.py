@@ -23,14 +23,16 @@ import json
 import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from jsonschema import Draft202012Validator
 from referencing.exceptions import Unresolvable
 
 from pes_agent.gate.references import reference_text
 from pes_agent.llm.composition import COMPOSED_LEFT, COMPOSED_OF, COMPOSED_OPS, COMPOSED_RIGHT, COMPOSED_TWICE
-from pes_agent.prompts.arithmetic import Operation
+
+if TYPE_CHECKING:  # arithmetic reads clauses with this module's quote masking
+    from pes_agent.prompts.arithmetic import Operation
 
 __all__ = [
     "Candidate",

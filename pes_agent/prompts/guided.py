@@ -36,7 +36,6 @@ from pes_agent.prompts.grounding import (
     holds_data,
     output_candidates,
     text_spans,
-    without_quotes,
 )
 from pes_agent.prompts.schemas import inline_refs
 from pes_agent.prompts.templates import (
@@ -160,7 +159,7 @@ def guided_arguments_schema(
     near += _flowing(earlier, part)
     anywhere = [Candidate(value=s, source="query") for s in text_spans(query)]
     values = [c.value for c in near]
-    operation = named_operation(without_quotes(part))  # quoted text is data, not the request
+    operation = named_operation(part)
     introduced = {n: introduced_choice(properties[n], n, part) for n in names if isinstance(properties[n], Mapping)}
     narrowed = {}
     for name in names:
@@ -245,7 +244,7 @@ def _flowing(earlier: Sequence[EarlierResult], part: str) -> list[Candidate]:
     flowing = [c for c in leaves if c.source in direct] or leaves
     asked = [
         c for r in reversed(earlier)
-        for c in named_leaves([c for c in flowing if c.source == r.step_id], r.description)
+        for c in named_leaves([leaf for leaf in flowing if leaf.source == r.step_id], r.description)
     ]
     return asked or flowing
 
