@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from pes_agent.agent.context import PhaseFailure, RunContext
 from pes_agent.agent.plan_items import plan_event_data, todo_from_plan
 from pes_agent.agent.plan_update import apply_plan_update
-from pes_agent.agent.tool_offer import ToolOffer, choose_tools, every_tool, widen
+from pes_agent.agent.tool_offer import ToolOffer, choose_tools, every_tool, unindexed, widen
 from pes_agent.agent.views import results_before
 from pes_agent.config import RetrievalConfig
 from pes_agent.errors import ParseError
@@ -41,8 +41,9 @@ async def offer_tools(ctx: RunContext, *, parts: Sequence[str] = (), keep: Seque
         assert ctx.finder is not None  # every_tool offers all without one
         searcher = await ctx.finder.searcher([ctx.query, *parts])
         if searcher is None:  # the index could not be built after all
-            return ToolOffer(names=tuple(ctx.enabled_tools), total=len(ctx.enabled_tools), mode="all")
-        offer = choose_tools(ctx.query, ctx.enabled_tools, ctx.retrieval, searcher, parts=parts, keep=keep)
+            offer = unindexed(ctx.enabled_tools, ctx.finder)
+        else:
+            offer = choose_tools(ctx.query, ctx.enabled_tools, ctx.retrieval, searcher, parts=parts, keep=keep)
     if offer.mode != "all":
         await ctx.emit(EventType.TOOLS_OFFERED, offer.event_data(ctx.retrieval.k))
     return offer
@@ -70,11 +71,9 @@ def first_planning_request(
     a run chooses them, by their words: a preview sends no embeddings request."""
     offer = every_tool(enabled, retrieval, finder)
     if offer is None:
-        searcher = finder.lexical() if finder is not None else None
-        if searcher is None:
-            offer = ToolOffer(names=tuple(enabled), total=len(enabled), mode="all")
-        else:
-            offer = choose_tools(query, enabled, retrieval, searcher)
+        assert finder is not None  # every_tool offers all without one
+        searcher = finder.lexical()
+        offer = unindexed(enabled, finder) if searcher is None else choose_tools(query, enabled, retrieval, searcher)
     find = offer.retrieved and retrieval.find_tools_calls > 0
     return build_planning(
         query, tools_text(registry, offer, find_tools=find), settings, tool_names=offer.plannable, find_tools=find

@@ -87,10 +87,16 @@ def every_tool(enabled: Sequence[str], config: RetrievalConfig, finder: ToolFind
         reason = f"{total} tools: no more than `retrieval.threshold` ({config.threshold})"
         return ToolOffer(names=everything, total=total, mode="all", reason=reason)
     if finder.index() is None:
-        finder.warn_once(total)
-        reason = f"{total} tools are enabled but tool retrieval is not installed: {EXTRA_HINT}"
-        return ToolOffer(names=everything, total=total, mode="all_unindexed", reason=reason)
+        return unindexed(enabled, finder)
     return None
+
+
+def unindexed(enabled: Sequence[str], finder: ToolFinder) -> ToolOffer:
+    """Every enabled tool, because there is no index to search (the extra missing, or broken on a
+    rebuild), and saying so: a warning once per instance and the reason in the event."""
+    finder.warn_once(len(enabled))
+    reason = f"{len(enabled)} tools are enabled but tool retrieval is not installed: {EXTRA_HINT}"
+    return ToolOffer(names=tuple(enabled), total=len(enabled), mode="all_unindexed", reason=reason)
 
 
 def choose_tools(
