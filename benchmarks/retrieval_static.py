@@ -27,8 +27,7 @@ if _ROOT not in sys.path:  # run as a script: make `pes_agent` and `benchmarks` 
     sys.path.insert(0, _ROOT)
 
 from benchmarks._common import format_table
-from benchmarks.local_model import machine
-from benchmarks.retrieval_embeddings import fused
+from benchmarks.retrieval_embeddings import fused, save_experiment
 from benchmarks.retrieval_queries import QUERIES
 from benchmarks.tool_catalogue import catalogue
 from pes_agent.tools.index import ToolIndex
@@ -38,7 +37,6 @@ OFFERED = (30, 130, 230, 300, 370, 430)
 """30 described; 30 + 100 ... 30 + 400 offered with a names-only tier (names cost about 5 tokens
 each: the column ``names line`` gives the o200k tokens of that many catalogue names)."""
 PCA_DIMS = 256
-RESULTS_DIR = Path(__file__).resolve().parent / "results"
 
 
 def unit(vectors: Any) -> Any:
@@ -86,16 +84,12 @@ def main() -> int:
         f"recall of the needed tools among the first k ({len(QUERIES)} queries, {needed} tools, 1,000 tools):",
         format_table(["k", "BM25", "model2vec (MiniLM, static)", "RRF fused", "names line"], rows, "rrrrr"),
         "",
-        (f"distilled in {distill_s:.1f} s; embedding table {size_mb:.1f} MB ({PCA_DIMS} dims, float32); "
+        (f"distilled in {distill_s:.1f} s; embedding table {size_mb:.1f} MB ({PCA_DIMS} dims, {model.embedding.dtype}); "
          f"one query {per_query_ms:.3f} ms (numpy)"),
     ])
     print(text)
-    stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
-    RESULTS_DIR.mkdir(parents=True, exist_ok=True)
-    out = RESULTS_DIR / f"retrieval-static-{stamp}.md"
-    out.write_text(f"# Tool retrieval with a static embedding model (experiment), {stamp}\n\nMachine: {machine()}\n\n"
-                   f"Command: `python benchmarks/retrieval_static.py`\n\n```\n{text}\n```\n", encoding="utf-8")
-    print(f"saved {out.relative_to(Path(_ROOT))}")
+    save_experiment("retrieval-static", "Tool retrieval with a static embedding model (experiment)",
+                    "retrieval_static.py", text)
     return 0
 
 
