@@ -276,8 +276,9 @@ class ArtInstance(ThreadReads):
         return self.bus.subscribe(listener, thread_id=thread_id, types=types)
 
     async def prepare_retrieval(self) -> None:
-        """Embed the tool catalogue now when ``retrieval.embeddings`` will be used: a wrong key or
-        model fails at start (``EmbeddingsRefusedError``), not in the first run."""
+        """Embed the tool catalogue now when tools will be ranked by meaning: a wrong key or model
+        fails at start (``EmbeddingsRefusedError``), not in the first run, and the built-in table is
+        read before the first query waits for it."""
         if self._finder.embedder is not None and len(self.registry.names()) > self.config.retrieval.threshold:
             await self._finder.searcher(())
 

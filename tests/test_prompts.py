@@ -92,25 +92,27 @@ JWST_QUERY = "Find recent articles about the James Webb Space Telescope's discov
 
 
 async def test_planning_prompt_200_tools_retrieved(prompt_snapshot: SnapshotAssertion) -> None:
-    """The default with the `retrieval` extra: at most 30 tools, those that best match the query by
-    their words (fewer share one here, so no names-only tier), a note that they are a part of
-    200, and how to ask for more (issue 18). Here the words miss `webSearch`
-    (the query says "find articles", the tool "search the web"): the planner has to ask for it,
-    which is what the note tells it to do."""
+    """The default with the `retrieval` extra: the 30 tools that best match the query by their words
+    and by meaning (the built-in table) described, the other 170 by name only, so every tool is
+    within reach at 200, and the planner is not offered a search that could find nothing more
+    (issue 18). `webSearch` is found by meaning (the query says "find articles", the tool "search the
+    web"): BM25 alone left it out, and the planner had to ask for it."""
     pytest.importorskip("bm25s", reason="the `retrieval` extra is not installed")
     art = await create_art_instance({"storage": {"type": "memory"}}, tools=_n200_specs(), store=MemoryStore())
     request = art.planning_prompt(JWST_QUERY)
-    assert "of 200 tools: those that best match the query" in request.messages[1].content
-    assert '"findTools"' in request.messages[1].content
+    assert "(200 of 200 tools: those that best match the query" in request.messages[1].content
+    assert "- webSearch:" in request.messages[1].content
+    assert '"findTools"' not in request.messages[1].content  # every tool is shown: nothing more to find
     assert request == prompt_snapshot
 
 
 async def test_planning_prompt_1000_tools_retrieved(prompt_snapshot: SnapshotAssertion) -> None:
-    """The benchmark's 1,000-tool catalogue, BM25 alone (the default): 30 tools described."""
+    """The benchmark's 1,000-tool catalogue, BM25 alone (``embeddings: off``): 30 tools described."""
     pytest.importorskip("bm25s", reason="the `retrieval` extra is not installed")
     from benchmarks.tool_catalogue import catalogue
 
-    art = await create_art_instance({"storage": {"type": "memory"}}, tools=catalogue(), store=MemoryStore())
+    config = {"storage": {"type": "memory"}, "retrieval": {"embeddings": "off"}}
+    art = await create_art_instance(config, tools=catalogue(), store=MemoryStore())
     request = art.planning_prompt("Can you send me a printable copy of invoice 4411?")
     assert "(30 of 1000 tools" in request.messages[1].content
     assert "by name only" not in request.messages[1].content
@@ -118,22 +120,25 @@ async def test_planning_prompt_1000_tools_retrieved(prompt_snapshot: SnapshotAss
 
 
 async def test_planning_prompt_1000_tools_with_names(prompt_snapshot: SnapshotAssertion) -> None:
-    """The same with a names-only tier (``retrieval.names``; 200 by default with embeddings)."""
+    """The default: ranked by words and the built-in meaning table, 30 described and the next 340
+    by name only (``retrieval.names``)."""
     pytest.importorskip("bm25s", reason="the `retrieval` extra is not installed")
     from benchmarks.tool_catalogue import catalogue
 
-    config = {"storage": {"type": "memory"}, "retrieval": {"names": 200}}
+    config = {"storage": {"type": "memory"}}
     art = await create_art_instance(config, tools=catalogue(), store=MemoryStore())
     request = art.planning_prompt("Can you send me a printable copy of invoice 4411?")
     content = request.messages[1].content
     named = content.split("More tools, by name only (plan with them as with those above): ", 1)[1].split("\n", 1)[0]
+    assert len(named.split(", ")) == 340 and "billing_get_invoice_pdf" in content
     assert f"({30 + len(named.split(', '))} of 1000 tools" in content
     assert request == prompt_snapshot
 
 
 async def test_planning_prompt_after_find_tools(prompt_snapshot: SnapshotAssertion) -> None:
     """The second planning call after the planner asked `findTools`: the found tools added below
-    the first ones; with the last search spent, no offer to search again."""
+    the first ones (described now, no longer among those named only); with the last search spent,
+    no offer to search again."""
     pytest.importorskip("bm25s", reason="the `retrieval` extra is not installed")
     from benchmarks.tool_catalogue import catalogue
     from pes_agent.testing import ScriptedProvider

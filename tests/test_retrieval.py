@@ -148,9 +148,10 @@ async def test_with_a_thousand_tools_the_planner_sees_k_of_them_and_the_event_sa
     assert len(lines) == art.config.retrieval.k == 30
     assert any(line.startswith(f"- {PDF}:") for line in lines)
     assert "of 1000 tools: those that best match the query" in prompt and '"findTools"' in prompt
-    assert "More tools, by name only" not in prompt  # BM25 alone: no names-only tier by default
+    assert "More tools, by name only" in prompt  # ranked by meaning too (the built-in table): a names-only tier
     offered = [e for e in events if e.type is EventType.TOOLS_OFFERED]
     assert len(offered) == 1 and offered[0].data["mode"] == "retrieved"
+    assert offered[0].data["ranking"] == "bm25+builtin" and "reason" not in offered[0].data
     assert offered[0].data["searches"] == [QUERY] and offered[0].data["total"] == 1000
     scores = {t["name"]: t["score"] for t in offered[0].data["tools"]}
     assert scores[PDF] > 0 and len(scores) == 30

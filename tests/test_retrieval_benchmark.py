@@ -25,18 +25,27 @@ def test_recall_counts_the_needed_tools_shown_among_the_queries_whose_tools_are_
         LabelledQuery("zyzzyva", ("weather_get_forecast",)),  # shares no word: never shown
         LabelledQuery("a tool that is not there", ("no_such_tool",)),  # not in the catalogue: not counted
     ]
-    value, usable = recall(specs, queries, 30)
+    value, usable = recall(specs, queries, 30, meaning=False)
     assert usable == 2 and value == 0.5
     assert lexical_reach(specs, queries[:2]) == 0.5
     assert math.isnan(recall(specs, queries[2:], 30)[0])
 
 
+def test_by_default_recall_counts_tools_found_by_meaning_that_share_no_word_with_the_query() -> None:
+    specs = catalogue()
+    query = [LabelledQuery("How long until Christmas?", ("time_days_between",))]
+    assert lexical_reach(specs, query) == 0.0
+    assert recall(specs, query, 30, meaning=False)[0] == 0.0
+    assert recall(specs, query, 30, 340)[0] == 1.0
+
+
 def _result(recall_at_k: float, tokens: int) -> dict[str, Any]:
-    sizes = {n: {"on_mean": 400, "on_max": tokens, "off_mean": 20 * int(n)} for n in ("10", "50", "200", "1000")}
+    sizes = {n: {"on_mean": 400, "on_max": tokens, "off_mean": 20 * int(n)} for n in ("10", "50", "200", "500", "1000")}
     return {
         "k": 30, "names": 200, "threshold": 30, "queries": 3, "needed_tools": 3,
-        "recall_offered_1000": {"0": recall_at_k, "200": recall_at_k},
+        "recall_offered_1000": {"0": [recall_at_k] * 3, "200": [recall_at_k] * 3},
         "recall_at_k_1000": {"30": recall_at_k}, "tokens_by_k_1000": {"30": tokens},
+        "recall_bm25_1000": {"30": 0.6, "100": 0.67},
         "recall_by_size": {"1000": (recall_at_k, 3)}, "lexical_reach": 0.7,
         "planning_tokens": sizes,
         "timing": {"build_s_median": 0.03, "query_ms_median": 0.1, "query_ms_p95": 0.5, "query_ms_max": 1.0},

@@ -68,13 +68,14 @@ def first_planning_request(
     finder: ToolFinder | None,
 ) -> PromptRequest:
     """The first planning prompt a run would send (what `pes-agent prompts` shows), tools chosen as
-    a run chooses them, by their words: a preview sends no embeddings request."""
+    a run chooses them: by words and the built-in meaning table, by words alone when the run would ask
+    an embeddings endpoint (a preview sends no request)."""
     offer = every_tool(enabled, retrieval, finder)
     if offer is None:
         assert finder is not None  # every_tool offers all without one
-        searcher = finder.lexical()
+        searcher = finder.preview([query])
         offer = unindexed(enabled, finder) if searcher is None else choose_tools(query, enabled, retrieval, searcher)
-    find = offer.retrieved and retrieval.find_tools_calls > 0
+    find = offer.searchable and retrieval.find_tools_calls > 0
     return build_planning(
         query, tools_text(registry, offer, find_tools=find), settings, tool_names=offer.plannable, find_tools=find
     )
@@ -117,7 +118,7 @@ async def _plan_with_finds(ctx: RunContext, history: Sequence[HistoryTurn], offe
     """Ask for the plan; while the planner may and does reply ``findTools``, show it the tools found
     for its words (a ``TOOLS_OFFERED`` event each time) and ask again. The last ask offers no search,
     so the planner has to plan with what it has."""
-    finds_left = ctx.retrieval.find_tools_calls if offer.retrieved else 0
+    finds_left = ctx.retrieval.find_tools_calls if offer.searchable else 0
     while True:
         request = build_planning(
             ctx.query, tools_text(ctx.registry, offer, find_tools=finds_left > 0), ctx.settings,
@@ -132,6 +133,7 @@ async def _plan_with_finds(ctx: RunContext, history: Sequence[HistoryTurn], offe
         if searcher is not None:  # None: the index is gone (its extra broke); ask again, adding nothing
             offer, added = widen(offer, phrases, ctx.enabled_tools, ctx.retrieval, searcher)
             await ctx.emit(EventType.TOOLS_OFFERED, offer.event_data(ctx.retrieval.k, added=added))
+            finds_left = finds_left if offer.searchable else 0  # every tool is shown now
 
 
 async def run_refinement(ctx: RunContext, history: Sequence[HistoryTurn]) -> None:

@@ -52,6 +52,11 @@ class ToolOffer:
         return self.mode == "retrieved"
 
     @property
+    def searchable(self) -> bool:
+        """Whether asking ``findTools`` could show more: retrieval chose, and left some tools out."""
+        return self.retrieved and len(self.names) + len(self.named) < self.total
+
+    @property
     def plannable(self) -> tuple[str, ...]:
         """Every tool a plan may name: those described, then those named only."""
         return self.names + tuple(h.name for h in self.named)

@@ -25,6 +25,9 @@ __all__ = ["OpenAIEmbeddings"]
 class OpenAIEmbeddings(OpenAIProvider):
     """The embedding model ``embeddings.model`` at provider ``name``'s endpoint."""
 
+    label = "embeddings"
+    """How ``TOOLS_OFFERED`` names the ranking: ``bm25+embeddings``."""
+
     def __init__(self, name: str, config: ProviderConfig, embeddings: EmbeddingsConfig, **kwargs: Any) -> None:
         super().__init__(name, config, **kwargs)
         self.embeddings = embeddings

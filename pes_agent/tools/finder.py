@@ -1,12 +1,13 @@
-"""One instance's tool index, kept in step with its registry, with embeddings when configured.
+"""One instance's tool index, kept in step with its registry, ranked by words and by meaning.
 
 The BM25 index is built again when the registry's version moves (a tool registered or removed, an
 MCP server's list changed), on the next search, not on the change: a burst of changes costs one
-build. With ``retrieval.embeddings`` the catalogue's vectors are fetched then too (only the tools
-whose text is new, ``semantic.ToolVectors``), and each planning call embeds its query (and each
-``findTools`` ask its phrases) in one request.
+build. The catalogue's vectors are computed then too (only the tools whose text is new,
+``semantic.ToolVectors``): by default with the built-in meaning table (``meaning``, in process);
+with an endpoint under ``retrieval.embeddings``, fetched, and each planning call embeds its query
+(and each ``findTools`` ask its phrases) in one request.
 
-Embeddings failing does not fail the run when it may pass later (timeouts, 5xx, a connection
+An endpoint failing does not fail the run when it may pass later (timeouts, 5xx, a connection
 refused, after the provider's retries), or when a run's own texts are refused (a query too long
 for the model): the run plans with BM25 alone, and says so (a warning once per outage, and the
 reason in the ``TOOLS_OFFERED`` event). A refusal for good (a wrong key, an unknown model) is an
@@ -22,8 +23,9 @@ from pes_agent.errors import EmbeddingsRefusedError, ProviderError
 from pes_agent.llm.embeddings import OpenAIEmbeddings, embeddings_error
 from pes_agent.tools import index as lexical_index
 from pes_agent.tools.index import EXTRA_HINT, ToolIndex, logger
+from pes_agent.tools.meaning import BuiltinEmbedder
 from pes_agent.tools.registry import ToolRegistry
-from pes_agent.tools.semantic import Searcher, SemanticIndex, ToolVectors
+from pes_agent.tools.semantic import Searcher, SemanticIndex, ToolVectors, tool_text
 
 __all__ = ["INPUT_REFUSED", "ToolFinder", "finder_for"]
 
@@ -34,18 +36,21 @@ the run plans with BM25 and says why."""
 
 
 def finder_for(registry: ToolRegistry, retrieval: RetrievalConfig, providers: Mapping[str, ProviderConfig]) -> ToolFinder:
-    """The finder of an instance: with an embeddings client when ``retrieval.embeddings`` names a
-    provider (checked at config load to exist and speak the OpenAI API)."""
-    chosen = retrieval.embeddings
-    if chosen is None or not retrieval.enabled:
+    """The finder of an instance: the built-in table by default, an embeddings client when
+    ``retrieval.embeddings`` names a provider (checked at config load to exist and speak the OpenAI
+    API), words alone when it is ``off``."""
+    if not retrieval.enabled or retrieval.embeddings == "off":
         return ToolFinder(registry)
+    chosen = retrieval.endpoint
+    if chosen is None:
+        return ToolFinder(registry, BuiltinEmbedder())
     return ToolFinder(registry, OpenAIEmbeddings(chosen.provider, providers[chosen.provider], chosen))
 
 
 class ToolFinder:
     """The index of one registry; ``None`` from ``index`` when ``bm25s`` is not installed."""
 
-    def __init__(self, registry: ToolRegistry, embedder: OpenAIEmbeddings | None = None) -> None:
+    def __init__(self, registry: ToolRegistry, embedder: OpenAIEmbeddings | BuiltinEmbedder | None = None) -> None:
         self._registry = registry
         self._index: ToolIndex | None = None
         self._version = -1
@@ -74,10 +79,22 @@ class ToolFinder:
             self._version = self._registry.version
         return self._index
 
-    def lexical(self) -> Searcher | None:
-        """BM25 alone, without a request: what ``planning_prompt`` (a synchronous preview) shows."""
+    def preview(self, texts: Sequence[str]) -> Searcher | None:
+        """What ``planning_prompt`` (a synchronous preview) shows: as a run ranks with the built-in
+        table, BM25 alone with an endpoint (a preview sends no request)."""
         index = self.index()
-        return None if index is None else Searcher(index=index)
+        if index is None:
+            return None
+        if not isinstance(self.embedder, BuiltinEmbedder):
+            return Searcher(index=index)
+        semantic = self._semantic
+        if semantic is None or self._semantic_version != self._registry.version:
+            specs = self._registry.specs()
+            semantic = SemanticIndex([s.name for s in specs], self.embedder.vectors([tool_text(s) for s in specs]))
+            self._semantic, self._semantic_version = semantic, self._registry.version
+        wanted = list(dict.fromkeys(texts))
+        return Searcher(index=index, semantic=semantic, vectors=dict(zip(wanted, self.embedder.vectors(wanted), strict=True)),
+                        meaning=self.embedder.label)
 
     async def searcher(self, texts: Sequence[str]) -> Searcher | None:
         """A searcher for ``texts`` (the query and its parts, or ``findTools`` phrases): fused with
@@ -100,7 +117,8 @@ class ToolFinder:
         if any(len(v) != semantic.dimensions for v in vectors):
             return Searcher(index=index, note=self._mismatch(semantic.dimensions, vectors))
         self._outage = False
-        return Searcher(index=index, semantic=semantic, vectors=dict(zip(dict.fromkeys(texts), vectors, strict=True)))
+        return Searcher(index=index, semantic=semantic, vectors=dict(zip(dict.fromkeys(texts), vectors, strict=True)),
+                        meaning=self.embedder.label)
 
     def _mismatch(self, dimensions: int, vectors: Sequence[Sequence[float]]) -> str:
         """Vectors of another length than the catalogue's: the model behind the endpoint changed.
@@ -127,7 +145,7 @@ class ToolFinder:
     def _passing(self, exc: ProviderError) -> ProviderError:
         """``exc`` when it may pass (retried already); else the config is wrong: ``EmbeddingsRefusedError``."""
         if not exc.retryable:
-            assert self.embedder is not None
+            assert isinstance(self.embedder, OpenAIEmbeddings)  # the built-in table sends no request
             raise EmbeddingsRefusedError(embeddings_error(exc, self.embedder)) from None
         return exc
 

@@ -29,7 +29,7 @@ LEXICAL_POOL = 100
 
 
 class Embedder(Protocol):
-    """Texts to vectors (``pes_agent.llm.embeddings.OpenAIEmbeddings``)."""
+    """Texts to vectors (``pes_agent.llm.embeddings.OpenAIEmbeddings``, ``meaning.BuiltinEmbedder``)."""
 
     async def embed(self, texts: Sequence[str]) -> list[list[float]]: ...
 
@@ -60,9 +60,10 @@ class SemanticIndex:
         import numpy as np
 
         query = np.asarray(vector, dtype=np.float32)
-        if query.shape[0] != self._matrix.shape[1] or not self.names:
-            return []
-        scores = self._matrix @ (query / (np.linalg.norm(query) or 1.0))
+        norm = float(np.linalg.norm(query))
+        if query.shape[0] != self._matrix.shape[1] or not self.names or norm == 0:
+            return []  # a zero vector (no word the table knows) ranks nothing: BM25 decides alone
+        scores = self._matrix @ (query / norm)
         order = np.argsort(-scores, kind="stable")  # ties: the earlier-registered tool first
         return [(self.names[i], float(scores[i])) for i in order.tolist()
                 if allowed is None or self.names[i] in allowed]
@@ -124,10 +125,13 @@ class Searcher:
     note: str = ""
     """Why embeddings that are configured were not used this time ("" when they were, or are not
     configured)."""
+    meaning: str = "embeddings"
+    """Where the vectors came from, as ``ranking`` names it: ``embeddings`` (an endpoint) or
+    ``builtin`` (the meaning table shipped in the package)."""
 
     @property
     def ranking(self) -> str:
-        return "bm25+embeddings" if self.semantic is not None else "bm25"
+        return f"bm25+{self.meaning}" if self.semantic is not None else "bm25"
 
     def search(
         self, text: str, k: int, allowed: Collection[str] | None = None, *, words: Sequence[str] = ()
