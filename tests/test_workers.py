@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -60,11 +60,15 @@ class Deployment:
         self.producer: Producer | None = None
 
     async def start(
-        self, replies: list[Any], tools: list[ToolSpec], store: StateStore | None = None, **workers: Any
+        self, replies: list[Any], tools: list[ToolSpec], store: StateStore | None = None,
+        provider_names: Sequence[str] = ("scripted",), **workers: Any
     ) -> Producer:
+        """``provider_names``: the names the one scripted provider answers under (configured ones
+        get a queue each)."""
         cfg = self.config(**workers)
         self.provider = ScriptedProvider(replies)
-        self.worker = Worker(cfg, tools=tools, providers={"scripted": self.provider}, executor_id="w1", store=store)
+        providers = dict.fromkeys(provider_names, self.provider)
+        self.worker = Worker(cfg, tools=tools, providers=providers, executor_id="w1", store=store)
         await self.worker.start()
         self.producer = await Producer.open(cfg, store=self.worker.art.store if self.worker.art else None)
         return self.producer

@@ -44,9 +44,12 @@ class On(Deployment):
     def __init__(self, tmp_path: Path, storage: dict[str, Any], system_database: str) -> None:
         super().__init__(tmp_path)
         self.storage, self.system_database = storage, system_database
+        self.settings: dict[str, Any] = {}  # more of the config (providers)
 
     def config(self, **workers: Any) -> Any:
-        return config_from_dict({"storage": self.storage, "workers": {"systemDatabase": self.system_database, **workers}})
+        return config_from_dict({
+            **self.settings, "storage": self.storage, "workers": {"systemDatabase": self.system_database, **workers},
+        })
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
@@ -191,3 +194,100 @@ async def test_a_wrong_suspension_id_is_refused_at_once_even_unchecked_and_the_r
     assert after is not None and after.get("status") == "success", json.dumps(after)[:800]
     assert resumed.workflow_id == waiting
     assert ran == ["A n=1", "B n=2", "C n=3"]
+
+
+TWO_PROVIDERS = {"providers": {"a": {"adapter": "scripted"}, "b": {"adapter": "scripted"}}, "defaultProvider": "a"}
+
+
+class LeftBehind:
+    """Forces the interleaving where a resume job takes the pause of a waiting run (``left``): the
+    run acks that decision only once the job has answered it, or (``never received``) never gets
+    it. Every later decision the run left behind takes first and applies last: acked before the
+    job acks it, applied after the job answered it."""
+
+    def __init__(self, producer: Producer, thread_id: str, left: str, first: str) -> None:
+        self.client, self.left, self.first = producer._client, left, first
+        self.job = f"{workflow_prefix(thread_id)}resume:{first}:{decision_id(first, APPROVE, None)}"
+        self._ack, self._decide, self._send = workflow_module.acknowledge, workflow_module._decide, self.client.send_async
+
+    def install(self, monkeypatch: pytest.MonkeyPatch, missed: str) -> None:
+        monkeypatch.setattr(workflow_module, "acknowledge", self.late_ack)
+        monkeypatch.setattr(workflow_module, "_decide", self.decide_last)
+        if missed == "never received":
+            monkeypatch.setattr(self.client, "send_async", self.drop_to_left)
+
+    async def ended(self, workflow_id: str) -> bool:
+        statuses = await self.client.list_workflows_async(workflow_ids=[workflow_id], load_output=False)
+        return statuses[0].status not in ("PENDING", "ENQUEUED")
+
+    async def until_ended(self, workflow_id: str) -> None:
+        for _ in range(100):
+            if await self.ended(workflow_id):
+                return
+            await asyncio.sleep(0.1)
+        raise AssertionError(f"{workflow_id} still waits")
+
+    async def late_ack(self, suspension_id: str, ident: str | None) -> None:
+        if DBOS.workflow_id == self.left and suspension_id == self.first:  # acked after the job applied it
+            assert await self.client.get_event_async(self.job, response_key(suspension_id), 30) is not None
+        if DBOS.workflow_id == self.job and suspension_id != self.first:  # the run left behind acks first
+            for _ in range(300):
+                took = await self.client.get_event_async(self.left, workflow_module.ack_key(suspension_id), 0)
+                if took is not None or await self.ended(self.left):
+                    break
+                await asyncio.sleep(0.1)
+        await self._ack(suspension_id, ident)
+
+    async def decide_last(self, art: Any, thread_id: str, message: dict[str, Any]) -> Any:
+        suspension_id = str(message["suspension_id"])
+        if DBOS.workflow_id == self.left and suspension_id != self.first:  # ... and applies it last
+            await self.client.get_event_async(self.job, response_key(suspension_id), timeout_seconds=30)
+        return await self._decide(art, thread_id, message)
+
+    async def drop_to_left(self, workflow_id: str, message: Any, topic: str) -> None:
+        if workflow_id != self.left or message["suspension_id"] != self.first:
+            await self._send(workflow_id, message, topic)
+
+
+@pytest.mark.parametrize("missed", ["acked too late", "never received"])
+async def test_a_run_whose_pause_another_run_took_stops_waiting_and_the_next_decision_is_answered_by_that_run(
+    deployment: On, monkeypatch: pytest.MonkeyPatch, missed: str
+) -> None:
+    """A thread run on provider b waits in queue b; the resume job of its decision goes to the
+    default provider's queue (a), so the two can run together. The job takes the pause first (the
+    waiting run acked too late, or never got the decision: re-queued by a recovery when it was
+    sent), pauses again and waits as well. The run left behind must stop waiting: the next
+    decision is the job's to take, and its caller is answered by the job, not by a refusal from
+    the run the store turned away (which both runs acked, before this was fixed)."""
+    deployment.settings = TWO_PROVIDERS
+    ran: list[str] = []
+    script = [plan(), call("A"), done("A"), call("B"), done("B"), call("C"), done("C"), ANSWER]
+    producer = await deployment.start(script, write_tools(ran, approval="BC"), provider_names=("a", "b"),
+                                      approvalWaitS=60)
+    started = await producer.enqueue(QUERY, thread_id="t-two", options={"providerConfig": {"providerName": "b"}})
+    paused = await started.response(timeout_s=30)
+    assert paused is not None and paused["status"] == "suspended", paused
+    first = paused["suspension"]["id"]
+    race = LeftBehind(producer, "t-two", started.workflow_id, first)
+    race.install(monkeypatch, missed)
+    monkeypatch.setattr(producer_module, "ACK_WAIT_S", 0.2)
+
+    resumed = await producer.resume("t-two", first, APPROVE)
+    again = await resumed.response(timeout_s=30)
+    assert again is not None and again["status"] == "suspended", json.dumps(again)[:800]
+    assert resumed.workflow_id == race.job
+    second = again["suspension"]["id"]
+    if missed == "acked too late":  # refused, it stops waiting at once (no need for a next decision)
+        told = await race.client.get_event_async(race.left, response_key(first), timeout_seconds=30)
+        assert told is not None and told["refused"]["type"] == "UnknownSuspensionError", told
+        await race.until_ended(race.left)
+
+    monkeypatch.setattr(producer_module, "ACK_WAIT_S", 5.0)
+    last = await producer.resume("t-two", second, APPROVE)
+    final = await last.response(timeout_s=30)
+
+    assert final is not None and final.get("status") == "success", json.dumps(final)[:800]
+    assert last.workflow_id == race.job  # the run that carries the thread now
+    assert ran == ["A n=1", "B n=2", "C n=3"]
+    await race.until_ended(race.left)  # the run left behind stopped waiting, not answering the second decision
+    assert await race.client.get_event_async(race.left, response_key(second), timeout_seconds=0) is None

@@ -14,6 +14,12 @@ A decision is taken once: the waiting workflow acks it (``took <suspension id>``
 id) before applying it, and ignores a second one for a suspension it took a decision on. A resume job whose
 decision the store refuses because the waiting workflow took it after all (it acked too late for
 the producer) answers with that workflow's response, and names it (``carried by``).
+
+Such a job may run while the workflow still waits (a thread run on another provider's queue than
+the default one the job goes to): it takes the pause, reaches the next one and waits there itself.
+The workflow left behind stops waiting as soon as it sees the thread went on without it (its own
+decision refused, or a decision for a pause that is not its own), so two workflows never both take
+the thread's next decision.
 """
 
 from __future__ import annotations
@@ -95,17 +101,36 @@ async def run_job(job: dict[str, Any]) -> dict[str, Any]:
         if suspension_id in taken:
             # a decision that lost the race for a suspension decided here already: taking it would
             # publish a refusal over that suspension's real response. Its sender saw the ack of the
-            # decision that won, so it was told; wait afresh. (Any other id goes to the store,
-            # which refuses a wrong one: its sender is told so.)
+            # decision that won, so it was told; wait afresh. (Any other id, while the thread waits
+            # on this run's pause, goes to the store, which refuses it: its sender is told so.)
             logger.info("thread %r: ignored a second decision on %r", thread_id, suspension_id)
             continue
+        own = str((response.get("suspension") or {}).get("id"))
+        if suspension_id != own and not await _waits_on(art, thread_id, own):
+            break  # left behind: the run that paused on it (or, none waiting, a new job) takes it
         taken.add(suspension_id)
         await acknowledge(suspension_id, message.get("decision_id"))
         decided = partial(_decide, art, thread_id, {**message, "user_id": user_id})
         after = await _published(response_key(suspension_id), thread_id, _outcome(art, thread_id, user_id, decided))
         if "refused" not in after:
             response = after
+        elif not await _waits_on(art, thread_id, own):
+            break  # another run took this run's pause (a resume job it acked too late for)
     return response
+
+
+async def _waits_on(art: ArtInstance, thread_id: str, suspension_id: str) -> bool:
+    """Whether the thread still waits on ``suspension_id``, the pause this run reached. When it no
+    longer does, another run took that pause and carries the thread (and waits on its next pause
+    itself): this run stops waiting, so that it never takes a decision meant for that one (both
+    would ack it; the store would apply it for one, and the caller might be told the other's
+    refusal). A decision it takes is then always for its own pause, or one the store refuses (the
+    thread waits on this run's pause, not on that one): its sender is told so at once."""
+    state, _ = await art.store.load(thread_id)
+    if state is not None and state.suspension is not None and state.suspension.id == suspension_id:
+        return True
+    logger.info("thread %r went on past pause %r without this run: it stops waiting", thread_id, suspension_id)
+    return False
 
 
 async def acknowledge(suspension_id: str, decision_id: str | None) -> None:
