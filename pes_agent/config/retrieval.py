@@ -1,14 +1,17 @@
 """The ``retrieval`` section: finding the tools a query needs before planning.
 
 On by default: an instance with more than ``threshold`` enabled tools shows the planner only the
-``k`` that best match the query (``pes_agent.tools.index``) and the next ``names`` by name only, so
-the planning prompt stays under a fixed size at 200 tools or 1,000. The index needs the
-``retrieval`` extra; where it is not installed, the planner sees every tool as before, and a warning
-(logged once, and in every ``TOOLS_OFFERED`` event) says what to install. With ``embeddings`` (an
-OpenAI-compatible ``/v1/embeddings`` of a configured provider) tools are ranked by meaning too.
+``k`` that best match the query, described, and the next ``names`` by name only, so the planning
+prompt stays under a fixed size at 200 tools or 1,000. Tools are ranked by their words (BM25,
+``pes_agent.tools.index``) fused with their meaning: by default the meaning table shipped in the
+package (``pes_agent.tools.meaning``), or an OpenAI-compatible ``/v1/embeddings`` of a configured
+provider (``embeddings``). The index needs the ``retrieval`` extra; where it is not installed, the
+planner sees every tool as before, and a warning (logged once, and in every ``TOOLS_OFFERED``
+event) says what to install.
 
-Figures below: ``python benchmarks/retrieval.py --embeddings-url ... --embeddings-model
-all-MiniLM-L6-v2`` at 1,000 tools and 267 labelled queries (``benchmarks/results/``).
+Figures below: ``python benchmarks/retrieval.py`` at 1,000 tools and 267 labelled queries
+(``benchmarks/results/``; the endpoint figures with ``--embeddings-url ... --embeddings-model
+all-MiniLM-L6-v2``).
 """
 
 from __future__ import annotations
@@ -24,9 +27,9 @@ DEFAULT_K = 30
 """Chosen with ``benchmarks/retrieval.py`` at 1,000 tools: where recall over the labelled queries
 levels off (0.51 at 10, 0.58 at 20, 0.63 at 30, 0.66 at 50, 0.67 at 100; 0.67 of the needed tools
 share a word with their query at all, the most BM25 can find), at about 850 planning-prompt tokens,
-a fifth of the local model's context (1,090 at 50, 2,010 at 100). Kept with embeddings: there the
-names-only tier, not a larger ``k``, buys recall (30 + 200 named: 0.972; 50 + 150: 0.965, for more
-tokens)."""
+a fifth of the local model's context (1,090 at 50, 2,010 at 100). Kept when ranking by meaning:
+there the names-only tier, not a larger ``k``, buys recall at a few tokens a tool (with an endpoint,
+30 + 200 named: 0.972; 50 + 150: 0.965, for more tokens)."""
 
 DEFAULT_THRESHOLD = 100
 """Below it, every tool is shown: lexical retrieval shows the planner only about two thirds of the
@@ -36,12 +39,12 @@ context. Above it the list would outgrow both (3,700 tokens at 200 tools, 16,700
 
 
 DEFAULT_NAMES = 200
-"""The names-only tier with embeddings. Chosen on the even half of the labelled queries, checked
+"""The names-only tier with an embeddings endpoint. Chosen on the even half of the labelled queries, checked
 on the odd half (all-MiniLM-L6-v2): 30 described reach 0.830 of the needed tools, 30 + 100 named
 0.945, 30 + 150 0.962, 30 + 200 **0.972** (0.972 on either half; 30 + 270: 0.983), and the largest
 planning prompt at 1,000 tools is 1,858 tokens (1,673 at 200: flat), under the 3,000 budget.
 
-Without embeddings the tier is off by default: BM25 names only tools that share a word with the
+With ``embeddings: off`` the tier is off by default: BM25 names only tools that share a word with the
 query, so 200 names take recall from 0.630 to its lexical cap of 0.671 (12 of 289 needed tools) for
 up to 700 more tokens, and the prompt then grows with the catalogue (702 max at 200 tools, 1,568 at
 1,000) instead of staying flat (703, 853)."""

@@ -52,9 +52,18 @@ def _punctuation(char: str) -> bool:
     )
 
 
+_ASCII_CLEAN = {code: (" " if chr(code) in "\t\n\r" else None) for code in (*range(0x20), 0x7F)}
+_ASCII_WORDS = re.compile(r"[a-z0-9]+|[^a-z0-9 ]")
+"""ASCII text (tool descriptions, most queries) takes a fast path with the same result: control
+characters dropped, tabs and line breaks spaces, lowercased; words are letter-digit runs and each
+other visible character (all ASCII punctuation to BERT)."""
+
+
 def _normal(text: str) -> str:
     """BertNormalizer: cleaned, CJK spaced out, accents stripped, lowercased (character by character,
     as ``tokenizers`` does: a final sigma stays σ)."""
+    if text.isascii():
+        return text.translate(_ASCII_CLEAN).lower()
     out: list[str] = []
     for char in text:
         if char not in "\t\n\r" and (char in "\x00\ufffd" or unicodedata.category(char) in _OTHER):
@@ -71,6 +80,8 @@ def _normal(text: str) -> str:
 
 def _words(text: str) -> list[str]:
     """BertPreTokenizer: split on white space, each punctuation mark a word of its own."""
+    if text.isascii():
+        return _ASCII_WORDS.findall(text)
     words: list[str] = []
     for chunk in text.split():
         start = 0
