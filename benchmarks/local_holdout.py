@@ -9,7 +9,8 @@ fixed, so it is no longer held out. ``HOLDOUT_2`` was written after that fix and
 run (10/12); its two failures ("multiply 11 by 11", "take 2.5 away from it" planned as a price
 lookup) were then fixed too. ``HOLDOUT_3`` was written after those fixes, before its first run
 (10/12: "divide the remainder by 5" read as two operations, "convert it to upper case" given the
-country instead of the capital); after fixing those, ``HOLDOUT_4``, before its first run.
+country instead of the capital); after fixing those, ``HOLDOUT_4``, before its first run (12/12);
+``HOLDOUT_5`` in session 6 (see there).
 Do not tune on a set and keep calling it held out: report its failures, write a new set.
 """
 
@@ -153,4 +154,35 @@ HOLDOUT_4: tuple[Task, ...] = (
     _t("m12", "text", "What is 1000 divided by 8, then add 75 to the answer.",
        (_calc("1000 / 8"), _calc("125 + 75")), _n(200)),
 )
-HOLDOUT_BY_ID = {t.id: t for t in HOLDOUT + HOLDOUT_2 + HOLDOUT_3 + HOLDOUT_4}
+HOLDOUT_5: tuple[Task, ...] = (
+    _t("p01", "text", "Add 18 and 24, then count the words in 'forty two'.",
+       (_calc("18 + 24"), _c("word_count", text="forty two")), _n(42), _n(2), chained=False),
+    _t("p02", "units", "Convert 2 miles to meters, then add 500 to it.",
+       (_c("convert_units", value=2, from_unit="miles", to_unit="meters"), _calc("3218.69 + 500")), _n(3718.69)),
+    _t("p03", "lookup", "Look up the price of a notebook and the price of a pen, then add them together.",
+       (_c("product_price", product="notebook"), _c("product_price", product="pen"), _calc("3.5 + 1.2")), _n(4.7)),
+    _t("p04", "dates", "Add 30 days to 2025-03-15, then find the weekday of that date.",
+       (_c("add_days", date="2025-03-15", days=30), _c("weekday", date="2025-04-14")), Says("Monday", "name")),
+    _t("p05", "text", "Work out 144 divided by 12, then add 8 to that.",
+       (_calc("144 / 12"), _calc("12 + 8")), _n(20)),
+    _t("p06", "units", "Convert 100 fahrenheit to celsius, then multiply that by 2.",
+       (_c("convert_units", value=100, from_unit="fahrenheit", to_unit="celsius"), _calc("37.78 * 2")), _n(75.56)),
+    _t("p07", "lookup", "Look up the population of Kenya in millions, then add 10 to it.",
+       (_c("country_facts", country="Kenya"), _calc("55.1 + 10")), _n(65.1)),
+    _t("p08", "dates", "Count the days from 2025-01-10 to 2025-02-20, then add 5 to that number.",
+       (_c("days_between", start="2025-01-10", end="2025-02-20"), _calc("41 + 5")), _n(46)),
+    _t("p09", "text", "What is the sum of 33 and 67, then divide it by 4.",
+       (_calc("33 + 67"), _calc("100 / 4")), _n(25)),
+    _t("p10", "units", "Convert 10 kilograms to pounds, then subtract 2 from that.",
+       (_c("convert_units", value=10, from_unit="kilograms", to_unit="pounds"), _calc("22.05 - 2")), _n(20.05)),
+    _t("p11", "lookup", "Get the price of a lamp, then add 7.5 to it, then multiply the total by 2.",
+       (_c("product_price", product="lamp"), _calc("32.5 + 7.5"), _calc("40 * 2")), _n(80)),
+    _t("p12", "text", "Increase 80 by 15, then divide the result by 5.",
+       (_calc("80 + 15"), _calc("95 / 5")), _n(19)),
+)
+"""Written on 2026-11-26 (session 6) before its first run, after HOLDOUT_4's fixes and before any
+change for the 200-tool near neighbour ("add" planned as a tool that "adds a comment"), so half of
+it adds, in words that set has not used ("add them together", "increase ... by", "add 5 to that
+number"); first runs count, at 9 tools and at 200."""
+
+HOLDOUT_BY_ID = {t.id: t for t in HOLDOUT + HOLDOUT_2 + HOLDOUT_3 + HOLDOUT_4 + HOLDOUT_5}
