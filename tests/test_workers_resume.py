@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import Any
@@ -26,7 +27,8 @@ from test_workers import Deployment, write_tools
 
 import pes_agent.workers.producer as producer_module
 import pes_agent.workers.workflow as workflow_module
-from pes_agent.config import config_from_dict
+from pes_agent.agent import lease
+from pes_agent.config import ConcurrencyConfig, config_from_dict
 from pes_agent.errors import UnknownSuspensionError
 from pes_agent.workers import Producer
 from pes_agent.workers.producer import decision_id, workflow_prefix
@@ -84,16 +86,30 @@ def slow_acks(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(producer_module, "ACK_WAIT_S", 0.2)
 
 
-async def paused_run(deployment: On, ran: list[str], thread_id: str, *, approval: str = "B",
+TWO_PROVIDERS = {"providers": {"a": {"adapter": "scripted"}, "b": {"adapter": "scripted"}}, "defaultProvider": "a"}
+
+
+async def paused_run(deployment: On, ran: list[str], thread_id: str, *, approval: str = "B", queue_b: bool = False,
                      **workers: Any) -> tuple[Producer, str, dict[str, Any]]:
-    """A run on ``thread_id`` paused for approval of tool B: (producer, its workflow, the pause)."""
+    """A run on ``thread_id`` paused for approval of tool B: (producer, its workflow, the pause).
+    ``queue_b``: providers a (the default) and b are configured and the run uses b, so it waits in
+    b's queue while resume jobs go to a's: a job can run while the run waits."""
     tail = [done("B"), call("C"), done("C"), ANSWER]
+    names, options = ("scripted",), None
+    if queue_b:
+        deployment.settings = TWO_PROVIDERS
+        names, options = ("a", "b"), {"providerConfig": {"providerName": "b"}}
     producer = await deployment.start([plan(), call("A"), done("A"), call("B"), *tail],
-                                      write_tools(ran, approval=approval), **workers)
-    handle = await producer.enqueue(QUERY, thread_id=thread_id)
+                                      write_tools(ran, approval=approval), provider_names=names, **workers)
+    handle = await producer.enqueue(QUERY, thread_id=thread_id, options=options)
     paused = await handle.response(timeout_s=30)
     assert paused is not None and paused["status"] == "suspended", paused
     return producer, handle.workflow_id, paused
+
+
+def job_of(thread_id: str, suspension_id: str) -> str:
+    """The workflow id of the resume job a producer queues for APPROVE."""
+    return f"{workflow_prefix(thread_id)}resume:{suspension_id}:{decision_id(suspension_id, APPROVE, None)}"
 
 
 async def test_a_decision_the_waiting_run_acks_too_late_is_answered_by_that_run(
@@ -112,7 +128,7 @@ async def test_a_decision_the_waiting_run_acks_too_late_is_answered_by_that_run(
     assert ran == ["A n=1", "B n=2", "C n=3"]  # applied once
     assert await resumed.result() == after
     # the resume job queued meanwhile ran after the waiting workflow and answers the same, not a refusal
-    job = f"{workflow_prefix('t-slow')}resume:{suspension}:{decision_id(suspension, APPROVE, None)}"
+    job = job_of("t-slow", suspension)
     assert await DBOS.get_event_async(job, response_key(suspension), timeout_seconds=30) == after
     assert await DBOS.get_event_async(job, workflow_module.CARRIED_BY, timeout_seconds=0) == waiting
     assert ran == ["A n=1", "B n=2", "C n=3"]
@@ -196,9 +212,6 @@ async def test_a_wrong_suspension_id_is_refused_at_once_even_unchecked_and_the_r
     assert ran == ["A n=1", "B n=2", "C n=3"]
 
 
-TWO_PROVIDERS = {"providers": {"a": {"adapter": "scripted"}, "b": {"adapter": "scripted"}}, "defaultProvider": "a"}
-
-
 class LeftBehind:
     """Forces the interleaving where a resume job takes the pause of a waiting run (``left``): the
     run acks that decision only once the job has answered it, or (``never received``) never gets
@@ -207,7 +220,7 @@ class LeftBehind:
 
     def __init__(self, producer: Producer, thread_id: str, left: str, first: str) -> None:
         self.client, self.left, self.first = producer._client, left, first
-        self.job = f"{workflow_prefix(thread_id)}resume:{first}:{decision_id(first, APPROVE, None)}"
+        self.job = job_of(thread_id, first)
         self._ack, self._decide, self._send = workflow_module.acknowledge, workflow_module._decide, self.client.send_async
 
     def install(self, monkeypatch: pytest.MonkeyPatch, missed: str) -> None:
@@ -259,16 +272,11 @@ async def test_a_run_whose_pause_another_run_took_stops_waiting_and_the_next_dec
     sent), pauses again and waits as well. The run left behind must stop waiting: the next
     decision is the job's to take, and its caller is answered by the job, not by a refusal from
     the run the store turned away (which both runs acked, before this was fixed)."""
-    deployment.settings = TWO_PROVIDERS
     ran: list[str] = []
-    script = [plan(), call("A"), done("A"), call("B"), done("B"), call("C"), done("C"), ANSWER]
-    producer = await deployment.start(script, write_tools(ran, approval="BC"), provider_names=("a", "b"),
-                                      approvalWaitS=60)
-    started = await producer.enqueue(QUERY, thread_id="t-two", options={"providerConfig": {"providerName": "b"}})
-    paused = await started.response(timeout_s=30)
-    assert paused is not None and paused["status"] == "suspended", paused
+    producer, waiting, paused = await paused_run(deployment, ran, "t-two", approval="BC", queue_b=True,
+                                                 approvalWaitS=60)
     first = paused["suspension"]["id"]
-    race = LeftBehind(producer, "t-two", started.workflow_id, first)
+    race = LeftBehind(producer, "t-two", waiting, first)
     race.install(monkeypatch, missed)
     monkeypatch.setattr(producer_module, "ACK_WAIT_S", 0.2)
 
@@ -291,3 +299,92 @@ async def test_a_run_whose_pause_another_run_took_stops_waiting_and_the_next_dec
     assert ran == ["A n=1", "B n=2", "C n=3"]
     await race.until_ended(race.left)  # the run left behind stopped waiting, not answering the second decision
     assert await race.client.get_event_async(race.left, response_key(second), timeout_seconds=0) is None
+
+
+async def test_a_repeated_decision_handed_to_the_run_that_acked_it_is_answered_by_the_job_that_applied_it(
+    deployment: On, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A client sends the same decision twice (a retried request). The first finds the waiting run
+    (provider b's queue) not acking in time and queues a resume job, on the default queue; the
+    repeat finds the run's ack of that very decision and is handed the run. The job applies it first,
+    so the store refuses the run: both callers must get the job's answer, not the run's refusal."""
+    ran: list[str] = []
+    producer, left, paused = await paused_run(deployment, ran, "t-again", approval="BC", queue_b=True,
+                                              approvalWaitS=60)
+    first = paused["suspension"]["id"]
+    job = job_of("t-again", first)
+    client, repeated = producer._client, asyncio.Event()
+    ack: Callable[[str, str | None], Awaitable[None]] = workflow_module.acknowledge
+    decide = workflow_module._decide
+
+    async def ack_once_queued(suspension_id: str, ident: str | None) -> None:
+        while not await client.list_workflows_async(workflow_ids=[job], load_input=False, load_output=False):
+            await asyncio.sleep(0.05)  # the run acks only after the first request queued its job
+        await ack(suspension_id, ident)
+
+    async def job_first(art: Any, thread_id: str, message: dict[str, Any]) -> Any:
+        if DBOS.workflow_id == job:
+            await repeated.wait()  # ... and the job applies it once the repeat got its handle
+        elif DBOS.workflow_id == left:  # the run, after the job
+            await client.get_event_async(job, response_key(first), timeout_seconds=30)
+        return await decide(art, thread_id, message)
+
+    monkeypatch.setattr(workflow_module, "acknowledge", ack_once_queued)
+    monkeypatch.setattr(workflow_module, "_decide", job_first)
+    monkeypatch.setattr(producer_module, "ACK_WAIT_S", 0.2)
+    once = await producer.resume("t-again", first, APPROVE)
+    assert once.workflow_id == job
+    monkeypatch.setattr(producer_module, "ACK_WAIT_S", 5.0)
+    try:
+        again = await producer.resume("t-again", first, APPROVE)
+        assert again.workflow_id == left  # the run acked this decision: the repeat is handed the run
+    finally:
+        repeated.set()
+
+    answers = [await once.response(timeout_s=30), await again.response(timeout_s=30)]
+    assert answers[0] is not None and answers[0]["status"] == "suspended", json.dumps(answers[0])[:800]
+    assert answers[1] == answers[0], json.dumps(answers[1])[:800]
+    assert once.workflow_id == again.workflow_id == job
+    assert ran == ["A n=1", "B n=2"]  # applied once
+    told = await client.get_event_async(left, response_key(first), timeout_seconds=0)
+    assert told is not None and "refused" in told  # what the repeat was answered before
+
+
+async def test_a_repeated_decision_refused_by_a_busy_thread_is_told_so_at_once_though_its_job_is_queued(
+    deployment: On, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The same decision twice, one queue: the first request's job waits behind the waiting run,
+    which took the decision (acked too late for the first request, in time for the repeat). A run
+    made outside the queue holds the thread, so the store refuses the waiting run, and the thread
+    still waits on its pause. A job that has not run cannot have applied the decision: the repeat is
+    answered the refusal at once, not after the run's whole approval wait."""
+    ran: list[str] = []
+    producer, waiting, paused = await paused_run(deployment, ran, "t-busy", approvalWaitS=60)
+    first = paused["suspension"]["id"]
+    job = job_of("t-busy", first)
+    client = producer._client
+    ack: Callable[[str, str | None], Awaitable[None]] = workflow_module.acknowledge
+
+    async def ack_once_queued(suspension_id: str, ident: str | None) -> None:
+        while not await client.list_workflows_async(workflow_ids=[job], load_input=False, load_output=False):
+            await asyncio.sleep(0.05)  # the run acks only after the first request queued its job
+        await ack(suspension_id, ident)
+
+    assert deployment.worker is not None and deployment.worker.art is not None
+    store = deployment.worker.art.store
+    state, version = await store.load("t-busy")
+    await lease.claim(store, "t-busy", "outside", state, version, config=ConcurrencyConfig(), clock=time.time)
+    monkeypatch.setattr(workflow_module, "acknowledge", ack_once_queued)
+    monkeypatch.setattr(producer_module, "ACK_WAIT_S", 0.2)
+    try:
+        once = await producer.resume("t-busy", first, APPROVE)
+        assert once.workflow_id == job
+        monkeypatch.setattr(producer_module, "ACK_WAIT_S", 5.0)
+        again = await producer.resume("t-busy", first, APPROVE)
+        answer = await again.response(timeout_s=10)
+    finally:
+        await lease.abandon(store, "t-busy", "outside")
+
+    assert answer is not None and answer["refused"]["type"] == "ThreadBusyError", answer
+    assert again.workflow_id == waiting
+    assert ran == ["A n=1"]

@@ -5,6 +5,10 @@ to the workflow waiting on the suspension and, when that workflow does not take 
 ``ACK_WAIT_S``, also queues a resume job. Either may end up carrying it, never both (the store
 applies a decision once). So a decision's handle watches both and settles on the run that took the
 decision; ``workflow_id`` names that run once ``response()`` has answered.
+
+A repeat of a decision (the same decision id: a client retrying) may be handed the waiting workflow
+that acked it while the job the first request queued, on another queue, applies it first. The
+workflow's refusal is then not the answer: the handle follows that job, which carried the decision.
 """
 
 from __future__ import annotations
@@ -15,7 +19,7 @@ from typing import Any
 
 from dbos import DBOSClient
 
-from pes_agent.workers.workflow import CARRIED_BY, ack_key
+from pes_agent.workers.workflow import ATTACH_WAIT_S, CARRIED_BY, ack_key
 
 POLL_S = 0.2
 """How often a handle that watches two runs looks at each (DBOS's client has no push)."""
@@ -34,32 +38,52 @@ class RunHandle:
         *,
         watch: Sequence[str] = (),
         decision: tuple[str, str] | None = None,
+        job: str | None = None,
     ) -> None:
         self._client = client
         self.workflow_id = workflow_id
         self.thread_id = thread_id
         self._key = key
         self._watch = list(watch)  # waiting workflows that may still take the decision
-        self._decision = decision  # (suspension id, decision id) when watching
+        self._decision = decision  # (suspension id, decision id) when watching, or with ``job``
+        self._job = job  # the resume job an identical earlier request may have queued
 
     async def response(self, timeout_s: float = 600.0) -> dict[str, Any] | None:
         """The ``AgentFinalResponse`` (as a dict) this handle's call led to, once a worker reached it
         (an answer, a pause, an error; ``{"refused": ...}`` when the run could not start,
         ``{"failed": ...}`` when it broke on the worker); None when none came within ``timeout_s``."""
-        if self._watch:
-            loop = asyncio.get_running_loop()
-            started = loop.time()
-            await self._settle(timeout_s)
-            timeout_s = max(0.0, timeout_s - (loop.time() - started))
-        value = await self._client.get_event_async(self.workflow_id, self._key, timeout_seconds=timeout_s)
-        return dict(value) if value is not None else None
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout_s
+        while True:
+            if self._watch:
+                await self._settle(max(0.0, deadline - loop.time()))
+            left = max(0.0, deadline - loop.time())
+            value = await self._client.get_event_async(self.workflow_id, self._key, timeout_seconds=left)
+            if value is None or "refused" not in value or not await self._follow_job():
+                return dict(value) if value is not None else None
 
     async def result(self) -> dict[str, Any]:
         """The last response of the workflow, once it has ended (after any approvals it waited for)."""
+        if self._job is not None:
+            await self.response(ATTACH_WAIT_S)  # which run carries the decision: this one or the job
         if self._watch:
             await self._settle(None)
         handle: Any = await self._client.retrieve_workflow_async(self.workflow_id)
         return dict(await handle.get_result())
+
+    async def _follow_job(self) -> bool:
+        """After this workflow refused the decision it acked: when the job of that same decision has
+        run, watch this workflow from the job, whose answer is the truth (``_settle``). If the store
+        refused this workflow because the decision was applied, that job applied it (a waiting
+        workflow applies no pause but its own, see ``workflow._waits_on``), so it has recorded steps
+        by now (its first is the ``store.load`` that precedes any write; steps outlive a recovery
+        that queues it again). A job that has not run one (still queued behind this workflow)
+        changed nothing: the refusal is the answer, at once."""
+        job, self._job = self._job, None
+        if job is None or not await self._client.list_workflow_steps_async(job, load_output=False, limit=1):
+            return False
+        self._watch, self.workflow_id = [self.workflow_id], job
+        return True
 
     async def _settle(self, timeout_s: float | None) -> None:
         """Wait until the decision's carrier is known. The queued job's answer is the truth: it

@@ -114,15 +114,16 @@ class Producer:
         )]
         for workflow_id in waiting:
             await self._client.send_async(workflow_id, message, DECISION_TOPIC)
+        job_id = f"{workflow_prefix(thread_id)}resume:{suspension_id}:{ident}"  # a repeat joins it
         taker = await self._taker(thread_id, waiting, suspension_id, ident)
-        if taker is not None:
-            return RunHandle(self._client, taker, response_key(suspension_id), thread_id)
+        if taker is not None:  # a job of an identical earlier request may apply it first: followed then
+            return RunHandle(self._client, taker, response_key(suspension_id), thread_id,
+                             decision=(suspension_id, ident), job=job_id)
         job = {
             "kind": "resume", "thread_id": thread_id, "trace_id": uuid.uuid4().hex, "user_id": user_id,
             "sent_to": waiting, **message,
         }
-        workflow_id = f"{workflow_prefix(thread_id)}resume:{suspension_id}:{ident}"  # a repeat joins it
-        handle = await self._submit(job, workflow_id, provider_of(self.config, None), suspension_id)
+        handle = await self._submit(job, job_id, provider_of(self.config, None), suspension_id)
         return RunHandle(
             self._client, handle.workflow_id, response_key(suspension_id), thread_id, watch=waiting,
             decision=(suspension_id, ident),
