@@ -353,6 +353,38 @@ def test_a_part_is_offered_only_tools_whose_values_it_can_supply() -> None:
     assert dated["properties"]["find the weekday of the new date"]["enum"] == ["weekday"]
 
 
+def test_near_neighbours_the_words_tie_are_told_apart_by_what_the_part_holds() -> None:
+    """Both measured on the local model as runs that reported success: "add 15 and 27" posted as a
+    comment ("Add a comment to ...": the same lead word), "add 5 to that number" moving a date."""
+    comment = {"type": "object", "properties": {"request_id": {"type": "string"}, "text": {"type": "string"}},
+               "required": ["request_id", "text"]}
+    add_days = {"type": "object", "properties": {"date": {"type": "string", "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}$"},
+                                                  "days": {"type": "integer"}}, "required": ["date", "days"]}
+    summaries = {"comment_request": "Add a comment to a maintenance request.",
+                 "calculator": SUMMARIES["calculator"], "add_days": "Add a number of days to a date."}
+    schemas = {"comment_request": comment, "calculator": TOOLS["calculator"].input_schema, "add_days": add_days}
+    parts = ["Count the days from 2025-01-10 to 2025-02-20", "add 5 to that number"]
+    assert guided_plan_schema(["Add 15 and 27"], summaries, schemas)["properties"]["Add 15 and 27"]["enum"] == [
+        "calculator"]
+    assert guided_plan_schema(parts, summaries, schemas)["properties"][parts[1]]["enum"] == ["calculator"]
+    dated = "add 30 days to 2025-03-15"  # the date tool's words win; the tie-break does not undo them
+    assert guided_plan_schema([dated], summaries, schemas)["properties"][dated]["enum"] == ["add_days"]
+    note = "Add a comment 'late' to request 42"  # one number, nothing earlier: no arithmetic to prefer
+    assert "comment_request" in guided_plan_schema([note], summaries, schemas)["properties"][note]["enum"]
+
+
+def test_the_arithmetic_a_part_names_on_its_numbers_is_its_action_wherever_the_words_put_it() -> None:
+    """ "Work out 144 divided by 12" opens with "work": at 200 tools that word chose a tool that
+    starts work orders, and the run reported success."""
+    work_order = {"type": "object", "properties": {"work_order_id": {"type": "string"}}, "required": ["work_order_id"]}
+    summaries = {"start_work_order": "Start a work order on the shop floor.", "calculator": SUMMARIES["calculator"]}
+    schemas = {"start_work_order": work_order, "calculator": TOOLS["calculator"].input_schema}
+    part = "Work out 144 divided by 12"
+    assert guided_plan_schema([part], summaries, schemas)["properties"][part]["enum"] == ["calculator"]
+    other = "Work on order 12 today"  # no arithmetic named: its first word stays its action
+    assert guided_plan_schema([other], summaries, schemas)["properties"][other]["enum"] == ["start_work_order"]
+
+
 def test_two_arguments_sharing_options_are_told_apart_by_their_names() -> None:
     units = {"enum": ["kilometers", "miles", "meters"]}
     schema = {"type": "object", "properties": {"value": {"type": "number"}, "from_unit": units, "to_unit": units},

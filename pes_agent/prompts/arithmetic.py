@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from pes_agent.prompts.grounding import without_quotes
 
-__all__ = ["Operation", "named_operation", "operation_words"]
+__all__ = ["Operation", "named_operation", "operation_verbs", "operation_words"]
 
 _NUMBER = r"(-?\d[\d,]*(?:\.\d+)?)"
 _OPERAND = r"(?=\s+(?:[-$]?\d|(?:the|that|it|this|its)\b))"
@@ -83,6 +83,16 @@ def named_operation(clause: str) -> Operation | None:
 
 def _numbers(pattern: re.Pattern[str], text: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(m.group(m.lastindex or 1).replace(",", "") for m in pattern.finditer(text)))
+
+
+def operation_verbs(clause: str) -> list[str]:
+    """The plain verbs of the arithmetic ``clause`` names on numbers it holds ("work out 144 divided
+    by 12" → ``divide``): its action, wherever its words put it. None for a clause without a number
+    ("increase the font size" is no sum), so a tool search weighs them only where they compute."""
+    operation = named_operation(clause)
+    if operation is None or not re.search(r"\d", _DATE.sub(" ", without_quotes(clause))):
+        return []
+    return [_PLAIN_WORDS[op] for op in operation.operators]
 
 
 def operation_words(clause: str) -> list[str]:

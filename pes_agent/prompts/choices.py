@@ -14,10 +14,11 @@ from typing import Any
 
 from jsonschema import Draft202012Validator
 
-from pes_agent.prompts.arithmetic import operation_words
+from pes_agent.prompts.arithmetic import named_operation, operation_verbs, operation_words
 from pes_agent.prompts.grounding import Candidate, composable, grounded_property, text_spans, without_quotes
 
 __all__ = [
+    "best_fitting",
     "can_ground",
     "enum_choices",
     "introduced_choice",
@@ -59,6 +60,52 @@ def can_ground(input_schema: Mapping[str, Any], part: str, before: str) -> bool:
     return True
 
 
+def best_fitting(choices: Sequence[str], schemas: Mapping[str, Mapping[str, Any]], part: str, before: str) -> list[str]:
+    """Of the tools a part's words point to equally, those its own values fit best (``fit``).
+
+    Words tie where a catalogue has near neighbours: "add 15 and 27" shares "add" with a calculator
+    and with a tool that "adds a comment"; "add 5 to that number" shares "add" and "number" with
+    the calculator and with ``add_days``. A small model then picks either, and the run reports
+    success with a comment posted or a date moved. What the part holds tells them apart: numbers and
+    an operation fit an expression field, not an id and a text; a part with no date does not fit a
+    tool that needs one."""
+    if len(choices) < 2:
+        return list(choices)
+    fits = {n: fit(schemas[n], part, before) if n in schemas else 0 for n in choices}
+    best = max(fits.values())
+    return [n for n in choices if fits[n] == best]
+
+
+def fit(input_schema: Mapping[str, Any], part: str, before: str) -> int:
+    """How well the part's own values fit a tool's required arguments: +1 for each that takes one
+    of them by its kind (an option the part names, a shaped value such as a date it holds, a
+    number for a numeric argument, an operation on numbers for an expression field), -1 for a
+    shaped value the part does not hold (it would be taken from data an earlier step used). Free
+    text takes anything, so it tells nothing: 0."""
+    properties: Mapping[str, Any] = input_schema.get("properties") or {}
+    spans = [Candidate(value=s, source="step") for s in text_spans(part)]
+    numbers = sum(bool(_NUMBER_SPAN.fullmatch(c.value)) for c in spans)
+    arithmetic = named_operation(part) is not None and (numbers >= 2 or bool(before))
+    total = 0
+    for name in input_schema.get("required") or ():
+        schema = properties.get(name)
+        if not isinstance(schema, Mapping) or schema.get("type") == "boolean" or "const" in schema:
+            continue
+        validator = Draft202012Validator(dict(schema))
+        if "enum" in schema:
+            total += int(_names_any(schema, part))
+        elif _constrained(schema) and composable(schema, validator):  # an expression field
+            total += int(arithmetic)
+        elif _constrained(schema):
+            total += 1 if grounded_property(schema, spans) is not None else -1
+        elif schema.get("type") in ("number", "integer"):
+            total += int(numbers > 0)
+    return total
+
+
+_NUMBER_SPAN = re.compile(r"-?\d+(?:[.,]\d+)*")
+
+
 def _constrained(schema: Mapping[str, Any]) -> bool:
     """A value with a shape (a date, a code): it must be seen somewhere in the query. (Arithmetic
     of numbers is the exception: earlier results supply the numbers.)"""
@@ -83,10 +130,11 @@ def tool_choices(part: str, tools: Mapping[str, str]) -> list[str]:
 
 
 def tool_scores(part: str, tools: Mapping[str, str]) -> dict[str, int]:
-    """Words each tool's name and description share with the part; its first word counts more. The
-    arithmetic a part names counts as its plain verb ("take 2.5 away from it" subtracts)."""
+    """Words each tool's name and description share with the part; its first word counts more, and
+    so does the arithmetic it names on its numbers, as its plain verb ("take 2.5 away from it"
+    subtracts; "work out 144 divided by 12" divides, whatever works on work orders)."""
     words = _stem_list(without_quotes(part))
-    lead = set(words[:1])
+    lead = set(words[:1]) | set(_stem_list(" ".join(operation_verbs(part))))
     words += _stem_list(" ".join(operation_words(part)))
     scores = {}
     for name, about in tools.items():

@@ -23,6 +23,7 @@ from pes_agent.llm.markers import sanitize_user_text
 from pes_agent.llm.types import Message, PromptRequest
 from pes_agent.prompts.arithmetic import named_operation
 from pes_agent.prompts.choices import (
+    best_fitting,
     can_ground,
     enum_choices,
     introduced_choice,
@@ -87,8 +88,8 @@ def guided_plan_schema(
 ) -> dict[str, Any]:
     """One property per part, in order, each a choice among the tools whose required values the
     part can supply (``grounding.can_ground``, given their input ``schemas``) and, among those, the
-    ones the part's words point to (``grounding.tool_choices``): the plan in as few tokens as it
-    takes to name the tools.
+    ones the part's words point to (``grounding.tool_choices``), ties broken by what the part holds
+    (``choices.best_fitting``): the plan in as few tokens as it takes to name the tools.
 
     A part that shares no word with any tool and holds no data (no number, quote or date) to act on
     gets no tool ("none", decided here): offered as an option, a small model picks it everywhere,
@@ -102,6 +103,8 @@ def guided_plan_schema(
         offered = fitting or tools
         evidence = max(tool_scores(part, offered).values(), default=0) > 0
         choices = tool_choices(part, offered) if evidence or holds_data(part) else []
+        if schemas is not None:  # near neighbours the words cannot tell apart: what the part holds can
+            choices = best_fitting(choices, schemas, part, before)
         properties[part] = {"enum": choices or [NO_TOOL]}
     return {
         "type": "object",
