@@ -56,6 +56,13 @@ MAIN_JOB = "Compute 12 * 7, then count the words in 'the answer is 84'."
         ("Convert 5 km to miles. Then round it; finally say hi", ("Convert 5 km to miles", "round it", "say hi")),
         ("Count the words in 'a, then b. c'", ("Count the words in 'a, then b. c'",)),
         ("What is the capital of France?", ("What is the capital of France",)),
+        # one action on two objects said alike is two steps (one call each); not a sum, not a range
+        ("Look up the price of a notebook and the price of a pen, then add them together.",
+         ("Look up the price of a notebook", "Look up the price of a pen", "add them together")),
+        ("Add the price of a lamp and the price of a chair.", ("Add the price of a lamp and the price of a chair",)),
+        ("Count the days between 2025-01-01 and 2025-02-01.", ("Count the days between 2025-01-01 and 2025-02-01",)),
+        ("Count the words in 'the price of a and the price of b'",
+         ("Count the words in 'the price of a and the price of b'",)),
     ],
 )
 def test_a_query_splits_into_its_clauses_never_inside_quotes(query: str, parts: tuple[str, ...]) -> None:
@@ -458,6 +465,13 @@ def test_values_flow_from_the_step_a_part_depends_on_unless_it_names_another_fie
     ]
     args = guided_arguments_schema(TOOLS["calculator"].input_schema, "add the two prices", "q", prices)
     assert sorted(args["properties"]["expression"]["x-composed-of"]) == ["32.5", "85"]
+    lookups = [  # names no field, but speaks of several results: both lookups flow, not the last alone
+        EarlierResult(step_id="step_1", description="d", output={"product": "notebook", "price_usd": 3.5}, text="",
+                      direct=False),
+        EarlierResult(step_id="step_2", description="d", output={"product": "pen", "price_usd": 1.2}, text=""),
+    ]
+    args = guided_arguments_schema(TOOLS["calculator"].input_schema, "add them together", "q", lookups)
+    assert sorted(args["properties"]["expression"]["x-composed-of"]) == ["1.2", "3.5"]
 
 
 def test_a_part_with_no_tool_words_and_no_data_gets_no_tool() -> None:

@@ -23,16 +23,15 @@ import json
 import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from jsonschema import Draft202012Validator
 from referencing.exceptions import Unresolvable
 
 from pes_agent.gate.references import reference_text
 from pes_agent.llm.composition import COMPOSED_LEFT, COMPOSED_OF, COMPOSED_OPS, COMPOSED_RIGHT, COMPOSED_TWICE
-
-if TYPE_CHECKING:  # arithmetic reads clauses with this module's quote masking
-    from pes_agent.prompts.arithmetic import Operation
+from pes_agent.prompts.arithmetic import Operation, named_operation
+from pes_agent.prompts.quotes import mask_quotes, unmask
 
 __all__ = [
     "Candidate",
@@ -44,7 +43,6 @@ __all__ = [
     "output_candidates",
     "query_parts",
     "text_spans",
-    "without_quotes",
 ]
 
 MAX_PARTS = 6
@@ -56,7 +54,6 @@ MAX_LIST_ITEMS = 3
 LONG_VALUE = 80
 """An earlier result longer than this (in characters) is offered as its ``$step.path`` reference."""
 
-_QUOTED = re.compile(r"""'([^']{1,200})'|"([^"]{1,200})"|“([^”]{1,200})”|‘([^’]{1,200})’""")
 _DATE = re.compile(r"\b\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2})?)?\b")
 _NUMBER = re.compile(r"(?<![\w.])-?\d+(?:[.,]\d+)*(?:\.\d+)?(?![\w])")
 _WORD = re.compile(r"[^\W\d_][\w'-]*")
@@ -89,21 +86,37 @@ def query_parts(query: str) -> tuple[str, ...]:
 
     Quoted text is never split. A query of one clause is one part.
     """
-    masked, quotes = _mask_quotes(query.strip())
+    masked, quotes = mask_quotes(query.strip())
     parts = []
     for raw in _SPLIT.split(masked):
         part = _LEADING.sub("", raw.strip(" ,")).strip(" ,")
-        if part:
-            parts.append(_unmask(part, quotes))
+        parts += [unmask(p, quotes) for p in _conjoined(part)] if part else []
     if len(parts) > MAX_PARTS:
         parts = [*parts[: MAX_PARTS - 1], " ".join(parts[MAX_PARTS - 1 :])]
     return tuple(parts) or (query.strip(),)
 
 
+_CONJOINED = re.compile(r"^(?P<verb>.+?)\s+(?P<head>[a-z]+\s+[a-z]+(?:\s+[a-z]+)?)\s+(?P<first>.+?)\s+and\s+"
+                        r"(?P=head)\s+(?P<second>.+)$", re.IGNORECASE)
+"""One action on two objects said alike: "look up the price of a notebook and the price of a pen"."""
+
+
+def _conjoined(part: str) -> list[str]:
+    """A part that does one thing to two objects, each introduced by the same words, as two parts
+    ("look up the price of a notebook", "look up the price of a pen"): one step calls a tool once,
+    and a small model given both in one step looked up the first twice. Not arithmetic ("add the
+    price of a lamp and the price of a chair" is one sum of two values)."""
+    match = _CONJOINED.match(part)
+    if match is None or named_operation(match["verb"]) is not None:
+        return [part]
+    verb, head = match["verb"], match["head"]
+    return [f"{verb} {head} {match['first']}", f"{verb} {head} {match['second']}"]
+
+
 def text_spans(text: str) -> list[str]:
     """Values a text offers, most specific first: quoted text, dates, numbers, names, words."""
     found: list[str] = []
-    masked, quotes = _mask_quotes(text)
+    masked, quotes = mask_quotes(text)
     found.extend(quotes)
     plain = re.sub(r"\x00\d+\x00", " ", masked)
     found.extend(m.group(0) for m in _DATE.finditer(plain))
@@ -268,28 +281,7 @@ def leaves(value: Any, path: str = "") -> Iterator[tuple[str, Any]]:
         yield path, value
 
 
-def _mask_quotes(text: str) -> tuple[str, list[str]]:
-    """Quoted spans replaced by ``\\x00n\\x00`` so no rule splits or reads inside them."""
-    quotes: list[str] = []
-
-    def keep(match: re.Match[str]) -> str:
-        quotes.append(next(g for g in match.groups() if g is not None))
-        return f"\x00{len(quotes) - 1}\x00"
-
-    return _QUOTED.sub(keep, text), quotes
-
-
-def without_quotes(text: str) -> str:
-    """``text`` with its quoted spans blanked: what it asks for, not the data it carries."""
-    masked, _ = _mask_quotes(text)
-    return re.sub(r"\x00\d+\x00", " ", masked)
-
-
-def _unmask(text: str, quotes: Sequence[str]) -> str:
-    return re.sub(r"\x00(\d+)\x00", lambda m: f"'{quotes[int(m.group(1))]}'", text)
-
-
 def holds_data(part: str) -> bool:
     """Whether a part carries values to act on: a number, a date or quoted text."""
-    masked, quotes = _mask_quotes(part)
+    masked, quotes = mask_quotes(part)
     return bool(quotes) or any(c.isdigit() for c in re.sub(r"\x00\d+\x00", " ", masked))

@@ -15,6 +15,7 @@ evaluated prefix across the calls of a run.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -38,6 +39,7 @@ from pes_agent.prompts.grounding import (
     output_candidates,
     text_spans,
 )
+from pes_agent.prompts.quotes import without_quotes
 from pes_agent.prompts.schemas import inline_refs
 from pes_agent.prompts.templates import (
     GUIDED_PLANNING,
@@ -234,16 +236,21 @@ def _argument_lines(schema: Mapping[str, Any], original: Mapping[str, Any]) -> s
     return "; ".join(out) or "(none)"
 
 
+_PLURAL = re.compile(r"\b(?:them|both|together|the two|each of)\b", re.IGNORECASE)
+"""Words that mean several earlier results ("add them together" after two lookups)."""
+
+
 def _flowing(earlier: Sequence[EarlierResult], part: str) -> list[Candidate]:
     """Earlier values that may flow into this step: the fields the part names, from any earlier
-    step; else the values of the steps it depends on (all earlier steps when it names none), and
+    step; else the values of the steps it depends on (every earlier step when it names none, or
+    when it speaks of several: "them", "both", "together"), and
     of those, the fields each step's own part asked for when it named any: after "look up the
     capital of Canada", "convert it to upper case" means the capital, not the country."""
     leaves = [c for r in reversed(earlier) for c in output_candidates(r.step_id, r.output)]
     named = named_leaves(leaves, part)
     if named:
         return named
-    direct = {r.step_id for r in earlier if r.direct}
+    direct = {r.step_id for r in earlier if r.direct or _PLURAL.search(without_quotes(part))}
     flowing = [c for c in leaves if c.source in direct] or leaves
     asked = [
         c for r in reversed(earlier)
