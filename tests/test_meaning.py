@@ -116,3 +116,24 @@ def test_the_default_ranks_by_the_table_and_an_unknown_setting_is_refused() -> N
     with pytest.raises(ConfigError) as caught:
         config_from_dict({"storage": {"type": "memory"}, "retrieval": {"embeddings": "bm25"}})
     assert "retrieval.embeddings" in str(caught.value)
+
+
+@pytest.mark.parametrize(
+    ("value", "where", "says"),
+    [
+        (None, "retrieval.embeddings", "allowed: builtin, off, a mapping of keys"),
+        ("Builtin", "retrieval.embeddings", "allowed: builtin, off, a mapping of keys"),
+        ({"provider": "local"}, "retrieval.embeddings.model", "required key is missing"),
+    ],
+)
+def test_a_wrong_embeddings_setting_says_what_is_allowed_in_the_words_of_the_config(
+    value: Any, where: str, says: str
+) -> None:
+    """One problem per wrong value, at the key the user wrote, naming what is allowed: not one per
+    kind the setting accepts, spelled with pydantic's names for them (``EmbeddingsConfig``,
+    ``literal['builtin','off']``) and an empty list of what is allowed."""
+    with pytest.raises(ConfigError) as caught:
+        config_from_dict({"storage": {"type": "memory"}, "retrieval": {"embeddings": value}})
+    lines = str(caught.value).splitlines()
+    assert len(lines) == 1 and f"`{where}`" in lines[0] and says in lines[0], lines
+    assert "EmbeddingsConfig" not in lines[0] and "literal[" not in lines[0]

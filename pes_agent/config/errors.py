@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
 import annotated_types
-from pydantic import AliasChoices, BaseModel, SecretStr, ValidationError
+from pydantic import AliasChoices, BaseModel, SecretStr, Tag, ValidationError
 from pydantic.fields import FieldInfo
 
 from pes_agent.config.base import CONFIG_ERROR_TYPE
@@ -224,6 +224,11 @@ def _spell(loc: Path, data: Mapping[str, Any]) -> _Spelled:
     parent: type[BaseModel] | None = None
     holder: Any = data
     for part in loc:
+        if isinstance(shape, tuple) and shape[0] == "tagged":
+            if part in shape[1]:  # pydantic names the member it chose; the user wrote no such key
+                shape = shape[1][part]
+                continue
+            shape = next((m for m in shape[1].values() if isinstance(m, type) and issubclass(m, BaseModel)), None)
         field, parent, holder = None, None, node
         if isinstance(shape, type) and issubclass(shape, BaseModel) and isinstance(part, str):
             parent = shape
@@ -260,6 +265,9 @@ def _shape_of(annotation: Any) -> Any:
         return _shape_of(args[0])
     if origin in (Union, types.UnionType):
         inner = [a for a in args if a is not type(None)]
+        tagged = _tagged(inner)
+        if tagged:
+            return ("tagged", {tag: _shape_of(member) for tag, member in tagged.items()})
         return _shape_of(inner[0]) if len(inner) == 1 else None
     if isinstance(annotation, type) and issubclass(annotation, BaseModel):
         return annotation
@@ -268,6 +276,13 @@ def _shape_of(annotation: Any) -> Any:
     if origin is list:
         return ("list", _shape_of(args[0]))
     return None
+
+
+def _tagged(members: Sequence[Any]) -> dict[str, Any]:
+    """The members of a union told apart by a ``Discriminator``, by their ``Tag`` (empty when
+    they are not): the tag is in an error's location, the user never wrote it."""
+    tags = {m.tag: a for a in members if get_origin(a) is Annotated for m in get_args(a)[1:] if isinstance(m, Tag)}
+    return tags if len(tags) == len(members) else {}
 
 
 def _spellings(model: type[BaseModel], name: str) -> list[str]:
@@ -304,6 +319,9 @@ def _expected(field: FieldInfo | None) -> tuple[str, ...]:
     annotation = field.annotation
     if get_origin(annotation) in (Union, types.UnionType):
         inner = [a for a in get_args(annotation) if a is not type(None)]
+        tagged = _tagged(inner)
+        if tagged:  # each kind the field takes: its values, or a mapping
+            return tuple(w for member in tagged.values() for w in _expected(FieldInfo.from_annotation(member)))
         annotation = inner[0] if len(inner) == 1 else annotation
     if get_origin(annotation) is Annotated:
         annotation = get_args(annotation)[0]

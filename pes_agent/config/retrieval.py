@@ -17,9 +17,9 @@ all-MiniLM-L6-v2``).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import Field
+from pydantic import Discriminator, Field, Tag
 
 from pes_agent.config.base import ConfigModel, problem
 
@@ -75,6 +75,18 @@ class EmbeddingsConfig(ConfigModel):
     """Per-request timeout; None: the provider's ``timeout_s``."""
 
 
+def _embeddings_kind(value: Any) -> str:
+    """A mapping is an endpoint, anything else names a ranking: decided before validating, so a
+    wrong value is one problem at the key the user wrote, not one for each kind tried."""
+    return "endpoint" if isinstance(value, (Mapping, EmbeddingsConfig)) else "ranking"
+
+
+EmbeddingsSetting = Annotated[
+    Annotated[Literal["builtin", "off"], Tag("ranking")] | Annotated[EmbeddingsConfig, Tag("endpoint")],
+    Discriminator(_embeddings_kind),
+]
+
+
 class RetrievalConfig(ConfigModel):
     enabled: bool = True
     """Find tools before planning when more than ``threshold`` tools are enabled. ``false``: every
@@ -82,8 +94,9 @@ class RetrievalConfig(ConfigModel):
     threshold: int = Field(default=DEFAULT_THRESHOLD, ge=0)
     """Up to this many enabled tools the planner sees them all, as without retrieval."""
     k: int = Field(default=DEFAULT_K, ge=1)
-    """How many tools the planner is shown for a query: the best by BM25 score. Tools that share no
-    word with the query are not shown, so there may be fewer."""
+    """How many tools the planner is shown for a query, described: the best by the ranking (BM25
+    fused with meaning, see ``embeddings``). With ``embeddings: off`` tools that share no word with
+    the query are not shown, so there may be fewer."""
     find_tools_calls: int = Field(default=2, ge=0)
     """How many times the planner may ask for more tools (``{"findTools": [...]}``) before it has to
     plan with what it has; each ask adds up to ``k`` tools. 0: the planner is not offered it."""
@@ -91,8 +104,9 @@ class RetrievalConfig(ConfigModel):
     """After the ``k`` tools shown with their description, this many more by name only: a short
     line the planner may plan from (or ask ``findTools`` about), so more of the tools a query needs
     are within reach at a few tokens each. Not in guided mode, whose small model chooses among a
-    few candidates per part. None: ``DEFAULT_NAMES`` with ``embeddings``, 0 without (see there)."""
-    embeddings: EmbeddingsConfig | Literal["builtin", "off"] = "builtin"
+    few candidates per part. None: ``BUILTIN_NAMES`` (340) with the built-in table, ``DEFAULT_NAMES``
+    (200) with an endpoint, 0 with ``embeddings: off`` (see there)."""
+    embeddings: EmbeddingsSetting = "builtin"
     """Rank tools by meaning too, fused with BM25: ``builtin`` with the table shipped in the package
     (``pes_agent.tools.meaning``: no model, no network); ``{provider, model}`` with an embedding
     model's endpoint (better recall for a model call a query); ``off``: BM25 alone."""
