@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import json
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +23,7 @@ from pes_agent import EventType, create_art_instance
 from pes_agent.config import config_from_dict
 from pes_agent.errors import ConfigError
 from pes_agent.testing import ScriptedProvider
+from pes_agent.tools import meaning
 from pes_agent.tools.meaning import BuiltinEmbedder, MeaningTable, builtin_table
 from pes_agent.tools.semantic import tool_text
 
@@ -137,3 +139,19 @@ def test_a_wrong_embeddings_setting_says_what_is_allowed_in_the_words_of_the_con
     lines = str(caught.value).splitlines()
     assert len(lines) == 1 and f"`{where}`" in lines[0] and says in lines[0], lines
     assert "EmbeddingsConfig" not in lines[0] and "literal[" not in lines[0]
+
+
+async def test_the_table_is_read_off_the_event_loop(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Reading the table takes about a third of a second; a first embed of a few texts (a catalogue
+    under 64 tools with a low ``threshold``, a query) must not hold the instance's loop for it."""
+    read_in: list[int] = []
+
+    def read() -> MeaningTable:
+        read_in.append(threading.get_ident())
+        return builtin_table()
+
+    monkeypatch.setattr(meaning, "builtin_table", read)
+    embedder = BuiltinEmbedder()
+    first = await embedder.embed(["add two numbers"])
+    assert read_in and read_in[0] != threading.get_ident()
+    assert await embedder.embed(["add two numbers"]) == first and len(read_in) == 1

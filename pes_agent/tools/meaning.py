@@ -29,7 +29,8 @@ TABLE = Path(__file__).with_name("data") / "meaning.npz"
 
 IN_THREAD = 64
 """Texts from which ``embed`` runs in a worker thread (a catalogue: tens of milliseconds), so an
-instance's event loop is not held while a changed tool list is embedded."""
+instance's event loop is not held while a changed tool list is embedded. The first ``embed`` runs
+there too, whatever its size: it reads the table (about a third of a second)."""
 
 
 class MeaningTable:
@@ -102,7 +103,7 @@ class BuiltinEmbedder:
         return [self.table.vector(t) for t in texts]
 
     async def embed(self, texts: Sequence[str]) -> list[list[float]]:
-        if len(texts) < IN_THREAD:
+        if self._table is not None and len(texts) < IN_THREAD:
             return self.vectors(texts)
         return await asyncio.to_thread(self.vectors, list(texts))
 
