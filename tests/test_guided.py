@@ -392,6 +392,19 @@ def test_the_arithmetic_a_part_names_on_its_numbers_is_its_action_wherever_the_w
     assert guided_plan_schema([other], summaries, schemas)["properties"][other]["enum"] == ["start_work_order"]
 
 
+def test_a_tools_options_are_words_it_understands() -> None:
+    """At 200 tools "turn 212 fahrenheit into celsius" went to a geocoder, whose description says
+    "turn"; the converter's description names no unit, its enums do."""
+    units = {"enum": ["celsius", "fahrenheit", "meters", "feet"]}
+    convert = {"type": "object", "properties": {"value": {"type": "number"}, "from_unit": units, "to_unit": units},
+               "required": ["value", "from_unit", "to_unit"]}
+    geocode = {"type": "object", "properties": {"address": {"type": "string"}}, "required": ["address"]}
+    summaries = {"geocode": "Turn a street address into coordinates.", "convert": "Convert from one unit to another."}
+    part = "Turn 212 fahrenheit into celsius"
+    plan = guided_plan_schema([part], summaries, {"geocode": geocode, "convert": convert})
+    assert plan["properties"][part]["enum"] == ["convert"]
+
+
 def test_two_arguments_sharing_options_are_told_apart_by_their_names() -> None:
     units = {"enum": ["kilometers", "miles", "meters"]}
     schema = {"type": "object", "properties": {"value": {"type": "number"}, "from_unit": units, "to_unit": units},
@@ -401,6 +414,9 @@ def test_two_arguments_sharing_options_are_told_apart_by_their_names() -> None:
     earlier = [EarlierResult(step_id="step_1", description="d", output={"value": 4.83, "unit": "kilometers"}, text="")]
     args = guided_arguments_schema(schema, "convert that distance to meters", "q", earlier)["properties"]
     assert (args["from_unit"]["enum"], args["to_unit"]["enum"]) == (["kilometers"], ["meters"])
+    # no "from" or "to": the source is the option the number is given in
+    args = guided_arguments_schema(schema, "How many miles is 5 kilometers", "q", [])["properties"]
+    assert (args["from_unit"]["enum"], args["to_unit"]["enum"]) == (["kilometers"], ["miles"])
 
 
 def test_an_enum_named_by_the_part_wins_over_values_earlier_results_hold() -> None:

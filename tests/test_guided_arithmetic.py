@@ -39,6 +39,11 @@ CALCULATOR = next(spec for spec in LOCAL_TOOLS if spec.name == "calculator").inp
         ("divide the result by 3", Operation("/", right=("3",))),
         ("Divide 100 by 4", Operation("/", left=("100",), right=("4",))),
         ("what is 10 - 4", Operation("-")),
+        ("take 5 off it", Operation("-", right=("5",))),
+        # words that carry their operand: offered as if said; not where they are everyday English
+        ("Double 21", Operation("*", implied=("2",))),
+        ("halve the result", Operation("/", right=("2",), implied=("2",))),
+        ("triple that", Operation("*", implied=("3",))),
     ],
 )
 def test_a_clause_names_its_operation_and_for_minus_and_divide_the_order(clause: str, operation: Operation) -> None:
@@ -49,6 +54,8 @@ def test_a_clause_names_its_operation_and_for_minus_and_divide_the_order(clause:
     ("clause", "operation"),
     [
         ("convert 5 kilometers to miles", None),  # no operation at all
+        ("book a double room for 2 nights", None),
+        ("wait half an hour", None),
         ("add the days to 2025-01-15", Operation("+")),  # a date's hyphens are not minus signs
         ("add the product of the two prices", Operation("+*")),  # several named: those, in no order
         ("divide the remainder by 5", Operation("/", right=("5",))),  # "the remainder": an earlier result
@@ -172,3 +179,13 @@ def test_take_a_number_then_subtract_offers_only_that_order() -> None:
 def test_a_us_date_is_no_division_but_a_fraction_still_is() -> None:
     assert named_operation("book a table for 4 on 11/26/2026") is None
     assert named_operation("what is 12/4") == Operation("/")
+
+
+def test_a_number_the_words_carry_is_an_operand_of_the_expression() -> None:
+    """ "Double 21, then add 8" composed "21" alone: the 2 was never written, and the run reported
+    success with 29."""
+    expression = guided_arguments_schema(CALCULATOR, "Double 21", "q", [])["properties"]["expression"]
+    assert sorted(expression["x-composed-of"]) == ["2", "21"] and expression["x-composed-ops"] == "*"
+    earlier = [EarlierResult(step_id="step_1", description="d", output=42, text="42")]
+    expression = guided_arguments_schema(CALCULATOR, "halve it", "q", earlier)["properties"]["expression"]
+    assert expression["x-composed-right"] == ["2"] and "42" in expression["x-composed-of"]

@@ -27,7 +27,7 @@ not when they are everyday English ("less than 200 euros", "three times a day", 
 _WORDS: tuple[tuple[str, str], ...] = (
     ("+", r"add|adds|adding|added|plus|increase[sd]?|increasing|(?:sum|total)\s+of"),
     ("-", (r"subtract|subtracts|subtracting|subtracted|minus|deduct|deducts|deducted|decrease[sd]?|reduce[sd]?"
-           rf"|less{_OPERAND}|take\s+(?:[\w.,$%-]+\s+){{0,4}}?away|difference\s+(?:of|between)")),
+           rf"|less{_OPERAND}|take\s+(?:[\w.,$%-]+\s+){{0,4}}?(?:away|off)|difference\s+(?:of|between)")),
     ("*", rf"multiply|multiplies|multiplied|multiplying|times{_OPERAND}|product\s+of"),
     ("/", r"divide|divides|divided|dividing|quotient\s+of"),
     ("^", r"power|squared|cubed|exponent"),
@@ -36,13 +36,24 @@ _WORDS: tuple[tuple[str, str], ...] = (
 """Verbs name an operation; the nouns only with "of" ("the sum of 3 and 4"): "subtract 100 from the
 sum" names a subtraction whose left side is an earlier result, not an addition; "divide the
 remainder by 5" is a division."""
+_IMPLIED: tuple[tuple[str, str, str], ...] = (
+    ("*", "2", rf"double[sd]?{_OPERAND}|doubling{_OPERAND}"),
+    ("*", "3", rf"triple[sd]?{_OPERAND}|tripling{_OPERAND}"),
+    ("/", "2", rf"halve[sd]?{_OPERAND}|halving{_OPERAND}|half\s+of{_OPERAND}"),
+    ("^", "2", r"squared|square\s+of"),
+    ("^", "3", r"cubed|cube\s+of"),
+)
+"""Words that carry their own operand: "double 21" is ``21 * 2``, "halve it" ``x / 2``, "5 squared"
+``5 ^ 2``. The number is offered to the composition as if the clause had said it (on the right of
+a division or power). Only before an operand ("a double room", "half an hour" are no arithmetic)."""
+_IMPLIED_WORDS = tuple((op, n, re.compile(rf"\b(?:{words})\b", re.IGNORECASE)) for op, n, words in _IMPLIED)
 _OPERATOR_WORDS = tuple((op, re.compile(rf"\b(?:{words})\b", re.IGNORECASE)) for op, words in _WORDS)
 _SYMBOL = re.compile(r"\d\s*([-+*/xX×÷^%])\s*-?\d")
 _SYMBOLS = {"x": "*", "X": "*", "×": "*", "÷": "/"}
 _DATE = re.compile(r"\b\d{4}-\d{2}-\d{2}\b|\b\d{1,2}/\d{1,2}/\d{2,4}\b")
 """Dates, ISO or US: their hyphens and slashes are no minus or division ("on 11/26/2026")."""
 _RIGHT = re.compile(
-    rf"\b(?:subtract|subtracting|minus|deduct|less|by)\s+{_NUMBER}|\btake\s+{_NUMBER}(?=\s+(?:away|from)\b)",
+    rf"\b(?:subtract|subtracting|minus|deduct|less|by)\s+{_NUMBER}|\btake\s+{_NUMBER}(?=\s+(?:away|from|off)\b)",
     re.IGNORECASE,
 )
 """A number the operation applies to the other value with: "subtract 6 ...", "take 6 away", "... by 3".
@@ -63,22 +74,27 @@ class Operation:
     right: tuple[str, ...] = ()
     twice: tuple[str, ...] = ()
     """Numbers the clause says twice ("multiply 11 by 11"): they may stand on both sides."""
+    implied: tuple[str, ...] = ()
+    """Numbers its words carry ("double" → 2): offered as operands though never written."""
 
 
 def named_operation(clause: str) -> Operation | None:
     """The operation ``clause`` names (or the operations, when it names several: then without an
     operand order), or None when it names none."""
     text = _DATE.sub(" ", without_quotes(clause))
-    named = {op for op, words in _OPERATOR_WORDS if words.search(text)}
+    carried = [(op, n) for op, n, words in _IMPLIED_WORDS if words.search(text)]
+    named = {op for op, words in _OPERATOR_WORDS if words.search(text)} | {op for op, _ in carried}
     named |= {_SYMBOLS.get(m.group(1), m.group(1)) for m in _SYMBOL.finditer(text)}
     if not named:
         return None
     operators = "".join(op for op in _PLAIN_WORDS if op in named)
     numbers = [m.group(1).replace(",", "") for m in re.finditer(rf"(?<![\w.]){_NUMBER}(?![\w])", text)]
     twice = tuple(dict.fromkeys(n for n in numbers if numbers.count(n) > 1))
-    if operators not in ("-", "/"):
-        return Operation(operators, twice=twice)
-    return Operation(operators, left=_numbers(_LEFT, text), right=_numbers(_RIGHT, text), twice=twice)
+    implied = tuple(dict.fromkeys(n for _, n in carried))
+    if operators not in ("-", "/", "^"):
+        return Operation(operators, twice=twice, implied=implied)
+    right = _numbers(_RIGHT, text) + tuple(n for op, n in carried if op in ("/", "^"))
+    return Operation(operators, left=_numbers(_LEFT, text), right=right, twice=twice, implied=implied)
 
 
 def _numbers(pattern: re.Pattern[str], text: str) -> tuple[str, ...]:
@@ -90,7 +106,7 @@ def operation_verbs(clause: str) -> list[str]:
     by 12" → ``divide``): its action, wherever its words put it. None for a clause without a number
     ("increase the font size" is no sum), so a tool search weighs them only where they compute."""
     operation = named_operation(clause)
-    if operation is None or not re.search(r"\d", _DATE.sub(" ", without_quotes(clause))):
+    if operation is None or not (operation.implied or re.search(r"\d", _DATE.sub(" ", without_quotes(clause)))):
         return []
     return [_PLAIN_WORDS[op] for op in operation.operators]
 

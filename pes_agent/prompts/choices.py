@@ -25,6 +25,7 @@ __all__ = [
     "introduced_choice",
     "named_leaves",
     "tool_choices",
+    "tool_options",
     "tool_scores",
 ]
 
@@ -86,7 +87,8 @@ def fit(input_schema: Mapping[str, Any], part: str, before: str) -> int:
     properties: Mapping[str, Any] = input_schema.get("properties") or {}
     spans = [Candidate(value=s, source="step") for s in text_spans(part)]
     numbers = sum(bool(_NUMBER_SPAN.fullmatch(c.value)) for c in spans)
-    arithmetic = named_operation(part) is not None and (numbers >= 2 or bool(before))
+    operation = named_operation(part)
+    arithmetic = operation is not None and (numbers + len(operation.implied) >= 2 or bool(before))
     total = 0
     for name in input_schema.get("required") or ():
         schema = properties.get(name)
@@ -118,29 +120,52 @@ def _names_any(schema: Mapping[str, Any], text: str) -> bool:
     return isinstance(options, list) and bool(_named(options, text))
 
 
-def tool_choices(part: str, tools: Mapping[str, str]) -> list[str]:
+def tool_options(schemas: Mapping[str, Mapping[str, Any]] | None) -> dict[str, str]:
+    """Each tool's argument options (its enums' values) as words, for ``tool_scores``: a tool's
+    options are words it understands ("fahrenheit", "Japan"), which its description may never say;
+    at 200 tools "turn 212 fahrenheit into celsius" went to a geocoder whose description opens with
+    "turn"."""
+    return {name: " ".join(_options(schema)) for name, schema in (schemas or {}).items()}
+
+
+def _options(input_schema: Mapping[str, Any]) -> list[str]:
+    properties = input_schema.get("properties")
+    if not isinstance(properties, Mapping):
+        return []
+    return [o for p in properties.values() if isinstance(p, Mapping) and isinstance(p.get("enum"), list)
+            for o in p["enum"][:MAX_OPTION_WORDS] if isinstance(o, str)]
+
+
+MAX_OPTION_WORDS = 50
+"""Options of one argument read as the tool's words: a long list (time zones, currencies) would
+let any part match something."""
+
+
+def tool_choices(part: str, tools: Mapping[str, str], options: Mapping[str, str] | None = None) -> list[str]:
     """The tools a part of the query may choose among: those whose name and description share the
     most words with the part (its quoted text left out: that is data, not intent), or every tool
     when none shares a word. A small model picks the first offered tool when it cannot tell; words
     it can see in both places are the evidence it lacks."""
-    scores = tool_scores(part, tools)
+    scores = tool_scores(part, tools, options)
     best = max(scores.values(), default=0)
     if best == 0:
         return list(tools)
     return [name for name, score in scores.items() if score == best]
 
 
-def tool_scores(part: str, tools: Mapping[str, str]) -> dict[str, int]:
+def tool_scores(part: str, tools: Mapping[str, str], options: Mapping[str, str] | None = None) -> dict[str, int]:
     """Words each tool's name and description share with the part; its first word counts more, and
     so does the arithmetic it names on its numbers, as its plain verb ("take 2.5 away from it"
-    subtracts; "work out 144 divided by 12" divides, whatever works on work orders)."""
+    subtracts; "work out 144 divided by 12" divides, whatever works on work orders), and so does
+    each of the tool's ``options`` (``tool_options``) the part names: a value the tool takes."""
     words = _stem_list(without_quotes(part))
     lead = set(words[:1]) | set(_stem_list(" ".join(operation_verbs(part))))
     words += _stem_list(" ".join(operation_words(part)))
     scores = {}
     for name, about in tools.items():
         known = set(_stem_list(f"{name} {about}"))
-        scores[name] = len(set(words) & known) + LEAD_WEIGHT * len(lead & known)
+        named = set(words) & set(_stem_list((options or {}).get(name, ""))) - known
+        scores[name] = len(set(words) & known) + LEAD_WEIGHT * len(lead & known) + (1 + LEAD_WEIGHT) * len(named)
     return scores
 
 
@@ -157,17 +182,21 @@ def _stem_list(text: str) -> list[str]:
 def introduced_choice(schema: Mapping[str, Any], name: str, text: str) -> Any | None:
     """The option ``text`` introduces with a word of the argument's own name: "to miles" for
     ``to_unit``, "from pounds" for ``from_unit``. Argument names carry these words exactly when
-    two arguments share one set of options, which is when a small model mixes them up."""
+    two arguments share one set of options, which is when a small model mixes them up. A source
+    (``from_...``, ``source_...``) is also the option a number is given in: "how many feet is 100
+    meters" converts from meters."""
     options = schema.get("enum")
     if not isinstance(options, list):
         return None
     words = {w for w in re.findall(r"[a-z]+", re.sub(r"([a-z])([A-Z])", r"\1 \2", name).casefold()) if w}
     lowered = " ".join(re.findall(r"[\w-]+", text.casefold()))
-    for option in options:
-        if isinstance(option, str) and option.strip():
-            value = " ".join(re.findall(r"[\w-]+", option.casefold()))
-            if any(re.search(rf"\b{re.escape(w)} {re.escape(value)}\b", lowered) for w in words):
-                return option
+    values = {o: " ".join(re.findall(r"[\w-]+", o.casefold())) for o in options if isinstance(o, str) and o.strip()}
+    for option, value in values.items():
+        if any(re.search(rf"\b{re.escape(w)} {re.escape(value)}\b", lowered) for w in words):
+            return option
+    if words & {"from", "source"}:
+        given = [o for o, value in values.items() if re.search(rf"\d {re.escape(value)}\b", lowered)]
+        return given[0] if len(given) == 1 else None
     return None
 
 

@@ -167,6 +167,8 @@ def grounded_property(
                 options.append(value)
     options = options[:MAX_CANDIDATES]
     pieces = composition_pieces(candidates) if composable(schema, validator) else []
+    if pieces and operation is not None:  # "double it": the 2 its words carry joins the operands
+        pieces += [n for n in operation.implied if not any(_same_number(n, p) for p in pieces)]
     marks = _operation_marks(operation, pieces)
     composing = len(pieces) >= 2 or COMPOSED_TWICE in marks  # "multiply 11 by 11": one piece, twice
     if composing and "pattern" in schema:

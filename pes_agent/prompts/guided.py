@@ -30,6 +30,7 @@ from pes_agent.prompts.choices import (
     introduced_choice,
     named_leaves,
     tool_choices,
+    tool_options,
     tool_scores,
 )
 from pes_agent.prompts.grounding import (
@@ -99,12 +100,13 @@ def guided_plan_schema(
     its words).
     """
     properties = {}
+    options = tool_options(schemas)
     for i, part in enumerate(parts):
         before = " ".join(parts[:i])
         fitting = {n: s for n, s in tools.items() if schemas is None or n not in schemas or can_ground(schemas[n], part, before)}
         offered = fitting or tools
-        evidence = max(tool_scores(part, offered).values(), default=0) > 0
-        choices = tool_choices(part, offered) if evidence or holds_data(part) else []
+        evidence = max(tool_scores(part, offered, options).values(), default=0) > 0
+        choices = tool_choices(part, offered, options) if evidence or holds_data(part) else []
         if schemas is not None:  # near neighbours the words cannot tell apart: what the part holds can
             choices = best_fitting(choices, schemas, part, before)
         properties[part] = {"enum": choices or [NO_TOOL]}
