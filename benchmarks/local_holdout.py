@@ -10,7 +10,7 @@ run (10/12); its two failures ("multiply 11 by 11", "take 2.5 away from it" plan
 lookup) were then fixed too. ``HOLDOUT_3`` was written after those fixes, before its first run
 (10/12: "divide the remainder by 5" read as two operations, "convert it to upper case" given the
 country instead of the capital); after fixing those, ``HOLDOUT_4``, before its first run (12/12);
-``HOLDOUT_5`` and ``HOLDOUT_6`` in session 6 (see there).
+``HOLDOUT_5``, ``HOLDOUT_6`` and ``HOLDOUT_7`` in session 6 (see there).
 Do not tune on a set and keep calling it held out: report its failures, write a new set.
 """
 
@@ -219,4 +219,37 @@ HOLDOUT_6: tuple[Task, ...] = (
 included): phrasings no set has used ("double", "take 5 off", "go forward 45 days", "how many feet
 is", a question then an instruction); first runs count, at 9 tools and at 200."""
 
-HOLDOUT_BY_ID = {t.id: t for t in HOLDOUT + HOLDOUT_2 + HOLDOUT_3 + HOLDOUT_4 + HOLDOUT_5 + HOLDOUT_6}
+HOLDOUT_7: tuple[Task, ...] = (
+    _t("r01", "text", "Sum 45 and 55, then count the words in 'one hundred exactly'.",
+       (_calc("45 + 55"), _c("word_count", text="one hundred exactly")), _n(100), _n(3), chained=False),
+    _t("r02", "units", "Change 8 kilometers to miles, then multiply the answer by 3.",
+       (_c("convert_units", value=8, from_unit="kilometers", to_unit="miles"), _calc("4.97 * 3")), _n(14.91)),
+    _t("r03", "lookup", "What's the capital of Kenya? Then turn it into upper case.",
+       (_c("country_facts", country="Kenya"), _c("transform_text", text="Nairobi", mode="upper")),
+       Says("NAIROBI", "text")),
+    _t("r04", "dates", "Which day of the week is 2025-12-31? Then reverse that word.",
+       (_c("weekday", date="2025-12-31"), _c("transform_text", text="Wednesday", mode="reverse")),
+       Says("yadsendeW", "text")),
+    _t("r05", "text", "Halve 90, then subtract 15 from that.",
+       (_calc("90 / 2"), _calc("45 - 15")), _n(30)),
+    _t("r06", "units", "Convert 25 celsius to fahrenheit, then take away 7.",
+       (_c("convert_units", value=25, from_unit="celsius", to_unit="fahrenheit"), _calc("77 - 7")), _n(70)),
+    _t("r07", "lookup", "Look up the price of a mug and the price of a lamp, then multiply them together.",
+       (_c("product_price", product="mug"), _c("product_price", product="lamp"), _calc("8.25 * 32.5")),
+       _n(268.125)),
+    _t("r08", "dates", "Count the days between 2025-03-01 and 2025-03-31, then divide by 5.",
+       (_c("days_between", start="2025-03-01", end="2025-03-31"), _calc("30 / 5")), _n(6)),
+    _t("r09", "text", "Calculate 17 plus 26, then multiply it by 2.",
+       (_calc("17 + 26"), _calc("43 * 2")), _n(86)),
+    _t("r10", "units", "How many kilograms is 11 pounds? Then add 1 to it.",
+       (_c("convert_units", value=11, from_unit="pounds", to_unit="kilograms"), _calc("4.99 + 1")), _n(5.99)),
+    _t("r11", "lookup", "Find the population of Japan in millions, then divide it by 2.",
+       (_c("country_facts", country="Japan"), _calc("124.5 / 2")), _n(62.25)),
+    _t("r12", "dates", "Add 7 days to 2025-12-28, then give me the weekday of the result.",
+       (_c("add_days", date="2025-12-28", days=7), _c("weekday", date="2026-01-04")), Says("Sunday", "name")),
+)
+"""Written on 2026-11-26 (session 6) after HOLDOUT_6's fixes, before its first run, as the session's
+last measure: no rule was changed after it ("sum 45 and 55", "change ... to", "which day of the week
+is", "take away 7" with no "from", "multiply them together")."""
+
+HOLDOUT_BY_ID = {t.id: t for t in HOLDOUT + HOLDOUT_2 + HOLDOUT_3 + HOLDOUT_4 + HOLDOUT_5 + HOLDOUT_6 + HOLDOUT_7}

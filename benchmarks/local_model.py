@@ -70,6 +70,7 @@ from benchmarks.local_holdout import (
     HOLDOUT_4,
     HOLDOUT_5,
     HOLDOUT_6,
+    HOLDOUT_7,
     HOLDOUT_BY_ID,
 )
 from benchmarks.local_tasks import (
@@ -102,7 +103,8 @@ RESULT_PREFIX = "@@local_model "
 """Marks the child's result lines on stdout, so anything else a library prints there is ignored."""
 DEFAULT_TASK_TIMEOUT_S = 300.0
 TASK_SETS = {"dev": TASKS, "holdout": HOLDOUT, "holdout2": HOLDOUT_2, "holdout3": HOLDOUT_3, "holdout4": HOLDOUT_4,
-             "holdout5": HOLDOUT_5, "holdout6": HOLDOUT_6}
+             "holdout5": HOLDOUT_5, "holdout6": HOLDOUT_6,
+             "holdout7": HOLDOUT_7}
 ALL_TASKS = {**TASKS_BY_ID, **HOLDOUT_BY_ID}
 WATCHED = (EventType.PLAN, EventType.TOOL_EXECUTION)
 
@@ -641,7 +643,7 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--settings", default=",".join(SETTINGS), help="comma-separated: plans, given")
     parser.add_argument("--set", dest="task_set", choices=tuple(TASK_SETS), default="dev",
-                        help="dev: the 24 tasks the product was tuned on; holdout..holdout6: held out (see local_holdout)")
+                        help="dev: the 24 tasks the product was tuned on; holdout..holdout7: held out (see local_holdout)")
     parser.add_argument("--tasks", type=int, default=0, help="run only the first N tasks")
     parser.add_argument("--model-path", help="a GGUF file instead of the packaged model")
     parser.add_argument("--free-text", action="store_true", help="structured_output off (no grammar)")
