@@ -102,9 +102,13 @@ async def test_a_query_the_table_knows_no_word_of_is_ranked_by_words_alone() -> 
     assert "billing_get_invoice_pdf" in [t["name"] for t in offered["tools"]]
 
 
-def test_a_damaged_table_says_what_to_do(tmp_path: Path) -> None:
+@pytest.mark.parametrize("damage", ["not a table", "empty", "cut short", "flipped bytes"])
+def test_a_damaged_table_says_what_to_do(tmp_path: Path, damage: str) -> None:
+    """However the file is damaged (an interrupted install cuts it short, a disk flips bytes)."""
+    shipped = meaning.TABLE.read_bytes()
     broken = tmp_path / "meaning.npz"
-    broken.write_bytes(b"not a table")
+    broken.write_bytes({"not a table": b"not a table", "empty": b"", "cut short": shipped[: len(shipped) // 2],
+                        "flipped bytes": shipped[:1000] + bytes(5000) + shipped[6000:]}[damage])
     with pytest.raises(ConfigError) as caught:
         MeaningTable.load(broken)
     message = str(caught.value)

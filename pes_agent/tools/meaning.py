@@ -15,6 +15,7 @@ The table ships in the package (``data/meaning.npz``, 6.8 MB: int8 vectors with 
 from __future__ import annotations
 
 import asyncio
+import zipfile
 from collections.abc import Sequence
 from functools import cache
 from pathlib import Path
@@ -48,7 +49,7 @@ class MeaningTable:
         try:
             with np.load(path, allow_pickle=False) as data:
                 table = cls(data["tokens"].tolist(), data["vectors"], data["scales"])
-        except (OSError, KeyError, ValueError) as exc:
+        except (OSError, KeyError, ValueError, EOFError, zipfile.BadZipFile) as exc:  # missing, cut short, corrupt
             raise _unreadable(path, str(exc)) from None
         if table._vectors.ndim != 2 or len(table._scales) != len(table._vectors):
             raise _unreadable(path, "its vectors and scales differ in number")
