@@ -63,10 +63,24 @@ MAIN_JOB = "Compute 12 * 7, then count the words in 'the answer is 84'."
         ("Count the days between 2025-01-01 and 2025-02-01.", ("Count the days between 2025-01-01 and 2025-02-01",)),
         ("Count the words in 'the price of a and the price of b'",
          ("Count the words in 'the price of a and the price of b'",)),
+        # an action relating the two objects is one step: a range in words, a comparison, a match
+        ("How many days are between the start of March and the start of April?",
+         ("How many days are between the start of March and the start of April",)),
+        ("Compare the price of a notebook and the price of a pen",
+         ("Compare the price of a notebook and the price of a pen",)),
+        ("Check whether the status of order 12 and the status of order 13 match",
+         ("Check whether the status of order 12 and the status of order 13 match",)),
     ],
 )
 def test_a_query_splits_into_its_clauses_never_inside_quotes(query: str, parts: tuple[str, ...]) -> None:
     assert query_parts(query) == parts
+
+
+def test_a_long_pasted_clause_is_kept_whole_and_read_at_once() -> None:
+    """A pasted text is no "look up the X of A and the X of B"; reading it as one took time growing with
+    the square of its length (minutes for a long paste, the event loop held meanwhile)."""
+    pasted = "Summarise this: " + "the price of a lamp rose " * 1600 + "and the price of a chair fell"
+    assert query_parts(pasted) == (pasted,)
 
 
 def test_spans_offer_quoted_text_dates_numbers_and_names_first() -> None:

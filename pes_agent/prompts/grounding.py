@@ -100,13 +100,23 @@ _CONJOINED = re.compile(r"^(?P<verb>.+?)\s+(?P<head>[a-z]+\s+[a-z]+(?:\s+[a-z]+)
                         r"(?P=head)\s+(?P<second>.+)$", re.IGNORECASE)
 """One action on two objects said alike: "look up the price of a notebook and the price of a pen"."""
 
+CONJOINED_MAX = 200
+"""The longest part read as one action on two objects (the longest such ask is a line); a longer
+one is a pasted text, and ``_CONJOINED`` takes time growing with the square of what it reads."""
+
+_RELATING = re.compile(r"\b(?:between|compar\w*|versus|vs|differ\w*|match\w*|merg\w*|combin\w*|join\w*|swap\w*)\b",
+                       re.IGNORECASE)
+"""Words of an action on the two objects together: one step, not one per object ("the days between
+the start of March and the start of April", "compare the price of X and the price of Y")."""
+
 
 def _conjoined(part: str) -> list[str]:
     """A part that does one thing to two objects, each introduced by the same words, as two parts
     ("look up the price of a notebook", "look up the price of a pen"): one step calls a tool once,
     and a small model given both in one step looked up the first twice. Not arithmetic ("add the
-    price of a lamp and the price of a chair" is one sum of two values)."""
-    match = _CONJOINED.match(part)
+    price of a lamp and the price of a chair" is one sum of two values), nor an action relating the
+    two (``_RELATING``)."""
+    match = _CONJOINED.match(part) if len(part) <= CONJOINED_MAX and not _RELATING.search(part) else None
     if match is None or named_operation(match["verb"]) is not None:
         return [part]
     verb, head = match["verb"], match["head"]
