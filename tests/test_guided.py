@@ -406,6 +406,18 @@ def test_the_arithmetic_a_part_names_on_its_numbers_is_its_action_wherever_the_w
     assert guided_plan_schema([other], summaries, schemas)["properties"][other]["enum"] == ["start_work_order"]
 
 
+def test_a_number_a_setting_is_brought_to_is_no_arithmetic() -> None:
+    """ "Increase the font size to 14" names "increase" and holds a number, but 14 is the size to set,
+    not an operand: the font tool, whose words it shares, not a calculator."""
+    size = {"type": "object", "properties": {"size": {"type": "integer"}}, "required": ["size"]}
+    summaries = {"set_font_size": "Set the font size of the document.", "calculator": SUMMARIES["calculator"]}
+    schemas = {"set_font_size": size, "calculator": TOOLS["calculator"].input_schema}
+    for part in ("Increase the font size to 14", "Reduce the font size to 9"):
+        assert guided_plan_schema([part], summaries, schemas)["properties"][part]["enum"] == ["set_font_size"]
+    sum_ = "Increase 80 by 15"  # operands: a sum
+    assert guided_plan_schema([sum_], summaries, schemas)["properties"][sum_]["enum"] == ["calculator"]
+
+
 def test_a_tools_options_are_words_it_understands() -> None:
     """At 200 tools "turn 212 fahrenheit into celsius" went to a geocoder, whose description says
     "turn"; the converter's description names no unit, its enums do."""

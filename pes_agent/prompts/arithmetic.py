@@ -104,11 +104,19 @@ def _numbers(pattern: re.Pattern[str], text: str) -> tuple[str, ...]:
 def operation_verbs(clause: str) -> list[str]:
     """The plain verbs of the arithmetic ``clause`` names on numbers it holds ("work out 144 divided
     by 12" → ``divide``): its action, wherever its words put it. None for a clause without a number
-    ("increase the font size" is no sum), so a tool search weighs them only where they compute."""
+    to compute with ("increase the font size" is no sum, nor is "... to 14"), so a tool search
+    weighs them only where they compute."""
     operation = named_operation(clause)
-    if operation is None or not (operation.implied or re.search(r"\d", _DATE.sub(" ", without_quotes(clause)))):
+    text = _DATE.sub(" ", without_quotes(clause))
+    if operation is None or not (operation.implied or any(not m.group(1) for m in _OPERAND_NUMBER.finditer(text))):
         return []
     return [_PLAIN_WORDS[op] for op in operation.operators]
+
+
+_OPERAND_NUMBER = re.compile(rf"(\bto\s+)?(?<![\w.]){_NUMBER}", re.IGNORECASE)
+"""A number, and whether "to" introduces it: then it is the value a setting is brought to, not an
+operand ("increase the font size to 14", "reduce the volume to 20" set a font or a volume; "add 5
+to that number" computes with its 5)."""
 
 
 def operation_words(clause: str) -> list[str]:
