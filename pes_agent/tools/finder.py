@@ -89,9 +89,9 @@ class ToolFinder:
             return Searcher(index=index)
         semantic = self._semantic
         if semantic is None or self._semantic_version != self._registry.version:
-            specs = self._registry.specs()
+            version, specs = self._registry.version, self._registry.specs()  # the version these specs have
             semantic = SemanticIndex([s.name for s in specs], self.embedder.vectors([tool_text(s) for s in specs]))
-            self._semantic, self._semantic_version = semantic, self._registry.version
+            self._semantic, self._semantic_version = semantic, version
         wanted = list(dict.fromkeys(texts))
         return Searcher(index=index, semantic=semantic, vectors=dict(zip(wanted, self.embedder.vectors(wanted), strict=True)),
                         meaning=self.embedder.label)
