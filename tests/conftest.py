@@ -6,6 +6,7 @@ import ipaddress
 import os
 import socket
 import sys
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -42,6 +43,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 @pytest.hookimpl(trylast=True)
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     """pytest's exit code 5 must not pass silently: a typo in a path or `-k` would look green in CI."""
+    session.config.stash[_EXIT_STATUS] = int(exitstatus)
     if exitstatus != pytest.ExitCode.NO_TESTS_COLLECTED:
         return
     session.exitstatus = pytest.ExitCode.TESTS_FAILED
@@ -51,6 +53,30 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         reporter.write_line(message, red=True, bold=True)
     else:
         print(message, file=sys.stderr)
+
+
+_EXIT_STATUS = pytest.StashKey[int]()
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_unconfigure(config: pytest.Config) -> None:
+    """End the test process even if a stopped DBOS worker left workflow threads behind.
+
+    ``DBOS.destroy`` does not end the workflows a worker is running; a run still waiting for an
+    approval (several tests leave one, on purpose) wakes after its wait in DBOS's executor thread
+    and takes a step. In a test, the step's database was dropped at teardown, so DBOS retries the
+    connection forever and Python's exit, which joins executor threads, never returns: CI hung once
+    that way after every test had passed. Said on stderr, with the threads, never silently."""
+    if "dbos" not in sys.modules:
+        return
+    lingering = [t.name for t in threading.enumerate() if t is not threading.main_thread() and not t.daemon]
+    if not lingering:
+        return
+    print(f"tests/conftest.py: {len(lingering)} non-daemon threads left by stopped DBOS workers "
+          f"({', '.join(lingering[:5])}); exiting without waiting for them", file=sys.stderr)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(config.stash.get(_EXIT_STATUS, int(pytest.ExitCode.INTERNAL_ERROR)))
 
 
 # --- offline tiktoken -----------------------------------------------------------------------------
