@@ -25,7 +25,7 @@ from pes_agent.tools import index as lexical_index
 from pes_agent.tools.index import EXTRA_HINT, ToolIndex, logger
 from pes_agent.tools.meaning import BuiltinEmbedder
 from pes_agent.tools.registry import ToolRegistry
-from pes_agent.tools.semantic import Searcher, SemanticIndex, ToolVectors, tool_text
+from pes_agent.tools.semantic import Searcher, SemanticIndex, ToolVectors
 
 __all__ = ["INPUT_REFUSED", "ToolFinder", "finder_for"]
 
@@ -85,12 +85,12 @@ class ToolFinder:
         index = self.index()
         if index is None:
             return None
-        if not isinstance(self.embedder, BuiltinEmbedder):
+        if not isinstance(self.embedder, BuiltinEmbedder) or self._vectors is None:
             return Searcher(index=index)
         semantic = self._semantic
         if semantic is None or self._semantic_version != self._registry.version:
             version, specs = self._registry.version, self._registry.specs()  # the version these specs have
-            semantic = SemanticIndex([s.name for s in specs], self.embedder.vectors([tool_text(s) for s in specs]))
+            semantic = self._vectors.index_now(specs, self.embedder.vectors)
             self._semantic, self._semantic_version = semantic, version
         wanted = list(dict.fromkeys(texts))
         return Searcher(index=index, semantic=semantic, vectors=dict(zip(wanted, self.embedder.vectors(wanted), strict=True)),

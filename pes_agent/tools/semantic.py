@@ -13,7 +13,7 @@ only when an index with embeddings is built.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -83,15 +83,29 @@ class ToolVectors:
     async def index(self, specs: Sequence[ToolSpec]) -> SemanticIndex:
         """The index of ``specs``, embedding only texts not seen before; texts of tools that are
         gone are forgotten."""
-        texts = [tool_text(s) for s in specs]
-        # what is cached is read before the request: a call for another tool list may replace the
-        # cache while this one waits (a list changing during a slow request), and must not take
-        # vectors this one counted on
-        known = {t: self._cache[t] for t in dict.fromkeys(texts) if t in self._cache}
-        missing = [t for t in dict.fromkeys(texts) if t not in known]
+        texts, known, missing = self._known(specs)
         if missing:
             known.update(zip(missing, await self.embedder.embed(missing), strict=True))
-        self._cache = known
+        return self._kept(specs, texts, known)
+
+    def index_now(self, specs: Sequence[ToolSpec], vectors: Callable[[Sequence[str]], list[list[float]]]) -> SemanticIndex:
+        """The same, synchronously, with ``vectors`` computed in process (the built-in table's, for
+        a prompt preview): the cache it fills is the one runs use."""
+        texts, known, missing = self._known(specs)
+        if missing:
+            known.update(zip(missing, vectors(missing), strict=True))
+        return self._kept(specs, texts, known)
+
+    def _known(self, specs: Sequence[ToolSpec]) -> tuple[list[str], dict[str, list[float]], list[str]]:
+        """The tools' texts, the vectors cached for them, and the texts still to embed. Read before
+        any request: a call for another tool list may replace the cache while this one waits (a list
+        changing during a slow request), and must not take vectors this one counted on."""
+        texts = [tool_text(s) for s in specs]
+        known = {t: self._cache[t] for t in dict.fromkeys(texts) if t in self._cache}
+        return texts, known, [t for t in dict.fromkeys(texts) if t not in known]
+
+    def _kept(self, specs: Sequence[ToolSpec], texts: Sequence[str], known: dict[str, list[float]]) -> SemanticIndex:
+        self._cache = known  # texts of tools that are gone are forgotten
         return SemanticIndex([s.name for s in specs], [known[t] for t in texts])
 
 
