@@ -7,10 +7,12 @@ loads neither ``openai`` nor ``tiktoken``: adapters import them when a config us
 from pes_agent.agent.props import AgentProps
 from pes_agent.agent.response import AgentFinalResponse, RunErrorInfo, RunUsage
 from pes_agent.config import ArtInstanceConfig, ThreadConfig, load_config
+from pes_agent.decision import Decision
 from pes_agent.errors import (
     BudgetExhaustedError,
     ConfigError,
     EmbeddingsRefusedError,
+    InvalidDecisionError,
     InvalidInputError,
     ParseError,
     PesAgentError,
@@ -43,9 +45,11 @@ __all__ = [
     "ArtInstanceConfig",
     "BudgetExhaustedError",
     "ConfigError",
+    "Decision",
     "EmbeddingsRefusedError",
     "Event",
     "EventType",
+    "InvalidDecisionError",
     "InvalidInputError",
     "ParseError",
     "PesAgentError",

@@ -14,6 +14,7 @@ Misuse is raised; run failures are *returned* as ``AgentFinalResponse(status="er
     ├── ToolDefinitionError         a tool that cannot be registered (bad schema, duplicate name)
     ├── UnknownToolError            a tool name that is not registered (enable/disable per thread)
     ├── InvalidInputError           a query or argument to the public API that cannot be used
+    │   └── InvalidDecisionError    a person's decision that does not fit the pause (field named)
     ├── ScriptExhaustedError        ScriptedProvider called past its script
     └── RunError                    failures inside a run (caught by the agent)
         ├── ProviderError           the model endpoint failed (status, headers, retryable)
@@ -138,6 +139,18 @@ class UnknownToolError(PesAgentError):
 
 class InvalidInputError(PesAgentError):
     """A query or argument to the public API that cannot be used (empty query, bad thread id)."""
+
+
+class InvalidDecisionError(InvalidInputError):
+    """A decision passed to ``resume`` that cannot be applied: a field of the wrong type, one the
+    pause does not take, or values the tool's schema refuses. Raised before anything is applied:
+    the suspension, its step and the thread are as they were, and the same suspension can be
+    decided again."""
+
+    def __init__(self, message: str, *, field: str | None = None) -> None:
+        self.field = field
+        """The field refused: ``approved``, ``modified_args.title``, ``values.city``, ..."""
+        super().__init__(message)
 
 
 class ScriptExhaustedError(PesAgentError):

@@ -3,7 +3,10 @@ concurrent runs; it owns the providers, the store, the tool registry and the eve
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
+import importlib
+import logging
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Collection, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager
@@ -11,12 +14,15 @@ from dataclasses import replace
 from typing import Any, Self
 
 from pes_agent.agent.context import RunContext
+from pes_agent.agent.decision_check import DecisionScope, check_decision
 from pes_agent.agent.lease import abandon, claim, release
 from pes_agent.agent.ownership import check_access, check_run, take
 from pes_agent.agent.pes import recover_run, remember, run_pes
 from pes_agent.agent.planning import first_planning_request
 from pes_agent.agent.props import AgentProps
 from pes_agent.agent.response import AgentFinalResponse
+from pes_agent.agent.resume import Resumption
+from pes_agent.agent.run_thread import RUN_THREAD
 from pes_agent.agent.settings import (
     check_suspension,
     enabled_tools,
@@ -29,8 +35,11 @@ from pes_agent.agent.steps import DIRECT, StepRunner
 from pes_agent.agent.thread_locks import ThreadLocks
 from pes_agent.agent.thread_reads import ThreadReads
 from pes_agent.config import ArtInstanceConfig, PersonaConfig, ThreadConfig
+from pes_agent.config.limits import resolve_execution
+from pes_agent.decision import Decision
 from pes_agent.errors import (
     InvalidInputError,
+    ProviderError,
     ThreadSuspendedError,
     UnknownThreadError,
 )
@@ -43,9 +52,12 @@ from pes_agent.prompts.views import HistoryTurn, PromptSettings
 from pes_agent.state.models import ItemStatus, Suspension, ThreadState
 from pes_agent.state.store import StateStore
 from pes_agent.streaming import stream_run
+from pes_agent.testing.scripted import PerThreadReplay, ScriptedProvider
 from pes_agent.tools.executor import ToolExecutor
 from pes_agent.tools.finder import finder_for
 from pes_agent.tools.registry import ToolRegistry
+
+_log = logging.getLogger("pes_agent")
 
 
 class ArtInstance(ThreadReads):
@@ -134,35 +146,76 @@ class ArtInstance(ThreadReads):
         self,
         thread_id: str,
         suspension_id: str | None = None,
-        decision: Mapping[str, Any] | None = None,
+        decision: Decision | Mapping[str, Any] | None = None,
         *,
         options: ThreadConfig | Mapping[str, Any] | None = None,
         user_id: str | None = None,
     ) -> AgentFinalResponse:
         """Continue a thread of ``user_id`` (`ThreadAccessError` for another user's).
 
-        With a suspension id: `decision` is `{approved, reason, modified_args}` for an approval and
-        `{values: {field: value}}` for a clarification (see `pes_agent.agent.resume`). Without one:
-        recover a run that died (crash, restart) from its first unfinished item; tool calls that
-        completed are never run again.
+        With a suspension id: ``decision`` is a `Decision` (or its JSON object: ``{approved, reason,
+        modified_args}`` for an approval, ``{values: {field: value}}`` for a clarification; see
+        `pes_agent.agent.resume`). A decision that does not fit the pause raises
+        `InvalidDecisionError` before anything is applied: the thread still waits on the same
+        suspension. Without a suspension id: recover a run that died (crash, restart) from its
+        first unfinished item; tool calls that completed are never run again.
         """
         async with self._thread_lock(thread_id):
-            state, version = await self.store.load(thread_id)
-            if state is None:
-                raise UnknownThreadError(f"thread {thread_id!r} has no stored state; start it with `process`")
-            check_access(thread_id, state, user_id)
+            state, version = await self._stored(thread_id, user_id)
             if suspension_id is None:
                 return await self._recover(thread_id, state, version, options, user_id)
             check_suspension(thread_id, state, suspension_id)
-            if not isinstance(decision, Mapping):
-                raise InvalidInputError("decision must be a mapping such as {'approved': True, 'reason': '...'}")
-            suspension = state.suspension
-            assert suspension is not None
-            answer = (suspension, dict(decision))
+            answer = self._checked(thread_id, state, decision, options, user_id)
             return await self._continue(
                 thread_id, state, version, options, user_id,
                 lambda ctx, history: run_pes(ctx, history, plan=False, resume=answer),
             )
+
+    async def check_decision(
+        self,
+        thread_id: str,
+        suspension_id: str,
+        decision: Decision | Mapping[str, Any] | None,
+        *,
+        options: ThreadConfig | Mapping[str, Any] | None = None,
+        user_id: str | None = None,
+    ) -> Decision:
+        """What `resume` checks before applying a decision, without applying it: the `Decision`, or
+        the error `resume` would raise (`InvalidDecisionError`, `UnknownSuspensionError`, ...). For
+        a process that hands decisions to workers (`pes_agent.workers.Producer`), which hold the
+        tools: a bad decision is refused to its sender instead of on a worker."""
+        state, _ = await self._stored(thread_id, user_id)
+        check_suspension(thread_id, state, suspension_id)
+        return self._checked(thread_id, state, decision, options, user_id).decision
+
+    async def _stored(self, thread_id: str, user_id: str | None) -> tuple[ThreadState, int]:
+        state, version = await self.store.load(thread_id)
+        if state is None:
+            raise UnknownThreadError(f"thread {thread_id!r} has no stored state; start it with `process`")
+        check_access(thread_id, state, user_id)
+        return state, version
+
+    def _checked(
+        self,
+        thread_id: str,
+        state: ThreadState,
+        decision: Decision | Mapping[str, Any] | None,
+        options: ThreadConfig | Mapping[str, Any] | None,
+        user_id: str | None,
+    ) -> Resumption:
+        """The decision parsed and checked against the pause (the stored state is read, never changed)."""
+        suspension = state.suspension
+        assert suspension is not None  # check_suspension passed
+        parsed = Decision.from_mapping(decision)  # None and other non-objects are refused there
+        call, stored = thread_config(options), state.config or self.config.thread_defaults
+        levels = (call.execution if call else None, stored.execution if stored else None, self.config.execution)
+        scope = DecisionScope(
+            thread_id=thread_id, state=state, query=state.query or "", gate=self._gate,
+            schema_mode=resolve_execution(*levels).tool_schema_mode,
+            enabled_tools=self._enabled_tools(call, stored),
+        )
+        check_decision(scope, suspension, parsed)
+        return Resumption(suspension=suspension, decision=parsed)
 
     async def _recover(
         self,
@@ -220,9 +273,11 @@ class ArtInstance(ThreadReads):
 
     async def _finish(self, ctx: RunContext, run: Awaitable[AgentFinalResponse]) -> AgentFinalResponse:
         """Run, then give the lease back (also when the run raised)."""
+        token = RUN_THREAD.set(ctx.thread_id)
         try:
             return await run
         finally:
+            RUN_THREAD.reset(token)
             await release(ctx)
 
     async def _answer_clarification(
@@ -238,7 +293,8 @@ class ArtInstance(ThreadReads):
         ctx = self._context(replace(props, query=state.query), tid, state, version)
         history = await self._history(ctx)
         await remember(ctx, "user", answer)
-        return await self._finish(ctx, run_pes(ctx, history, plan=False, resume=(suspension, {"values": values, "free_text": True})))
+        answered = Resumption(suspension=suspension, decision=Decision(values=values), free_text=True)
+        return await self._finish(ctx, run_pes(ctx, history, plan=False, resume=answered))
 
     def process_stream(self, query: str | AgentProps, **kwargs: Any) -> AsyncIterator[Event | AgentFinalResponse]:
         """Yield the events of one run as they happen, then its ``AgentFinalResponse``."""
@@ -282,6 +338,15 @@ class ArtInstance(ThreadReads):
         if self._finder.embedder is not None and len(self.registry.names()) > self.config.retrieval.threshold:
             await self._finder.searcher(())
 
+    async def prepare_providers(self) -> None:
+        """Build every configured provider and load its SDK now, in a worker thread, and make its
+        client for the running loop: what a service calls at start-up, so that no request's event
+        loop stops for ``import openai`` (about a second) when the first run reaches a provider.
+        Providers passed as overrides are the caller's own and left as they are."""
+        for name in self.config.providers:
+            if name not in self._overrides:
+                await _prepare(self._provider(name))
+
     async def aclose(self) -> None:
         closers, self._closers = self._closers, []
         for close in closers:  # MCP sessions: a stdio server's process ends here
@@ -321,7 +386,11 @@ class ArtInstance(ThreadReads):
         if name in self._overrides:
             return self._overrides[name]
         if name not in self._built:
-            self._built[name] = build_provider(name, self.config.providers[name])
+            config = self.config.providers[name]
+            built = build_provider(name, config)
+            if config.replay == "per_thread" and isinstance(built, ScriptedProvider):
+                built = PerThreadReplay(built.replies, name=name)
+            self._built[name] = built
         return self._built[name]
 
     def _context(self, props: AgentProps, thread_id: str, state: ThreadState, version: int) -> RunContext:
@@ -385,3 +454,18 @@ class ArtInstance(ThreadReads):
         return [HistoryTurn(role=m.role, content=m.content) for m in stored]
 
 
+
+
+async def _prepare(provider: Provider) -> None:
+    """The SDK adapters (``pes_agent.llm.sdk_adapter.SdkAdapter``) name their SDK's module and make
+    one client per event loop on first use; both are done here ahead of time. A provider without
+    them (llama.cpp loads its model in its own thread; scripted) has nothing to prepare."""
+    module = getattr(provider, "sdk_module", None)
+    if isinstance(module, str):
+        await asyncio.to_thread(importlib.import_module, module)
+    make_client = getattr(provider, "_client", None)
+    if callable(make_client):
+        try:
+            make_client()  # this loop's client and connection pool
+        except ProviderError as exc:  # no key yet: each run that uses it says so, as it would have
+            _log.warning("provider %r not prepared: %s", getattr(provider, "name", "?"), exc)

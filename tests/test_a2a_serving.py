@@ -62,9 +62,13 @@ async def serving(art: ArtInstance, tokens: dict[str, str] | None = None) -> Asy
         await task
 
 
+SENT: list[tuple[str, float]] = []
+
+
 @tool(requires_approval=True, side_effects=True)
 def send_invoice(customer: str, amount: float) -> str:
     """Send an invoice to a customer."""
+    SENT.append((customer, amount))
     return f"invoice of {amount:g} sent to {customer}"
 
 
@@ -166,6 +170,7 @@ async def test_approval_pauses_the_task_and_a_data_part_decision_resumes_it() ->
     from a2a.helpers import get_artifact_text, get_data_parts, new_data_part, new_text_message
     from a2a.types import a2a_pb2 as a2a
 
+    SENT.clear()
     replies = [plan("send_invoice"), call("send_invoice", {"customer": "ACME", "amount": 120}),
                content("sent"), "<mainContent>The invoice went out.</mainContent>"]
     served, _ = await served_instance(replies, send_invoice)
@@ -183,6 +188,12 @@ async def test_approval_pauses_the_task_and_a_data_part_decision_resumes_it() ->
             refused = [e async for e in client.send_message(a2a.SendMessageRequest(message=words_only))]
             assert refused[-1].status_update.status.state == a2a.TASK_STATE_FAILED
             assert "answer with a data part" in str(refused[-1].status_update.status.message)
+            lenient = a2a.Message(message_id="m2b", context_id=paused.context_id, role=a2a.ROLE_USER,
+                                  parts=[new_data_part({"approved": "false"})])
+            bad = [e async for e in client.send_message(a2a.SendMessageRequest(message=lenient))]
+            assert bad[-1].status_update.status.state == a2a.TASK_STATE_FAILED  # not read as an approval
+            assert "`decision.approved` must be true or false" in str(bad[-1].status_update.status.message)
+            assert SENT == []
             decision = a2a.Message(message_id="m3", context_id=paused.context_id, role=a2a.ROLE_USER,
                                    parts=[new_data_part({"approved": True})])
             done = [e async for e in client.send_message(a2a.SendMessageRequest(message=decision))]
@@ -191,6 +202,7 @@ async def test_approval_pauses_the_task_and_a_data_part_decision_resumes_it() ->
     artifacts = [e.artifact_update.artifact for e in done if e.HasField("artifact_update")]
     assert get_artifact_text(artifacts[-1]) == "The invoice went out."
     assert done[-1].status_update.status.state == a2a.TASK_STATE_COMPLETED
+    assert SENT == [("ACME", 120)]  # once, after the proper decision
 
 
 # --- the command line: serve-a2a in a child process, tools listing --------------------------------

@@ -28,6 +28,7 @@ DOCUMENTED = {
     "ThreadConfig",
     "AgentProps",
     "AgentFinalResponse",
+    "Decision",
     "RunUsage",
     "RunErrorInfo",
     # events
@@ -53,6 +54,7 @@ DOCUMENTED = {
     "ToolDefinitionError",
     "UnknownToolError",
     "InvalidInputError",
+    "InvalidDecisionError",
     "ScriptExhaustedError",
     "RunError",
     "ProviderError",

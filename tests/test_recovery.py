@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from pes_agent import AgentFinalResponse, EventType, create_art_instance, tool
+from pes_agent import AgentFinalResponse, EventType, InvalidDecisionError, create_art_instance, tool
 from pes_agent.testing import ScriptedProvider, ScriptedReply
 from tests.recovery_tools import RAN, send_email, web_extract, web_search
 
@@ -556,20 +556,23 @@ def publish(**args: Any) -> dict[str, Any]:
     return {"published": True}
 
 
-async def test_rule3_a_resumed_call_that_reaches_the_limit_gets_no_further_turn() -> None:
-    """Limit 1: the person approves with arguments the gate rejects; the item ends there, without
-    the model turn that would otherwise follow the approval."""
-    provider = ScriptedProvider([one_step("publish"), calls("publish", {"title": "Hello"}), ANSWER])
+async def test_rule3_an_approval_with_arguments_the_gate_rejects_counts_no_failure_and_keeps_the_pause() -> None:
+    """Limit 1: the person approves with arguments the gate rejects. That is a bad decision (issue
+    27), refused before the run resumes: no failure is counted, no turn is spent, and the pause
+    waits for a decision the gate accepts."""
+    provider = ScriptedProvider([one_step("publish"), calls("publish", {"title": "Hello"}), done("ok"), ANSWER])
     art = await create_art_instance(
         {"storage": {"type": "memory"}, "gate": {"maxConsecutiveFailuresPerTool": 1}},
         tools=[publish], providers={"s": provider},
     )
     first = await art.process("Publish 'Hello'", thread_id="p")
     assert first.status == "suspended"
-    final = await art.resume("p", first.suspension["id"], {"approved": True, "modified_args": {"title": "Hi"}})
-    assert RAN == [] and final.status == "partial"
-    assert [c.phase for c in provider.calls] == ["planning", "execution", "synthesis"]
-    assert "publish" in (final.todo_list[0].error or "")
+    with pytest.raises(InvalidDecisionError, match="at least 3 characters") as refused:
+        await art.resume("p", first.suspension["id"], {"approved": True, "modified_args": {"title": "Hi"}})
+    assert refused.value.field == "modified_args.title"
+    assert RAN == [] and [c.phase for c in provider.calls] == ["planning", "execution"]
+    final = await art.resume("p", first.suspension["id"], {"approved": True, "modified_args": {"title": "Hi there"}})
+    assert final.status == "success" and RAN == [("publish", {"title": "Hi there"})]
 
 
 def _give_up_error(r: Run) -> dict[str, Any]:

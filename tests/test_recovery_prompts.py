@@ -23,7 +23,7 @@ from typing import Any, cast
 import pytest
 from syrupy.assertion import SnapshotAssertion
 
-from pes_agent import AgentFinalResponse, EventType, create_art_instance, tool
+from pes_agent import AgentFinalResponse, EventType, InvalidDecisionError, create_art_instance, tool
 from pes_agent.errors import ProviderError
 from pes_agent.llm.types import Message, Phase, PromptRequest
 from pes_agent.testing import ScriptedProvider, ScriptedReply
@@ -465,13 +465,19 @@ async def test_arg_fill_max_attempts_allows_a_second_turn() -> None:
     assert RAN == [("create_task", {"title": "write report", "due_days": 3, "notify": False, "priority": "medium"})]
 
 
-async def test_resume_with_an_invalid_value_asks_the_user_again_not_the_model() -> None:
-    r = await _clarified_priority(extra=['{"priority": "high"}', done("created"), ANSWER])
-    final = await r.art.resume("t", r.response.suspension["id"], {"values": {"priority": "urgent"}})  # type: ignore[index]
+async def test_resume_with_an_invalid_value_is_refused_to_the_user_not_sent_to_the_model() -> None:
+    """The gate refuses the user's value: the decision is refused naming the field (issue 27) and the
+    clarification stands, never an arg-fill turn over the user's answer; a valid value then runs."""
+    r = await _clarified_priority()
+    suspension_id = r.response.suspension["id"]  # type: ignore[index]
+    with pytest.raises(InvalidDecisionError, match="is not one of the values the tool allows") as refused:
+        await r.art.resume("t", suspension_id, {"values": {"priority": "urgent"}})
+    assert refused.value.field == "values.priority" and '"high"' in str(refused.value)
     assert RAN == []  # never run with a value the user did not give
     assert r.phases().count("arg_fill") == 1  # only the first turn; the user's answer is not re-asked of the model
-    assert final.status == "needs_input"
-    assert [f["name"] for f in final.clarification["fields"]] == ["priority"]
+    assert (await r.art.check_for_suspended_state("t"))["suspension_id"] == suspension_id  # type: ignore[index]
+    final = await r.art.resume("t", suspension_id, {"values": {"priority": "high"}})
+    assert final.status == "success" and RAN[0][1]["priority"] == "high"
 
 
 async def test_value_the_user_gave_is_never_a_placeholder() -> None:

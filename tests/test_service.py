@@ -13,10 +13,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 from service_harness import (
     ADDITION,
     ALICE,
     APP,
+    BOB,
     RAN,
     TIMEOUT,
     EventStream,
@@ -32,6 +34,7 @@ from service_harness import (
     wait_for,
 )
 
+from pes_agent import create_art_instance
 from pes_agent.testing.scripted import ScriptEntry
 
 # -- tests ----------------------------------------------------------------------------------------
@@ -167,7 +170,8 @@ def test_a_suspended_run_is_resumed_over_http() -> None:
         assert status == 409 and wrong["error"]["type"] == "UnknownSuspensionError"
         assert suspension["id"] in wrong["error"]["message"] and "susp_wrong" in wrong["error"]["message"]
         status, undecided = client.post("/threads/p/resume", {"suspension_id": suspension["id"]})
-        assert status == 422 and "decision must be a mapping" in undecided["error"]["message"]
+        assert status == 422 and undecided["error"]["type"] == "InvalidDecisionError"
+        assert "`decision` must be an object" in undecided["error"]["message"]
         assert RAN == [("confirm_publish", {"title": "Hello"})]
 
         decided = {"suspension_id": suspension["id"], "decision": approve}
@@ -279,17 +283,147 @@ async def test_the_shipped_config_runs_an_approval_over_http_against_an_openai_c
     assert all(r.headers.get("authorization") == f"Bearer {key}" for r in endpoint.requests)
 
 
-def test_the_approval_demo_config_pauses_and_finishes_once_approved(monkeypatch: pytest.MonkeyPatch) -> None:
-    """examples/service/approval-demo.yaml as shipped: what a person tries the page with, no model needed."""
+def test_the_approval_demo_config_serves_any_number_of_runs_and_keeps_a_pause_across_a_restart(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """examples/service/approval-demo.yaml as shipped: what a person tries the page with, no model
+    needed. Every thread replays the conversation; the state is in SQLite (here in tmp_path)."""
     monkeypatch.syspath_prepend(str(APP.parents[2]))  # `examples.service.tools`, as uvicorn from the root
+    monkeypatch.setenv("PES_AGENT_DEMO_DB", str(tmp_path / "approval-demo.db"))
     tools = importlib.import_module("examples.service.tools")
     tools.PUBLISHED.clear()
     monkeypatch.setenv(service.CONFIG_ENV, str(APP.parent / "approval-demo.yaml"))
-    monkeypatch.setenv(settings_module.TOKENS_ENV, f"{ALICE}:alice")
+    monkeypatch.setenv(settings_module.TOKENS_ENV, f"{ALICE}:alice,{BOB}:bob")
+    query = {"query": "Publish a note saying the service is up"}
     with uvicorn_serving(service.create_app()) as client:
-        status, first = client.post("/threads/d/messages", {"query": "Publish a note saying the service is up"})
-        assert status == 200 and first["status"] == "suspended" and tools.PUBLISHED == []
-        decision = {"suspension_id": first["suspension"]["id"], "decision": {"approved": True}}
-        status, final = client.post("/threads/d/resume", decision)
-    assert status == 200 and final["response"] == "Published the note 'Hello'."
-    assert tools.PUBLISHED == [{"title": "Hello", "body": "The service is up."}]
+        paused = {}
+        for thread, token in [("d1", ALICE), ("d2", BOB), ("d3", ALICE)]:
+            status, first = client.as_user(token).post(f"/threads/{thread}/messages", query)
+            assert status == 200 and first["status"] == "suspended", first
+            paused[thread] = first["suspension"]["id"]
+        for thread, token in [("d1", ALICE), ("d2", BOB)]:
+            decision = {"suspension_id": paused[thread], "decision": {"approved": True}}
+            status, final = client.as_user(token).post(f"/threads/{thread}/resume", decision)
+            assert status == 200 and final["response"] == "Published the note 'Hello'."
+    assert tools.PUBLISHED == [{"title": "Hello", "body": "The service is up."}] * 2
+    assert (tmp_path / "approval-demo.db").is_file()
+
+    with uvicorn_serving(service.create_app()) as client:  # a new server: d3's pause is still there
+        assert client.get("/threads/d3")[1]["suspension"]["suspension_id"] == paused["d3"]
+        decision = {"suspension_id": paused["d3"], "decision": {"approved": True}}
+        status, final = client.post("/threads/d3/resume", decision)
+        # this process never saw d3's start: its replay picks up at the step's next reply
+        assert status == 200 and final["status"] == "success"
+        assert final["response"] == "Published the note 'Hello'."
+    assert len(tools.PUBLISHED) == 3  # d3's tool ran once, after the restart
+
+
+def test_the_demo_config_answers_every_run_not_only_the_first(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    shipped = APP.parents[2] / "config" / "demo.yaml"  # copied, its script made absolute: the database lands here
+    raw = yaml.safe_load(shipped.read_text(encoding="utf-8"))
+    raw["providers"]["demo"]["script"] = str((shipped.parent / raw["providers"]["demo"]["script"]).resolve())
+    (tmp_path / "demo.yaml").write_text(yaml.safe_dump(raw), encoding="utf-8")
+    monkeypatch.setenv(service.CONFIG_ENV, str(tmp_path / "demo.yaml"))
+    monkeypatch.setenv(settings_module.TOKENS_ENV, f"{ALICE}:alice")
+    query = {"query": "Find recent articles about the James Webb Space Telescope's discoveries."}
+    with uvicorn_serving(service.create_app()) as client:
+        answers = [client.post(f"/threads/j{n}/messages", query) for n in range(3)]
+    assert [(status, body["status"]) for status, body in answers] == [(200, "success")] * 3
+    assert len({body["response"] for _, body in answers}) == 1
+
+
+def test_a_bad_decision_is_a_422_the_pause_stands_and_a_proper_one_runs_the_tool_once() -> None:
+    replies = [plan("publish_post"), call("publish_post", {"title": "Hello", "body": "hi"}), done("ok"), answer("Done.")]
+    with serving(replies) as served:
+        client = served.client
+        status, first = client.post("/threads/p/messages", {"query": "Publish a post titled Hello"})
+        assert status == 200 and first["status"] == "suspended"
+        suspension_id = first["suspension"]["id"]
+        for decision, field in [
+            ({"approved": "false"}, "`decision.approved`"),
+            ({"approved": True, "modified_args": "oops"}, "`decision.modified_args`"),
+            ({"approved": True, "modified_args": {"body": {"not": "text"}}}, "`decision.modified_args.body`"),
+        ]:
+            status, refused = client.post("/threads/p/resume", {"suspension_id": suspension_id, "decision": decision})
+            assert status == 422 and refused["error"]["type"] == "InvalidDecisionError"
+            assert field in refused["error"]["message"]
+            thread = client.get("/threads/p")[1]
+            assert thread["suspension"]["suspension_id"] == suspension_id
+            assert thread["state"]["todo_list"][0]["status"] == "waiting" and RAN == []
+        approve = {"suspension_id": suspension_id, "decision": {"approved": True, "modified_args": {"body": "hello"}}}
+        status, final = client.post("/threads/p/resume", approve)
+        assert status == 200 and final["status"] == "success"
+        assert RAN == [("publish_post", {"title": "Hello", "body": "hello"})]
+        status, _ = client.post("/threads/p/resume", approve)
+        assert status == 409 and RAN == [("publish_post", {"title": "Hello", "body": "hello"})]
+
+
+def test_every_answer_forbids_framing_and_sniffing_and_sends_no_referrer() -> None:
+    with serving(list(ADDITION)) as served:
+        client = served.client
+        page = client.exchange("GET", "/")
+        assert "frame-ancestors 'none'" in page.headers["content-security-policy"]
+        assert "script-src 'self'" in page.headers["content-security-policy"]
+        replies = [
+            page,
+            client.exchange("GET", "/page/app.js"),
+            client.exchange("GET", "/threads"),
+            client.exchange("GET", "/threads/nothing"),
+            client.as_user(None).exchange("GET", "/threads"),
+            client.exchange("POST", "/threads/t/messages", raw=b"{not json"),
+        ]
+        for reply in replies:
+            assert reply.headers["x-content-type-options"] == "nosniff"
+            assert reply.headers["x-frame-options"] == "DENY"
+            assert reply.headers["referrer-policy"] == "no-referrer"
+            assert "frame-ancestors 'none'" in reply.headers["content-security-policy"]
+        with client.stream("/threads/t/events") as events:
+            assert events.response.getheader("x-content-type-options") == "nosniff"
+
+
+def test_the_api_description_is_served_only_when_enabled() -> None:
+    with serving([]) as served:
+        assert [served.client.exchange("GET", path).status for path in ("/docs", "/openapi.json")] == [404, 404]
+    enabled = settings_module.ServiceSettings(tokens={ALICE: "alice"}, docs=True)
+    with serving([], settings=enabled) as served:
+        assert served.client.exchange("GET", "/docs").status == 200
+        described = served.client.exchange("GET", "/openapi.json").body
+        body = described["paths"]["/threads/{thread_id}/messages"]["post"]["requestBody"]
+        assert "query" in body["content"]["application/json"]["schema"]["properties"]
+
+
+def test_a_library_error_without_a_status_is_a_500_with_only_a_request_id(caplog: pytest.LogCaptureFixture) -> None:
+    with serving([]) as served:  # no reply scripted: the provider raises ScriptExhaustedError
+        reply = served.client.exchange("POST", "/threads/t9/messages", {"query": "What is 2 + 40?"})
+    request_id = reply.headers["x-request-id"]
+    assert reply.status == 500 and reply.body == {
+        "error": {
+            "type": "InternalError",
+            "message": f"internal error; the service log has the details under request id {request_id}",
+            "request_id": request_id,
+        }
+    }
+    logged = [r for r in caplog.records if request_id in r.getMessage()]
+    assert logged and "ScriptExhaustedError" in logged[0].getMessage() and "'t9'" in logged[0].getMessage()
+    assert logged[0].exc_info is not None and "has no reply left" in str(logged[0].exc_info[1])
+
+
+def test_providers_are_built_and_their_sdk_loaded_at_start_up_not_by_the_first_request() -> None:
+    """`import openai` takes about a second; done by the first run, it would stop every request."""
+    built: list[Any] = []
+
+    async def factory() -> Any:
+        config = {
+            "providers": {"main": {"adapter": "openai", "model": "m", "base_url": "http://127.0.0.1:9/v1",
+                                   "api_key": "sk-never-used"}},
+            "storage": {"type": "memory"},
+        }
+        art = await create_art_instance(config)
+        built.append(art)
+        return art
+
+    app = service.create_app(art_factory=factory, settings=settings_module.ServiceSettings(tokens={ALICE: "alice"}))
+    with uvicorn_serving(app) as client:
+        provider = built[0]._built["main"]  # no public view of a built provider; this is what a run uses
+        assert len(provider._clients) == 1, "the server loop's client was made at start-up"
+        assert client.get("/me") == (200, {"user_id": "alice"})

@@ -43,7 +43,10 @@ TABLE_SETTINGS = settings_module.ServiceSettings.model_validate(
     {
         "tokens": TOKENS,
         "options": {"allow": ["execution.maxIterations", "historyLimit"], "providers": ["s"]},
-        "limits": {"max_body_bytes": 1024, "max_query_chars": 100, "requests_per_minute": 6000, "burst": 1000},
+        "limits": {
+            "max_body_bytes": 1024, "max_query_chars": 100, "requests_per_minute": 6000, "burst": 1000,
+            "auth_failure_burst": 1000,
+        },
     }
 )
 
@@ -182,6 +185,60 @@ BAD_REQUESTS = [
     (
         "empty-query", ALICE, POST, "/threads/new/messages", {"query": ""}, 422,
         _error("InvalidInputError", "the query is empty; pass the user's request as a non-empty string"),
+    ),
+    (
+        "not-json-without-token", None, POST, "/threads/new/messages", b"{not json", 401, NO_TOKEN,
+    ),
+    (
+        "string-approved", ALICE, POST, "/threads/mine/resume",
+        {"suspension_id": "{susp}", "decision": {"approved": "false"}}, 422,
+        _error(
+            "InvalidDecisionError",
+            "`decision.approved` must be true or false (a JSON boolean), not a string; nothing was decided: "
+            "send the decision again",
+        ),
+    ),
+    (
+        "modified-args-not-an-object", ALICE, POST, "/threads/mine/resume",
+        {"suspension_id": "{susp}", "decision": {"approved": True, "modified_args": "oops"}}, 422,
+        _error(
+            "InvalidDecisionError",
+            '`decision.modified_args` must be an object of argument names and values, such as {"title": "..."}, '
+            "not a string; nothing was decided: send the decision again",
+        ),
+    ),
+    (
+        "decision-without-approved", ALICE, POST, "/threads/mine/resume", {"suspension_id": "{susp}", "decision": {}},
+        422,
+        _error(
+            "InvalidDecisionError",
+            "a decision needs `approved` (true or false, for an approval) or `values` (for a clarification); "
+            "nothing was decided",
+        ),
+    ),
+    (
+        "thread-id-too-long", ALICE, GET, "/threads/" + "x" * 1000, None, 422,
+        _error(
+            "RequestValidationError",
+            "invalid request: `thread_id` (path): a thread id is 1 to 128 letters, digits, `.`, `_`, `:` or `-` "
+            "(the page uses a UUID)",
+        ),
+    ),
+    (
+        "thread-id-with-a-newline", ALICE, POST, "/threads/a%0Ab/messages", HI, 422,
+        _error(
+            "RequestValidationError",
+            "invalid request: `thread_id` (path): a thread id is 1 to 128 letters, digits, `.`, `_`, `:` or `-` "
+            "(the page uses a UUID)",
+        ),
+    ),
+    (
+        "history-limit-above-the-instance", ALICE, POST, "/threads/new/messages",
+        {"query": "hi", "options": {"historyLimit": 100000}}, 422,
+        _error(
+            "InvalidInputError",
+            "`options.historyLimit` is 100000; this service allows at most 20 (the instance's own limit)",
+        ),
     ),
     (
         "bad-since", ALICE, GET, "/threads/mine/events?since=yesterday", None, 422,
@@ -336,3 +393,49 @@ def test_auth_is_a_dependency_a_deployment_can_replace() -> None:
         assert reply.status == 200 and reply.body["status"] == "success"
         listed = anonymous.exchange("GET", "/threads", headers={"X-Forwarded-User": "gail"})
         assert [t["thread_id"] for t in listed.body["threads"]] == ["p"]
+
+
+def test_a_flood_of_wrong_tokens_meets_429_before_its_body_is_read_and_users_still_get_in() -> None:
+    now = [1000.0]
+    limits = {"auth_failures_per_minute": 6, "auth_failure_burst": 3}
+    settings = settings_module.ServiceSettings.model_validate({"tokens": TOKENS, "limits": limits})
+    with serving([], settings=settings, clock=lambda: now[0]) as served:
+        guesser = served.client.as_user("tok-guess")
+        assert [guesser.exchange("GET", "/threads").status for _ in range(3)] == [401, 401, 401]
+        refused = guesser.exchange("POST", "/threads/t/messages", raw=b"{not json")
+        assert (refused.status, refused.headers["retry-after"]) == (429, "10")
+        assert refused.body == {
+            "error": {
+                "type": "TooManyRequests",
+                "message": "too many failed authentications from this address; retry after 10 s",
+            }
+        }
+        assert served.client.as_user(None).exchange("GET", "/threads").status == 429  # no token: the same
+        assert served.client.exchange("GET", "/threads").status == 200  # a known token always passes
+        assert guesser.exchange("GET", "/").status == 200  # the page needs no token
+        now[0] += 10.0  # one failure's worth refilled
+        assert [guesser.exchange("GET", "/threads").status for _ in range(2)] == [401, 429]
+
+
+def test_an_allowed_number_without_a_maximum_is_refused_and_one_with_a_maximum_is_capped() -> None:
+    def settings(maximum: dict[str, float]) -> Any:
+        options = {"allow": ["llmParams", "historyLimit"], "max": maximum}
+        return settings_module.ServiceSettings.model_validate({"tokens": TOKENS, "options": options})
+
+    with serving(list(ADDITION), settings=settings({})) as served:
+        reply = served.client.exchange(
+            "POST", "/threads/t/messages", {"query": "hi", "options": {"llmParams": {"max_tokens": 10**9}}}
+        )
+        assert reply.status == 422 and reply.body["error"]["message"].startswith(
+            "`options.llmParams.max_tokens` is a number this service sets no maximum for"
+        )
+    with serving(list(ADDITION), settings=settings({"llmParams.max_tokens": 512, "historyLimit": 5})) as served:
+        over = {"query": "hi", "options": {"llmParams": {"max_tokens": 513}}}
+        assert served.client.post("/threads/t/messages", over)[1]["error"]["message"] == (
+            "`options.llmParams.max_tokens` is 513; this service allows at most 512"
+        )
+        assert served.client.post("/threads/t/messages", {"query": "hi", "options": {"historyLimit": 6}})[0] == 422
+        fits = {"query": "What is 2 + 40?", "options": {"llmParams": {"max_tokens": 512}, "historyLimit": 5}}
+        status, body = served.client.post("/threads/t/messages", fits)
+        assert status == 200 and body["status"] == "success"
+        assert served.provider.calls[0].options.extra == {"max_tokens": 512}

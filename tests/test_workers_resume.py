@@ -29,7 +29,7 @@ import pes_agent.workers.producer as producer_module
 import pes_agent.workers.workflow as workflow_module
 from pes_agent.agent import lease
 from pes_agent.config import ConcurrencyConfig, config_from_dict
-from pes_agent.errors import UnknownSuspensionError
+from pes_agent.errors import InvalidDecisionError, UnknownSuspensionError
 from pes_agent.workers import Producer
 from pes_agent.workers.producer import decision_id, workflow_prefix
 from pes_agent.workers.workflow import response_key
@@ -209,6 +209,28 @@ async def test_a_wrong_suspension_id_is_refused_at_once_even_unchecked_and_the_r
 
     assert after is not None and after.get("status") == "success", json.dumps(after)[:800]
     assert resumed.workflow_id == waiting
+    assert ran == ["A n=1", "B n=2", "C n=3"]
+
+
+async def test_a_bad_decision_is_refused_and_the_pause_then_takes_a_proper_one_once(deployment: On) -> None:
+    ran: list[str] = []
+    producer, _, paused = await paused_run(deployment, ran, "t-bad", approvalWaitS=60)
+    suspension = paused["suspension"]["id"]
+    with pytest.raises(InvalidDecisionError, match="`decision.approved` must be true or false"):
+        await producer.resume("t-bad", suspension, {"approved": "false"})  # its shape: refused before sending
+    unchecked = await Producer.open(deployment.config())  # no store: the values are checked on the worker
+    try:
+        bad = await unchecked.resume("t-bad", suspension, {"approved": True, "modified_args": {"n": "many"}})
+        answer = await bad.response(timeout_s=20)
+    finally:
+        await unchecked.aclose()
+    assert answer is not None and answer["refused"]["type"] == "InvalidDecisionError", answer
+    assert "`decision.modified_args.n`" in answer["refused"]["message"] and ran == ["A n=1"]
+
+    resumed = await producer.resume("t-bad", suspension, APPROVE)
+    after = await resumed.response(timeout_s=30)
+
+    assert after is not None and after.get("status") == "success", json.dumps(after)[:800]
     assert ran == ["A n=1", "B n=2", "C n=3"]
 
 

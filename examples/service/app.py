@@ -39,19 +39,22 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, TypeVar
 
 from fastapi import Depends, FastAPI, Header, Request
+from fastapi import Path as PathParam
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, StreamingResponse
 from fastapi.staticfiles import StaticFiles
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from pes_agent import ArtInstance, ConfigError, InvalidInputError, UnknownThreadError, create_art_instance
 
 from .access import TokenTable, current_user
-from .errors import add_error_handlers
-from .limits import BodyLimit, RateLimiter, RunSlots
-from .options import checked_options, instance_limits
+from .errors import THREAD_ID_PATTERN, THREAD_ID_RULE, add_error_handlers
+from .headers import NO_FRAMING, SecurityHeaders
+from .limits import AuthThrottle, BodyLimit, RateLimiter, RunSlots
+from .options import checked_options, instance_caps
 from .settings import ServiceSettings, load_settings
 from .sse import event_stream
 from .workers import open_producer, response_of
@@ -62,9 +65,14 @@ ArtFactory = Callable[[], Awaitable[ArtInstance]]
 CONFIG_ENV = "PES_AGENT_CONFIG"
 DEFAULT_CONFIG = Path(__file__).resolve().parents[2] / "config" / "demo.yaml"
 PAGE = Path(__file__).resolve().parent / "page"
-PAGE_POLICY = "default-src 'self'; script-src 'self'; style-src 'self'; object-src 'none'; base-uri 'none'"
+PAGE_POLICY = (
+    f"default-src 'self'; script-src 'self'; style-src 'self'; object-src 'none'; base-uri 'none'; {NO_FRAMING}"
+)
 """The page's Content-Security-Policy: its own script and style only, so even text that slipped
-into the page as HTML could not run a script (it never does: the page sets textContent)."""
+into the page as HTML could not run a script (it never does: the page sets textContent); and no
+other site may frame it (a framed page could be clicked into approving)."""
+PUBLIC_PREFIXES = ("/page/",)
+"""Served without a token (with ``/`` itself): the page's own files."""
 
 
 class MessageIn(BaseModel):
@@ -82,7 +90,9 @@ class ResumeIn(BaseModel):
     model_config = ConfigDict(extra="forbid")
     suspension_id: str | None = None
     decision: dict[str, Any] | None = Field(
-        default=None, description="`{approved, reason, modified_args}` or `{values: {...}}`"
+        default=None,
+        description="`{approved, reason, modified_args}` or `{values: {...}}`, read as a `pes_agent.Decision`: "
+        "a field of the wrong type or that the pause does not take is a 422 and the pause stands",
     )
 
 
@@ -122,6 +132,8 @@ def create_app(
                 "no users: set PES_AGENT_TOKENS=token:user,token:user or `tokens` in the service settings"
             )
         holder.art = await factory()
+        # SDKs imported and clients made now, not by the first request on the server's event loop
+        await holder.art.prepare_providers()
         if holder.art.config.workers.enabled:
             holder.producer = await open_producer(holder.art)
         try:
@@ -133,13 +145,22 @@ def create_app(
                 await producer.aclose()
             await art.aclose()
 
-    app = FastAPI(title="pes-agent service", lifespan=lifespan)
-    app.state.tokens = TokenTable(rules.tokens)
+    docs = {} if rules.docs else {"docs_url": None, "redoc_url": None, "openapi_url": None}
+    app = FastAPI(title="pes-agent service", lifespan=lifespan, **docs)  # type: ignore[arg-type]
+    app.state.tokens = tokens = TokenTable(rules.tokens)
     app.state.rules = rules
-    app.state.rate = RateLimiter(rules.limits.requests_per_minute, rules.limits.burst, clock or time.monotonic)
+    ticking = clock or time.monotonic
+    app.state.rate = RateLimiter(rules.limits.requests_per_minute, rules.limits.burst, ticking)
     app.state.slots = RunSlots(rules.limits.concurrent_runs)
     add_error_handlers(app)
+    # the last added runs first: headers on every answer, then failed-auth throttling, then the body limit
     app.add_middleware(BodyLimit, max_bytes=rules.limits.max_body_bytes)
+    failures = RateLimiter(rules.limits.auth_failures_per_minute, rules.limits.auth_failure_burst, ticking)
+    app.add_middleware(
+        AuthThrottle, limiter=failures, known_token=lambda token: tokens.user(token) is not None,
+        public=PUBLIC_PREFIXES,
+    )
+    app.add_middleware(SecurityHeaders)
     _add_routes(app, holder, keepalive_s)
     app.mount("/page", StaticFiles(directory=PAGE), name="page")
     return app
@@ -152,6 +173,33 @@ async def user_within_rate(request: Request, user: Annotated[str, Depends(curren
 
 
 User = Annotated[str, Depends(user_within_rate)]
+
+ThreadId = Annotated[str, PathParam(pattern=THREAD_ID_PATTERN, description=THREAD_ID_RULE)]
+
+Body = TypeVar("Body", bound=BaseModel)
+
+
+def json_body(model: type[Body]) -> Callable[..., Awaitable[Body]]:
+    """The request body as ``model``, read only once the user is known: a request without a valid
+    token is a 401 whatever its body (FastAPI parses a declared body before any dependency)."""
+
+    async def parse(request: Request, user: User) -> Body:
+        raw = await request.body()
+        if not raw.strip():
+            raise RequestValidationError([{"type": "missing", "loc": ("body",), "msg": "Field required"}])
+        try:
+            return model.model_validate_json(raw)
+        except ValidationError as exc:
+            errors = [{**e, "loc": ("body", *e["loc"])} for e in exc.errors(include_url=False)]
+            raise RequestValidationError(errors) from None
+
+    return parse
+
+
+def _body_doc(model: type[BaseModel]) -> dict[str, Any]:
+    """The body's schema for /docs (when enabled): the route reads it itself, after authentication."""
+    schema = {"content": {"application/json": {"schema": model.model_json_schema()}}, "required": True}
+    return {"requestBody": schema}
 
 
 def _add_routes(app: FastAPI, holder: _Holder, keepalive_s: float) -> None:
@@ -171,15 +219,17 @@ def _add_routes(app: FastAPI, holder: _Holder, keepalive_s: float) -> None:
         listed = await holder.get().list_threads(user_id=user)
         return {"threads": [vars(summary) for summary in listed]}
 
-    @app.post("/threads/{thread_id}/messages")
-    async def post_message(thread_id: str, body: MessageIn, request: Request, user: User) -> dict[str, Any]:
+    @app.post("/threads/{thread_id}/messages", openapi_extra=_body_doc(MessageIn))
+    async def post_message(
+        thread_id: ThreadId, request: Request, user: User, body: Annotated[MessageIn, Depends(json_body(MessageIn))]
+    ) -> dict[str, Any]:
         art, rules = holder.get(), request.app.state.rules
         if len(body.query) > rules.limits.max_query_chars:
             raise InvalidInputError(
                 f"the query is {len(body.query)} characters; this service accepts at most "
                 f"{rules.limits.max_query_chars}"
             )
-        options = checked_options(body.options, rules.options, instance_limits(art.config.execution))
+        options = checked_options(body.options, rules.options, instance_caps(art.config))
         with request.app.state.slots.hold(user):
             if holder.producer is not None:
                 return await response_of(
@@ -188,8 +238,10 @@ def _add_routes(app: FastAPI, holder: _Holder, keepalive_s: float) -> None:
             response = await art.process(body.query, thread_id=thread_id, user_id=user, options=options)
         return response.to_dict()
 
-    @app.post("/threads/{thread_id}/resume")
-    async def resume(thread_id: str, body: ResumeIn, request: Request, user: User) -> dict[str, Any]:
+    @app.post("/threads/{thread_id}/resume", openapi_extra=_body_doc(ResumeIn))
+    async def resume(
+        thread_id: ThreadId, request: Request, user: User, body: Annotated[ResumeIn, Depends(json_body(ResumeIn))]
+    ) -> dict[str, Any]:
         if body.suspension_id is None and body.decision is not None:
             raise InvalidInputError(
                 f"`decision` needs the `suspension_id` it answers; `GET /threads/{thread_id}` shows the "
@@ -197,15 +249,16 @@ def _add_routes(app: FastAPI, holder: _Holder, keepalive_s: float) -> None:
             )
         with request.app.state.slots.hold(user):
             if holder.producer is not None and body.suspension_id is not None:
-                decided = holder.producer.resume(thread_id, body.suspension_id, body.decision or {}, user_id=user)
-                return await response_of(decided)
+                # checked here, where the tools are, so a bad decision is a 422 and never reaches a worker
+                decision = await holder.get().check_decision(thread_id, body.suspension_id, body.decision, user_id=user)
+                return await response_of(holder.producer.resume(thread_id, body.suspension_id, decision, user_id=user))
             if holder.producer is not None:
                 raise InvalidInputError("runs on workers are recovered by the workers; name a `suspension_id`")
             response = await holder.get().resume(thread_id, body.suspension_id, body.decision, user_id=user)
         return response.to_dict()
 
     @app.get("/threads/{thread_id}")
-    async def get_thread(thread_id: str, user: User) -> dict[str, Any]:
+    async def get_thread(thread_id: ThreadId, user: User) -> dict[str, Any]:
         art = holder.get()
         state = await art.get_thread_state(thread_id, user_id=user)
         if state is None:
@@ -220,7 +273,7 @@ def _add_routes(app: FastAPI, holder: _Holder, keepalive_s: float) -> None:
 
     @app.get("/threads/{thread_id}/events")
     async def events(
-        thread_id: str,
+        thread_id: ThreadId,
         user: User,
         since: float | None = None,
         last_event_id: str | None = Header(default=None),

@@ -4,6 +4,7 @@ HTTP status each kind of refusal gets."""
 from __future__ import annotations
 
 import logging
+import uuid
 from http import HTTPStatus
 from typing import Any
 
@@ -42,6 +43,10 @@ _STATUS: tuple[tuple[type[PesAgentError], int], ...] = (
     (UnknownToolError, 422),
 )
 
+THREAD_ID_PATTERN = r"^[A-Za-z0-9._:-]{1,128}$"
+THREAD_ID_RULE = "a thread id is 1 to 128 letters, digits, `.`, `_`, `:` or `-` (the page uses a UUID)"
+"""Thread ids are chosen by clients and stored, listed and logged: bounded, and no control characters."""
+
 BODY_EXAMPLES = {
     "/threads/{thread_id}/messages": '{"query": "What is 2 + 40?"}',
     "/threads/{thread_id}/resume": '{"suspension_id": "susp_...", "decision": {"approved": true}}',
@@ -63,13 +68,34 @@ def status_for(exc: PesAgentError) -> int:
     return next((code for kind, code in _STATUS if isinstance(exc, kind)), 500)
 
 
+def internal_error(request: Request, exc: BaseException) -> JSONResponse:
+    """A 500: the client gets a request id and nothing of the error (its text may hold anything, a
+    DSN in a driver error); the log gets the error with the request id and the thread."""
+    request_id = uuid.uuid4().hex[:16]
+    thread_id = request.path_params.get("thread_id")
+    log.error(
+        "request %s: unhandled %s on %s %s (thread %r, user %r)",
+        request_id, type(exc).__name__, request.method, request.url.path, thread_id,
+        getattr(request.state, "user", None), exc_info=exc,
+    )
+    message = f"internal error; the service log has the details under request id {request_id}"
+    response = JSONResponse(
+        {"error": {"type": "InternalError", "message": message, "request_id": request_id}}, status_code=500
+    )
+    response.headers["X-Request-ID"] = request_id
+    return response
+
+
 def add_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(PesAgentError)
     async def agent_error(request: Request, exc: PesAgentError) -> JSONResponse:
         if isinstance(exc, (UnknownThreadError, ThreadAccessError)):
             return error(404, "UnknownThreadError", not_found(str(request.path_params.get("thread_id"))))
+        status = status_for(exc)
+        if status == 500:  # a library error with no status here (ScriptExhaustedError, ...): a bug of ours
+            return internal_error(request, exc)
         # The library's messages name the thread, the suspension and what to do, and never a secret.
-        return error(status_for(exc), type(exc).__name__, str(exc))
+        return error(status, type(exc).__name__, str(exc))
 
     @app.exception_handler(RequestValidationError)
     async def invalid_request(request: Request, exc: RequestValidationError) -> JSONResponse:
@@ -84,9 +110,7 @@ def add_error_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(Exception)
     async def unexpected(request: Request, exc: Exception) -> JSONResponse:
-        # Its text may hold anything (a DSN in a driver error): it goes to the log, not the client.
-        log.error("unhandled error on %s %s", request.method, request.url.path, exc_info=exc)
-        return error(500, "InternalError", "internal error; the service log has the details")
+        return internal_error(request, exc)
 
 
 def validation_message(errors: Any, example: str | None) -> str:
@@ -99,6 +123,8 @@ def validation_message(errors: Any, example: str | None) -> str:
         in_body = in_body or where == "body"
         if err.get("type") == "json_invalid":
             problems.append("the request body is not valid JSON")
+        elif loc == ["path", "thread_id"]:  # the id itself is not echoed: it may be huge, or hold a NUL
+            problems.append(f"`thread_id` (path): {THREAD_ID_RULE}")
         elif where == "body" and not field:
             missing = err.get("type") == "missing"
             problems.append("the request body is missing" if missing else f"the request body: {err['msg']}")

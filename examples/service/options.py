@@ -2,8 +2,9 @@
 
 The library takes any `ThreadConfig` from its caller, who is trusted; a web client is not. So the
 options are parsed first (the library's own `ConfigError` for nonsense), then every field the
-client set must be allowed, a provider switch must name an allowed provider, and a numeric
-execution limit may lower the instance's limit but never raise it.
+client set must be allowed, a provider switch must name an allowed provider, and every number has
+a ceiling: the execution limits and ``historyLimit`` may lower the instance's own but never raise
+them, and any other allowed number needs its maximum in the settings (``options.max``).
 """
 
 from __future__ import annotations
@@ -14,17 +15,26 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from pes_agent import InvalidInputError, ThreadConfig
+from pes_agent import ArtInstanceConfig, InvalidInputError, ThreadConfig
 from pes_agent.config.limits import ResolvedExecution, resolve_execution
 
 from .settings import OptionsPolicy
 
-CAPPED = ("maxIterations", "taefMaxRetries", "toolResultMaxLength", "maxItemsPerRun")
-"""Execution limits (camelCase, under ``execution``) a client may only lower."""
+
+def instance_caps(config: ArtInstanceConfig) -> dict[str, float]:
+    """The instance's own numeric limits by option path (camelCase): a client may only lower them."""
+    limits = resolve_execution(config.execution)
+    caps: dict[str, float] = {
+        f"execution.{_camel(f.name)}": getattr(limits, f.name)
+        for f in fields(ResolvedExecution)
+        if isinstance(getattr(limits, f.name), int) and not isinstance(getattr(limits, f.name), bool)
+    }
+    caps["historyLimit"] = config.history.limit
+    return caps
 
 
 def checked_options(
-    options: Mapping[str, Any] | None, policy: OptionsPolicy, instance_limits: ResolvedExecution
+    options: Mapping[str, Any] | None, policy: OptionsPolicy, caps: Mapping[str, float]
 ) -> ThreadConfig | None:
     """The options as a `ThreadConfig`, or `InvalidInputError` (422) naming the first field refused."""
     if not options:
@@ -36,16 +46,11 @@ def checked_options(
         raise InvalidInputError(f"invalid options: {problems}") from None
     chosen = parsed.model_dump(by_alias=True, exclude_unset=True, mode="json")
     for path, value in _leaves(chosen):
-        _check(path, value, policy, instance_limits)
+        _check(path, value, policy, caps)
     return parsed
 
 
-def instance_limits(execution: Any) -> ResolvedExecution:
-    """The instance's effective execution limits (its config over the library defaults)."""
-    return resolve_execution(execution)
-
-
-def _check(path: str, value: Any, policy: OptionsPolicy, limits: ResolvedExecution) -> None:
+def _check(path: str, value: Any, policy: OptionsPolicy, caps: Mapping[str, float]) -> None:
     if path == "providerConfig.providerName":
         if value not in policy.providers:
             allowed = ", ".join(policy.providers) or "none"
@@ -57,13 +62,18 @@ def _check(path: str, value: Any, policy: OptionsPolicy, limits: ResolvedExecuti
     if not any(path == allowed or path.startswith(allowed + ".") for allowed in policy.allow):
         allowed = ", ".join(policy.allow) or "none"
         raise InvalidInputError(f"`options.{path}` is not among the options this service allows ({allowed})")
-    name = path.removeprefix("execution.")
-    if name in CAPPED and isinstance(value, int):
-        cap = getattr(limits, _snake(name))
-        if value > cap:
-            raise InvalidInputError(
-                f"`options.{path}` is {value}; this service allows at most {cap} (the instance's own limit)"
-            )
+    if not isinstance(value, (int, float)) or isinstance(value, bool):
+        return
+    ceilings = [c for c in (caps.get(path), policy.max.get(path)) if c is not None]
+    if not ceilings:
+        raise InvalidInputError(
+            f"`options.{path}` is a number this service sets no maximum for, so it does not accept it "
+            "(an operator may allow it with a maximum under `options.max` in the service settings)"
+        )
+    cap = min(ceilings)
+    if value > cap:
+        whose = " (the instance's own limit)" if caps.get(path) == cap else ""
+        raise InvalidInputError(f"`options.{path}` is {value}; this service allows at most {cap:g}{whose}")
 
 
 def _leaves(value: Any, prefix: str = "") -> Iterator[tuple[str, Any]]:
@@ -75,6 +85,6 @@ def _leaves(value: Any, prefix: str = "") -> Iterator[tuple[str, Any]]:
         yield prefix, value
 
 
-def _snake(camel: str) -> str:
-    names = {f.name.replace("_", ""): f.name for f in fields(ResolvedExecution)}
-    return names[camel.lower()]
+def _camel(snake: str) -> str:
+    head, *rest = snake.split("_")
+    return head + "".join(part.title() for part in rest)

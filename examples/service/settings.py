@@ -36,6 +36,10 @@ class OptionsPolicy(_Section):
     providers: tuple[str, ...] = ()
     """Providers a client may switch to with ``providerConfig.providerName`` (nothing else in
     ``providerConfig`` unless listed in ``allow``)."""
+    max: dict[str, float] = Field(default_factory=dict)
+    """The largest value a client may send for an allowed number, by dotted path (e.g.
+    ``llmParams.max_tokens: 512``). The execution limits and ``historyLimit`` are capped by the
+    instance's own values as well; any other allowed number without a maximum here is refused."""
 
 
 class Limits(_Section):
@@ -48,6 +52,10 @@ class Limits(_Section):
     burst: int = Field(default=20, ge=1)
     concurrent_runs: int = Field(default=2, ge=1)
     """Runs (messages and resumes) one user may have in progress at once; more get 429."""
+    auth_failures_per_minute: int = Field(default=10, ge=1)
+    """Failed authentications (401) per client address, with bursts of ``auth_failure_burst``;
+    over it, that address's requests without a known token get 429 with ``Retry-After``."""
+    auth_failure_burst: int = Field(default=10, ge=1)
 
 
 class ServiceSettings(_Section):
@@ -55,6 +63,9 @@ class ServiceSettings(_Section):
     """Bearer token -> user id. Tokens are secrets: never logged, never echoed."""
     options: OptionsPolicy = OptionsPolicy()
     limits: Limits = Limits()
+    docs: bool = False
+    """Serve the API's description (``/docs``, ``/openapi.json``); off by default: it maps the
+    service for anyone who can reach it."""
 
     @field_validator("tokens")
     @classmethod

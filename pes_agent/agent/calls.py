@@ -7,6 +7,7 @@ can help) a clarification for the user. A call whose arguments are still invalid
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -19,7 +20,7 @@ from pes_agent.gate import FieldNeed, GateResult, Grounding
 from pes_agent.llm.parser import parse_fill
 from pes_agent.prompts.recovery import NeededField, build_arg_fill
 from pes_agent.state.journal import CallFinish
-from pes_agent.state.models import ItemStatus, ToolCallRecord
+from pes_agent.state.models import ItemStatus, ThreadState, ToolCallRecord
 from pes_agent.tools.spec import ToolCall, ToolContext, ToolResult
 
 NOT_A_TOOL = ""
@@ -39,17 +40,22 @@ class CallOutcome:
 
 
 def grounding(ctx: RunContext) -> Grounding:
+    return grounding_of(ctx.state, ctx.query, ctx.user_answers)
+
+
+def grounding_of(state: ThreadState, query_text: str, answers: Sequence[str]) -> Grounding:
+    """What a call may draw on: the query, the user's answers and the results of earlier steps."""
     outputs: dict[str, tuple[Any, ...]] = {}
     texts: list[str] = []
     results: dict[str, str] = {}
-    for item in ctx.state.todo_list:
+    for item in state.todo_list:
         ok = [r for r in item.tool_results if r.status == "success"]
         if ok:
             outputs[item.id] = tuple(r.output for r in ok)
             texts.extend(output_text(r) for r in ok)
         if item.status is ItemStatus.COMPLETED and isinstance(item.result, str):
             results[item.id] = item.result
-    query = "\n".join([ctx.query, *ctx.user_answers])
+    query = "\n".join([query_text, *answers])
     return Grounding(query=query, step_outputs=outputs, step_results=results, output_texts=tuple(texts))
 
 

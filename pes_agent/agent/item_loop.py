@@ -59,11 +59,17 @@ class ItemLoop:
         return [name for name in self.required if name not in done]
 
 def allowed_tools(ctx: RunContext, item: TodoItem) -> tuple[str, ...]:
+    return allowed_for(item, ctx.limits.tool_schema_mode, ctx.enabled_tools)
+
+
+def allowed_for(item: TodoItem, schema_mode: str, enabled: tuple[str, ...]) -> tuple[str, ...]:
+    """The tools a step may call: none for a reasoning step, its required ones (strict mode) or
+    every enabled one (flexible mode)."""
     if not item.is_tool_step:
         return ()
-    if ctx.limits.tool_schema_mode == "flexible":
-        return ctx.enabled_tools
-    return tuple(name for name in item.required_tools if name in ctx.enabled_tools)
+    if schema_mode == "flexible":
+        return enabled
+    return tuple(name for name in item.required_tools if name in enabled)
 
 
 def first_request(ctx: RunContext, loop: ItemLoop) -> PromptRequest:

@@ -5,7 +5,7 @@ Every way a run can end produces an ``AgentFinalResponse``; only misuse raises.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from contextlib import AbstractContextManager
 from typing import Any
 
@@ -15,7 +15,7 @@ from pes_agent.agent.lease import save_and_release
 from pes_agent.agent.pauses import pause_unknown_outcome
 from pes_agent.agent.planning import run_planning, run_refinement
 from pes_agent.agent.response import AgentFinalResponse, RunErrorInfo, RunStatus
-from pes_agent.agent.resume import resume_item
+from pes_agent.agent.resume import Resumption, resume_item
 from pes_agent.agent.synthesis import run_synthesis
 from pes_agent.errors import RunError, VersionConflictError
 from pes_agent.events import EventType
@@ -62,7 +62,7 @@ async def run_pes(
     history: Sequence[HistoryTurn],
     *,
     plan: bool,
-    resume: tuple[Suspension, Mapping[str, Any]] | None = None,
+    resume: Resumption | None = None,
 ) -> AgentFinalResponse:
     attributes = {"thread_id": ctx.thread_id, "trace_id": ctx.trace_id, "resume": resume is not None}
     with ctx.tracer.span("run", "invoke_agent pes-agent", attributes) as span:
@@ -99,7 +99,7 @@ async def _run_phases(
     history: Sequence[HistoryTurn],
     *,
     plan: bool,
-    resume: tuple[Suspension, Mapping[str, Any]] | None,
+    resume: Resumption | None,
 ) -> AgentFinalResponse:
     try:
         if plan and ctx.state.todo_list:
@@ -110,8 +110,8 @@ async def _run_phases(
                 await run_planning(ctx, history)
         outcome = ItemOutcome.DONE
         if resume is not None:
-            with phase_span(ctx, "execution", resume[0].item_id):
-                outcome = await resume_item(ctx, *resume)
+            with phase_span(ctx, "execution", resume.suspension.item_id):
+                outcome = await resume_item(ctx, resume)
         if outcome is ItemOutcome.DONE:
             outcome = await execute_items(ctx)
         if outcome is not ItemOutcome.DONE:

@@ -10,19 +10,23 @@ What a decision does:
 - clarification: the user's values are merged into the waiting call, which goes through the gate
   again; when values are still missing the run pauses with a new clarification.
 In every case a later call of the same approval tool in the item is answered "already done".
+
+The decision reaching here was checked against the pause (`decision_check`) before anything was
+applied; a person's values count as said by the user (grounding), as they did in that check, so the
+gate gives the same verdict here.
 """
 
 from __future__ import annotations
 
-import json
-from collections.abc import Mapping
-from typing import Any
+from dataclasses import dataclass
 
 from pes_agent.agent.calls import CallOutcome, handle_call, record
 from pes_agent.agent.context import RunContext
+from pes_agent.agent.decision_check import answer_texts
 from pes_agent.agent.execution import ItemOutcome, after_calls_text, turns
 from pes_agent.agent.item_loop import ItemLoop, new_loop
 from pes_agent.agent.pauses import pause_for_approval, pause_for_clarification
+from pes_agent.decision import Decision
 from pes_agent.events import EventType
 from pes_agent.llm.types import Message
 from pes_agent.state.journal import CallFinish
@@ -30,7 +34,19 @@ from pes_agent.state.models import ItemStatus, Suspension
 from pes_agent.tools.spec import ToolCall, ToolResult
 
 
-async def resume_item(ctx: RunContext, suspension: Suspension, decision: Mapping[str, Any]) -> ItemOutcome:
+@dataclass(frozen=True, kw_only=True)
+class Resumption:
+    """What a resumed run continues with: the pause and the person's answer to it."""
+
+    suspension: Suspension
+    decision: Decision
+    free_text: bool = False
+    """The answer came as a plain message (`process` on a thread waiting for values): an arg-fill
+    turn may still pick the values out of the sentence."""
+
+
+async def resume_item(ctx: RunContext, resumption: Resumption) -> ItemOutcome:
+    suspension, decision = resumption.suspension, resumption.decision
     item = ctx.state.item(suspension.item_id)
     if item is None:  # the plan no longer holds it: nothing to continue
         return ItemOutcome.DONE
@@ -46,7 +62,7 @@ async def resume_item(ctx: RunContext, suspension: Suspension, decision: Mapping
             "tool_name": suspension.tool_name,
             "call_id": suspension.call_id,
             "message": suspension.message,
-            "decision": dict(decision),
+            "decision": decision.to_dict(),
         },
         step_id=item.id,
     )
@@ -58,12 +74,12 @@ async def resume_item(ctx: RunContext, suspension: Suspension, decision: Mapping
     if suspension.kind == "approval":
         outcome = await _decide(ctx, loop, call, decision)
     else:
-        values = dict(decision.get("values") or {})
-        ctx.user_answers.extend(v if isinstance(v, str) else json.dumps(v) for v in values.values())
+        values = dict(decision.values or {})
+        ctx.user_answers.extend(answer_texts(values))
         merged = ToolCall(call_id=call.call_id, tool_name=call.tool_name, arguments={**call.arguments, **values})
         # Values given as such are the user's word; a free-text reply (through `process`) may still
         # need an arg-fill turn to pick them out of the sentence.
-        answered = frozenset() if decision.get("free_text") else frozenset(values)
+        answered = frozenset() if resumption.free_text else frozenset(values)
         outcome = await handle_call(ctx, loop, merged, answered=answered)
     paused = await _pause_again(ctx, loop, call, outcome)
     if paused is not None:
@@ -83,13 +99,13 @@ async def _pause_again(ctx: RunContext, loop: ItemLoop, call: ToolCall, outcome:
     return None
 
 
-async def _decide(ctx: RunContext, loop: ItemLoop, call: ToolCall, decision: Mapping[str, Any]) -> CallOutcome:
-    approved = bool(decision.get("approved"))
-    reason = str(decision.get("reason") or "")
+async def _decide(ctx: RunContext, loop: ItemLoop, call: ToolCall, decision: Decision) -> CallOutcome:
+    approved = decision.approved is True
+    reason = decision.reason or ""
     stored = next((r for r in loop.item.tool_results if r.call_id == call.call_id), None)
     verdict = {"approved": approved, "reason": reason or None}
     if stored is not None:  # a blocking tool: it ran and asked; the decision is its result
-        stored.decision = dict(decision)
+        stored.decision = decision.to_dict()
         stored.status = "success" if approved else "error"
         stored.output = {**verdict, "request": stored.output}
         stored.error = None if approved else f"the user rejected this: {reason or 'no reason given'}"
@@ -110,14 +126,15 @@ async def _decide(ctx: RunContext, loop: ItemLoop, call: ToolCall, decision: Map
             metadata={"ran": True},
         )
         await record(ctx, loop, call, result)
-        loop.item.tool_results[-1].decision = dict(decision)
+        loop.item.tool_results[-1].decision = decision.to_dict()
         await ctx.save()
         return CallOutcome(result=result)
-    modified = dict(decision.get("modified_args") or {})
+    modified = dict(decision.modified_args or {})
+    ctx.user_answers.extend(answer_texts(modified))
     approved_call = ToolCall(call_id=call.call_id, tool_name=call.tool_name, arguments={**call.arguments, **modified})
     outcome = await handle_call(ctx, loop, approved_call, approved=True)
     for rec in loop.item.tool_results:
         if rec.call_id == call.call_id:
-            rec.decision = dict(decision)
+            rec.decision = decision.to_dict()
     await ctx.save()
     return outcome

@@ -89,6 +89,10 @@ class ProviderConfig(ConfigModel):
     """JSON replay file for the ``scripted`` adapter: a list of reply strings or ``{text, thinking}``
     objects (or ``{"replies": [...]}``). Relative paths are resolved against the config file's
     directory and stored absolute."""
+    replay: Literal["once", "per_thread"] = "once"
+    """``scripted``: ``once`` serves the script's replies once, in order, whatever thread asks (a
+    test's strict double); ``per_thread`` replays the script for every thread (from its first reply
+    again once a thread has used it all), so a demo served to many users answers every run."""
 
     @field_validator("script")
     @classmethod

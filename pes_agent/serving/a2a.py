@@ -10,7 +10,8 @@ continue the conversation. A task runs the whole plan-execute-synthesize run:
   says which: a partial answer states what is missing in its text);
 - ``needs_input`` (a clarification) and ``suspended`` (a tool waiting for approval): the task asks for
   input. A clarification is answered with text; an approval with a data part
-  ``{"approved": true|false, "reason": "...", "modified_args": {...}}``;
+  ``{"approved": true|false, "reason": "...", "modified_args": {...}}`` (a `Decision`: one that does
+  not fit the pause fails the task with the field it refuses, and the pause waits for the next);
 - ``error`` and refusals (a busy thread, bad input, another caller's conversation): the task fails
   with the reason.
 
@@ -38,6 +39,7 @@ from starlette.middleware import Middleware
 from starlette.middleware.authentication import AuthenticationMiddleware
 
 from pes_agent.agent.response import AgentFinalResponse
+from pes_agent.decision import Decision
 from pes_agent.errors import PesAgentError
 from pes_agent.events import Event, EventType
 from pes_agent.instance import ArtInstance
@@ -153,7 +155,9 @@ class PesAgentExecutor(AgentExecutor):
         if pending is not None and pending.get("kind") == "approval":
             if not decisions:
                 raise _NeedsDecision(pending)
-            return await self.art.resume(thread_id, pending["suspension_id"], decisions[-1], user_id=user_id)
+            # checked whole (`InvalidDecisionError` fails the task; the pause stands for the next one)
+            decision = Decision.from_mapping(decisions[-1])
+            return await self.art.resume(thread_id, pending["suspension_id"], decision, user_id=user_id)
         return await self.art.process(context.get_user_input(), thread_id=thread_id, user_id=user_id)
 
 

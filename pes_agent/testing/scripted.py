@@ -5,10 +5,12 @@ from __future__ import annotations
 import inspect
 import math
 import re
+from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from pes_agent.agent.run_thread import current_thread
 from pes_agent.errors import ProviderError, ScriptExhaustedError
 from pes_agent.llm.streaming import ThinkSplitter
 from pes_agent.llm.types import CallOptions, LLMReply, PromptRequest, TokenSink, Usage
@@ -152,3 +154,70 @@ class ScriptedProvider:
 
     async def aclose(self) -> None:
         return None
+
+
+@dataclass(eq=False)
+class PerThreadReplay:
+    """The same script replayed for every thread: a `ScriptedProvider` per thread, made on the
+    thread's first call (`pes_agent.agent.run_thread` says which thread asks). What the ``scripted``
+    adapter serves with ``replay: per_thread``, so a demo answers any number of users and runs.
+
+    A thread that has used the whole script starts it again on its next call (a follow-up query
+    replays the conversation); its provider is dropped as soon as it is used up, and at most
+    ``max_threads`` unfinished ones are kept (the least recently used goes first), so a long-lived
+    server does not grow with every thread it ever served.
+
+    A thread this process has not seen may arrive mid-conversation: resumed after a restart, or on
+    another worker than the one that paused it. Its replay then starts at the reply the request's
+    phase calls for: the first reply of that kind (a plan, an answer in ``<mainContent>``, else a
+    step's reply), moved on in a step by the model replies the request already carries.
+    """
+
+    replies: Sequence[ScriptEntry]
+    name: str = "scripted"
+    max_threads: int = 10_000
+
+    def __post_init__(self) -> None:
+        self._threads: OrderedDict[str, ScriptedProvider] = OrderedDict()
+
+    async def complete(
+        self, request: PromptRequest, options: CallOptions, *, on_token: TokenSink | None = None
+    ) -> LLMReply:
+        thread = current_thread() or ""
+        provider = self._threads.get(thread)
+        if provider is None:
+            start = _resume_point(self.replies, request)
+            provider = self._threads[thread] = ScriptedProvider(self.replies[start:], name=self.name)
+            while len(self._threads) > self.max_threads:
+                self._threads.popitem(last=False)
+        self._threads.move_to_end(thread)
+        try:
+            return await provider.complete(request, options, on_token=on_token)
+        finally:
+            if not provider.remaining and self._threads.get(thread) is provider:
+                del self._threads[thread]
+
+    async def aclose(self) -> None:
+        self._threads.clear()
+
+
+def _kind(entry: ScriptEntry) -> str:
+    """What a recorded reply answers, told by its content: a plan, the final answer, or a step."""
+    text = entry.text if isinstance(entry, ScriptedReply) else entry if isinstance(entry, str) else ""
+    if "JSON_OUTPUT_START" in text or '"todoList"' in text:
+        return "planning"
+    if "<mainContent>" in text:
+        return "synthesis"
+    return "execution"
+
+
+def _resume_point(replies: Sequence[ScriptEntry], request: PromptRequest) -> int:
+    """Where a thread's replay starts: 0 for a new conversation (planning), else the first reply of
+    the request's kind, plus, within a step, the model replies the request already holds."""
+    if request.phase in ("planning", "refinement"):
+        return 0
+    wanted = "synthesis" if request.phase == "synthesis" else "execution"
+    first = next((n for n, entry in enumerate(replies) if _kind(entry) == wanted), 0)
+    if wanted == "execution":
+        first += sum(1 for m in request.messages if m.role == "assistant")
+    return min(first, len(replies))

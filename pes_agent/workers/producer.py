@@ -15,9 +15,11 @@ from typing import Any
 
 from dbos import DBOS, DBOSClient
 
+from pes_agent.agent.decision_check import check_kind
 from pes_agent.agent.ownership import check_access
 from pes_agent.agent.settings import check_suspension, thread_config
 from pes_agent.config import ArtInstanceConfig, ThreadConfig
+from pes_agent.decision import Decision
 from pes_agent.errors import InvalidInputError, UnknownSuspensionError, UnknownThreadError
 from pes_agent.state.store import StateStore
 from pes_agent.workers.handles import POLL_S, RunHandle
@@ -92,22 +94,35 @@ class Producer:
         return await self._submit(job, f"{workflow_prefix(tid)}{trace}", provider_of(self.config, parsed), None)
 
     async def resume(
-        self, thread_id: str, suspension_id: str, decision: Mapping[str, Any], *, user_id: str | None = None
+        self,
+        thread_id: str,
+        suspension_id: str,
+        decision: Decision | Mapping[str, Any],
+        *,
+        user_id: str | None = None,
     ) -> RunHandle:
         """Deliver a decision on a paused thread of ``user_id`` and return a handle on the run that
         carries it: its workflow, when one still waits for it and takes it, else a new job (which
         answers with the waiting workflow's response if that took the decision after all). With
         the store given, checked here first, so a wrong suspension id or another user's thread is
         refused in the caller; so is a decision that lost to another one for the same suspension.
-        A waiting workflow acts for the user who started its run (the thread's owner)."""
+        A waiting workflow acts for the user who started its run (the thread's owner).
+
+        The decision's shape is checked here (`InvalidDecisionError`), and with the store its kind
+        against the pause; its values against the tool's schema only where the tools are: on the
+        worker, or first with `ArtInstance.check_decision` in a process that has an instance."""
+        parsed = Decision.from_mapping(decision)
         if self._store is not None:
             state, _ = await self._store.load(thread_id)
             if state is None:
                 raise UnknownThreadError(f"thread {thread_id!r} has no stored state; start it with `enqueue`")
             check_access(thread_id, state, user_id)
             check_suspension(thread_id, state, suspension_id)
-        ident = decision_id(suspension_id, decision, user_id)
-        message = {"suspension_id": suspension_id, "decision": dict(decision), "decision_id": ident}
+            assert state.suspension is not None  # check_suspension passed
+            check_kind(thread_id, state.suspension, parsed)
+        plain = parsed.to_dict()
+        ident = decision_id(suspension_id, plain, user_id)
+        message = {"suspension_id": suspension_id, "decision": plain, "decision_id": ident}
         waiting = [w.workflow_id for w in await self._client.list_workflows_async(
             status="PENDING", name=WORKFLOW, workflow_id_prefix=workflow_prefix(thread_id), load_input=False,
             load_output=False,

@@ -111,7 +111,10 @@ async def run_job(job: dict[str, Any]) -> dict[str, Any]:
         taken.add(suspension_id)
         await acknowledge(suspension_id, message.get("decision_id"))
         decided = partial(_decide, art, thread_id, {**message, "user_id": user_id})
-        after = await _published(response_key(suspension_id), thread_id, _outcome(art, thread_id, user_id, decided))
+        outcome = _withdrawn_if_invalid(suspension_id, _outcome(art, thread_id, user_id, decided))
+        after = await _published(response_key(suspension_id), thread_id, outcome)
+        if _invalid(after):
+            break  # the pause stands: its next decision goes to a resume job of its own
         if "refused" not in after:
             response = after
         elif not await _waits_on(art, thread_id, own):
@@ -137,6 +140,21 @@ async def acknowledge(suspension_id: str, decision_id: str | None) -> None:
     """Tell the decision's sender this workflow took it (and which decision, when several raced).
     A seam for tests: a slow ack is what a loaded machine does."""
     await DBOS.set_event_async(ack_key(suspension_id), decision_id or True)
+
+
+def _invalid(response: dict[str, Any]) -> bool:
+    return (response.get("refused") or {}).get("type") == "InvalidDecisionError"
+
+
+async def _withdrawn_if_invalid(suspension_id: str, outcome: Awaitable[dict[str, Any]]) -> dict[str, Any]:
+    """``outcome``; when it refused the decision as invalid (nothing was applied, the pause stands),
+    this run's ack of it is withdrawn first, before the refusal is published: no later decision on
+    the pause is then taken for one that lost to it, and this run stops waiting, so that decision
+    goes to a resume job of its own."""
+    response = await outcome
+    if _invalid(response):
+        await DBOS.set_event_async(ack_key(suspension_id), None)
+    return response
 
 
 async def _published(key: str, thread_id: str, outcome: Awaitable[dict[str, Any]]) -> dict[str, Any]:

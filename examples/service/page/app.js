@@ -17,6 +17,13 @@ function el(tag, attrs = {}, ...children) {
 }
 
 const show = (node, visible) => { node.hidden = !visible; };
+
+// The run's status comes two ways: the event stream and the response to the request that ran it,
+// in either order (they travel on different connections). Both name it the same way, by the run's
+// own status, so the last one to arrive cannot contradict the other.
+function setStatus(status) {
+  $("run-status").textContent = status;
+}
 const json = (value) => JSON.stringify(value, null, 2);
 
 function notice(message) {
@@ -88,7 +95,7 @@ function clearRun() {
   for (const id of ["conversation", "plan"]) $(id).replaceChildren();
   $("usage").tBodies[0].replaceChildren();
   $("answer").textContent = "";
-  $("run-status").textContent = "none yet";
+  setStatus("none yet");
   hidePending();
   notice("");
 }
@@ -218,22 +225,23 @@ function onEvent(type, event) {
       break;
     case "SUSPENDED":
     case "CLARIFICATION":
-      $("run-status").textContent = "waiting for you";
+      setStatus(type === "SUSPENDED" ? "suspended" : "needs_input"); // as the run's response says it
       refreshThread().catch((err) => notice(err.message));
       break;
     case "RESUMED":
       hidePending();
-      $("run-status").textContent = "running";
+      setStatus("running");
       break;
     case "TOKEN":
       if (d.phase === "synthesis" && d.kind === "answer") $("answer").append(d.text);
       break;
     case "FINAL_RESPONSE":
       $("answer").textContent = d.response;
-      $("run-status").textContent = d.status;
+      setStatus(d.status);
       break;
     case "ERROR":
-      $("run-status").textContent = `error (${d.phase || "run"}): ${d.message || d.code || ""}`;
+      setStatus("error");
+      if (!$("answer").textContent) $("answer").textContent = `error (${d.phase || "run"}): ${d.message || d.code || ""}`;
       break;
   }
 }
@@ -320,7 +328,7 @@ function showPending(suspension) {
 async function decide(decision) {
   const suspension = pending;
   hidePending();
-  $("run-status").textContent = "running";
+  setStatus("running");
   const response = await api("POST", `/threads/${encodeURIComponent(current.id)}/resume`, {
     suspension_id: suspension.suspension_id, decision,
   });
@@ -344,14 +352,14 @@ function approvalDecision(approved) {
 
 async function ask(query) {
   if (!current) await openThread(newThreadId(), true);
-  $("run-status").textContent = "running";
+  setStatus("running");
   $("answer").textContent = "";
   const response = await api("POST", `/threads/${encodeURIComponent(current.id)}/messages`, { query });
   finished(response);
 }
 
 function finished(response) {
-  $("run-status").textContent = response.status;
+  setStatus(response.status);
   if (response.status !== "suspended" && response.status !== "needs_input") $("answer").textContent = response.response;
   // A paused run's resumption reports only its own calls: the table adds up what this view has seen.
   for (const [phase, u] of Object.entries((response.usage && response.usage.phases) || {})) {
