@@ -12,7 +12,7 @@ import re
 
 import pytest
 
-from benchmarks import concurrency, faults, instructions, overhead
+from benchmarks import concurrency, faults, instructions, overhead, service_load
 
 
 def _summary(out: str) -> str:
@@ -108,3 +108,10 @@ def test_faults_end_every_run_cleanly_and_account_for_every_request(
         summary,
     ), summary
     assert re.search(r"requests accounted [\d,]+ = [\d,]+ \+ [\d,]+ \+ [\d,]+: PASS", summary), summary
+
+
+def test_service_load_serves_every_run_from_both_users_without_a_5xx(capsys: pytest.CaptureFixture[str]) -> None:
+    pytest.importorskip("uvicorn", reason="the service example needs the `service` extra")
+    assert service_load.main(["--runs", "6", "--workers", "1", "--no-save"]) == 0
+    rows = _table_rows(capsys.readouterr().out, ("1",))
+    assert rows["1"][1:4] == ["6", "200: 6", "6"], rows  # runs, answers by status, runs answered success
