@@ -233,6 +233,14 @@ BAD_REQUESTS = [
         ),
     ),
     (
+        "thread-id-with-a-nul", ALICE, GET, "/threads/a%00b", None, 422,
+        _error(
+            "RequestValidationError",
+            "invalid request: `thread_id` (path): a thread id is 1 to 128 letters, digits, `.`, `_`, `:` or `-` "
+            "(the page uses a UUID)",
+        ),
+    ),
+    (
         "history-limit-above-the-instance", ALICE, POST, "/threads/new/messages",
         {"query": "hi", "options": {"historyLimit": 100000}}, 422,
         _error(
