@@ -113,7 +113,13 @@ class StoreUnavailableError(PesAgentError):
     """The store could not be reached for one operation (connection refused, dropped or timed out).
 
     Worth trying again: nothing was applied unless the server committed it before the line dropped, and
-    the stores' writes are safe to repeat where a worker repeats them (``pes_agent.workers.store``)."""
+    the stores' writes are safe to repeat where a worker repeats them (``pes_agent.workers.store``).
+    ``unreachable_s`` is set when a worker gave up after riding out an outage that long
+    (``workers.storeOutageS``, see ``pes_agent.state.transient``)."""
+
+    def __init__(self, message: str, *, unreachable_s: float | None = None) -> None:
+        self.unreachable_s = unreachable_s
+        super().__init__(message)
 
 
 class VersionConflictError(PesAgentError):

@@ -15,7 +15,7 @@ from typing import Any, Self
 
 from pes_agent.agent.context import RunContext
 from pes_agent.agent.decision_check import DecisionScope, check_decision
-from pes_agent.agent.lease import abandon, claim, release
+from pes_agent.agent.lease import abandon, claim, is_stale, release
 from pes_agent.agent.ownership import check_access, check_run, take
 from pes_agent.agent.pes import recover_run, remember, run_pes
 from pes_agent.agent.planning import first_planning_request
@@ -227,9 +227,21 @@ class ArtInstance(ThreadReads):
     ) -> AgentFinalResponse:
         if state.suspension is not None:
             raise ThreadSuspendedError(thread_id, state.suspension.id, state.suspension.tool_name)
-        if not any(it.status in (ItemStatus.PENDING, ItemStatus.IN_PROGRESS) for it in state.todo_list):
+        unfinished = any(it.status in (ItemStatus.PENDING, ItemStatus.IN_PROGRESS) for it in state.todo_list)
+        # Also a run cut off before its answer was written: stopped (a worker gave up on the
+        # database), or dead still holding the thread (its lease went stale).
+        cut_off = state.stopped is not None or (
+            state.lease is not None
+            and is_stale(state.lease, now=self._clock(), timeout_s=self.config.concurrency.lease_timeout_s)
+        )
+        if not unfinished and not cut_off:
             raise InvalidInputError(
                 f"thread {thread_id!r} has no unfinished run to resume; send a new query with `process`"
+            )
+        if not state.todo_list:
+            raise InvalidInputError(
+                f"thread {thread_id!r}: its last run stopped before its plan was saved; send its query again "
+                "with `process`"
             )
         return await self._continue(thread_id, state, version, options, user_id, recover_run)
 

@@ -10,7 +10,9 @@ Tools: ``tool_a``/``tool_b``/``tool_c`` append ``A n=1`` lines to the ``effects`
 in ``approval`` need a person's approval. With ``ack_delay_s``, the worker acks each decision it
 takes that much later (a loaded machine). With
 ``record_dsn``, ``tool_rec`` inserts one row per execution (thread, call, pid) into ``tool_runs``
-of that PostgreSQL database, then sleeps ``tool_s``: the side-effect counter of the kill test.
+of that PostgreSQL database, then sleeps ``tool_s``: the side-effect counter of the kill test (with
+``record_file``, a line per execution in that file instead). ``store_outage_s`` sets
+``workers.storeOutageS``.
 
 With ``recover: [ids]`` the worker first re-queues the unfinished runs of those dead workers. It
 prints READY once it takes jobs, and stops cleanly on a line on stdin.
@@ -56,18 +58,25 @@ def letter_tools(job: dict[str, Any]) -> list[ToolSpec]:
     return [make(letter) for letter in "ABC"]
 
 
-def record_tool(dsn: str, tool_s: float) -> ToolSpec:
-    import asyncpg
+def record_tool(dsn: str | None, tool_s: float, path: str | None = None) -> ToolSpec:
+    """Counts its executions in ``tool_runs`` of ``dsn``, or, with ``path``, as lines of that file (for
+    the database fault tests: a tool's own effect must not depend on the database going away)."""
 
     async def record(n: int, context: ToolContext) -> dict[str, Any]:
-        conn = await asyncpg.connect(dsn)
-        try:
-            await conn.execute(
-                "INSERT INTO tool_runs (thread_id, call_id, pid) VALUES ($1, $2, $3)",
-                context.thread_id, context.call_id, os.getpid(),
-            )
-        finally:
-            await conn.close()
+        if path is not None:
+            with open(path, "a", encoding="utf-8") as out:  # one short append per line: atomic
+                out.write(f"{context.thread_id} {context.call_id} {os.getpid()}\n")
+        else:
+            import asyncpg
+
+            conn = await asyncpg.connect(dsn)
+            try:
+                await conn.execute(
+                    "INSERT INTO tool_runs (thread_id, call_id, pid) VALUES ($1, $2, $3)",
+                    context.thread_id, context.call_id, os.getpid(),
+                )
+            finally:
+                await conn.close()
         await asyncio.sleep(tool_s)
         return {"recorded": n}
 
@@ -108,11 +117,14 @@ async def main(job: dict[str, Any]) -> None:
         slow_acks(float(job["ack_delay_s"]))
     config = config_from_dict({
         "storage": job["storage"],
-        "workers": {"systemDatabase": job["system_database"], "approvalWaitS": job.get("approval_wait_s", 60)},
+        "workers": {
+            "systemDatabase": job["system_database"], "approvalWaitS": job.get("approval_wait_s", 60),
+            "storeOutageS": job.get("store_outage_s", 60),
+        },
     })
     if job.get("responder") == "generic":
         provider = ScriptedProvider([generic] * 100_000)
-        tools = [record_tool(job["record_dsn"], float(job.get("tool_s", 0.05)))]
+        tools = [record_tool(job.get("record_dsn"), float(job.get("tool_s", 0.05)), job.get("record_file"))]
     else:
         provider = ScriptedProvider(job["replies"])
         tools = letter_tools(job)

@@ -195,6 +195,66 @@ async def test_a_store_that_drops_its_connection_for_a_moment_delays_a_run_but_d
     assert store.drops >= 4
 
 
+class DownBeforeToolC(MemoryStore):
+    """A database that becomes unreachable as the run is about to start tool C, and stays down until
+    the test brings it back: an outage longer than the worker's window."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.down = False
+        self.went_down = False
+
+    def _check(self) -> None:
+        if self.down:
+            raise StoreUnavailableError("connection refused (the test's database is down)")
+
+    async def call_started(self, thread_id: str, item_id: str, call_id: str, tool_name: str, arguments: Any) -> None:
+        if tool_name == "tool_c" and not self.went_down:
+            self.down = self.went_down = True
+        self._check()
+        await super().call_started(thread_id, item_id, call_id, tool_name, arguments)
+
+    async def load(self, thread_id: str) -> Any:
+        self._check()
+        return await super().load(thread_id)
+
+    async def save(self, thread_id: str, state: ThreadState, expected_version: int) -> int:
+        self._check()
+        return await super().save(thread_id, state, expected_version)
+
+    async def append_events(self, events: Any) -> None:
+        self._check()
+        await super().append_events(events)
+
+
+async def test_an_outage_past_the_window_fails_the_run_honestly_and_recover_continues_it(
+    deployment: Deployment,
+) -> None:
+    ran: list[str] = []
+    store = DownBeforeToolC()
+    script = [plan(), call("A"), done("A"), call("B"), done("B"), call("C"), call("C"), done("C"), ANSWER]
+    producer = await deployment.start(script, write_tools(ran), store=store, storeOutageS=0.5)
+
+    handle = await producer.enqueue(QUERY, thread_id="t-outage")
+    failed = await handle.response(timeout_s=30)
+
+    assert failed is not None and failed["failed"]["type"] == "StoreUnavailableError", failed
+    assert "was unreachable for 0.5 s" in failed["failed"]["message"]
+    assert "Producer.recover" in failed["failed"]["message"]
+    assert ran == ["A n=1", "B n=2"]
+    steps = await DBOS.list_workflow_steps_async(handle.workflow_id)
+    assert not [s for s in steps if isinstance(s.get("error"), StoreUnavailableError)]  # never an outcome
+
+    store.down = False  # the database is back
+    recovered = await (await producer.recover("t-outage")).response(timeout_s=30)
+
+    assert recovered is not None and recovered["status"] == "success", recovered
+    assert ran == ["A n=1", "B n=2", "C n=3"]  # A and B, finished in the journal, did not run again
+    state, _ = await store.load("t-outage")
+    assert state is not None and state.lease is None
+    deployment.provider.assert_complete()
+
+
 async def test_queues_take_rate_limit_and_concurrency_from_config(deployment: Deployment) -> None:
     await deployment.start(
         [], write_tools([]), concurrency=3, providers={"scripted": {"runsPerPeriod": 7, "periodS": 2, "concurrency": 5}}

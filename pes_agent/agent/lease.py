@@ -73,6 +73,7 @@ async def claim(
         if lease is None or is_stale(lease, now=clock(), timeout_s=config.lease_timeout_s):
             fresh = state or ThreadState()
             fresh.lease = Lease(trace_id=trace_id, owner=owner(), heartbeat=clock())
+            fresh.stopped = None  # a run owns the thread now: a stopped one is continued or replaced
             try:
                 saved = await store.save(thread_id, fresh, version)
             except VersionConflictError:

@@ -38,6 +38,11 @@ class WorkersConfig(ConfigModel):
     approval_wait_s: float = Field(default=300.0, ge=0)
     """How long a paused run's workflow waits (holding its worker slot) for a decision sent by
     ``resume``; after that it ends `suspended` and a later ``resume`` enqueues a new run."""
+    store_outage_s: float = Field(default=60.0, ge=0)
+    """How long a worker rides out an unreachable database (a restart, a failover, an outage): each
+    store operation is tried again, with a warning per attempt, until the database has been
+    unreachable this long in a run; then the run ends `failed`, saying so, and continues from its
+    journal with ``Producer.recover``. A worker starting waits as long for both databases."""
     poll_interval_s: float = Field(default=0.2, gt=0)
     """How often a worker looks for queued runs (the delay before an idle worker starts one)."""
     app_name: str = "pes-agent"

@@ -112,6 +112,10 @@ class ThreadState(_Model):
     owner: str | None = None
     """The ``user_id`` of the thread's first run; only that user may read or continue it (see
     `pes_agent.agent.ownership`). None: started without a user, open to calls without one."""
+    stopped: str | None = None
+    """Why the thread's latest run stopped before its end, when it did not fail but was cut off (a
+    worker gave up on an unreachable database): ``resume`` without a suspension continues it from its
+    journal, also when only its answer was left to write. Cleared when a run takes the thread."""
 
     def item(self, item_id: str) -> TodoItem | None:
         return next((it for it in self.todo_list if it.id == item_id), None)

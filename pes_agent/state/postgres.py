@@ -20,6 +20,7 @@ The DSN usually holds a password, so it never appears in a repr or an error: tho
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import importlib
 import re
 import time
@@ -44,12 +45,16 @@ from pes_agent.state.memory import check_limit
 from pes_agent.state.models import HistoryMessage, ThreadState, ThreadSummary
 from pes_agent.state.postgres_dsn import describe_dsn, secret_parts
 from pes_agent.state.postgres_schema import SCHEMA_VERSION, migrate
+from pes_agent.state.transient import is_transient, needs_connection_check
 
 __all__ = ["SCHEMA_VERSION", "PostgresStore", "describe_dsn"]
 
 T = TypeVar("T")
 
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,62}")
+
+PROBE_TIMEOUT_S = 2.0
+"""How long the probe of a suspect connection may take before it counts as broken."""
 
 _CALL_COLUMNS = "thread_id, item_id, call_id, tool_name, arguments, result, started_at, finished_at"
 
@@ -72,6 +77,7 @@ class PostgresStore:
         min_size: int = 1,
         max_size: int = 10,
         command_timeout: float | None = 60.0,
+        acquire_timeout_s: float = 30.0,
         pool_options: Mapping[str, Any] | None = None,
     ) -> None:
         self.where = describe_dsn(dsn)
@@ -85,10 +91,12 @@ class PostgresStore:
         self._dsn = dsn
         self._secrets = secret_parts(dsn)
         self._driver = _import_driver()
+        self._acquire_timeout_s = acquire_timeout_s
         self._pool_options: dict[str, Any] = {
             "min_size": min_size,
             "max_size": max_size,
             "command_timeout": command_timeout,
+            "timeout": 10.0,  # to connect: a host that drops packets is a fault to retry, not a 60 s hang
             **(pool_options or {}),
         }
         self._pool: Any = None
@@ -247,23 +255,43 @@ class PostgresStore:
     # -- pool plumbing ----------------------------------------------------------------------
 
     async def _run(self, job: Callable[[Any], Awaitable[T]]) -> T:
+        """``job`` on a pooled connection. A transient fault (``pes_agent.state.transient``) is
+        ``StoreUnavailableError``, and the pool's idle connections are expired with it: after a server
+        restart each of them is dead, and would otherwise fail the next operation that takes it."""
+        pool = None
         try:
             pool = await self._ready_pool()
-            async with pool.acquire() as conn:
-                return await job(conn)
+            async with pool.acquire(timeout=self._acquire_timeout_s) as conn:
+                try:
+                    return await job(conn)
+                except Exception as exc:
+                    if needs_connection_check(exc) and await _broken(conn):
+                        with contextlib.suppress(Exception):  # already detached: nothing to drop
+                            conn.terminate()  # dropped: the pool opens a new one in its place
+                        raise _BrokenConnection() from exc
+                    raise
         except PesAgentError:
             raise
-        except (OSError, TimeoutError, self._driver.InterfaceError, self._driver.PostgresConnectionError,
-                self._driver.CannotConnectNowError, self._driver.TooManyConnectionsError) as exc:
+        except Exception as exc:
+            cause = exc.__cause__ if isinstance(exc, _BrokenConnection) else exc
+            if not isinstance(exc, (_BrokenConnection, OSError)) and not is_transient(exc):
+                if isinstance(exc, self._driver.PostgresError):  # the server refused it: trying again won't help
+                    raise PesAgentError(
+                        f"PostgreSQL store at {self.where!r}: the server refused the operation: "
+                        f"{self._scrub(exc)}. Nothing was applied; check the database user's rights and the schema."
+                    ) from exc
+                if isinstance(exc, (self._driver.InterfaceError, self._driver.InternalClientError)):
+                    raise PesAgentError(  # on a healthy connection (see `_broken`): a misuse, not an outage
+                        f"PostgreSQL store at {self.where!r}: the driver refused the operation on a healthy "
+                        f"connection: {self._scrub(exc)}. Nothing was applied; this is a bug to report."
+                    ) from exc
+                raise
+            if pool is not None:
+                await pool.expire_connections()
             # Chained: a query's error comes from the server, which never sees the DSN.
             raise StoreUnavailableError(
-                f"PostgreSQL store at {self.where!r}: {self._scrub(exc)}. Check that the server is up "
+                f"PostgreSQL store at {self.where!r}: {self._scrub(cause or exc)}. Check that the server is up "
                 "and reachable; the operation was not applied unless the server committed it."
-            ) from exc
-        except self._driver.PostgresError as exc:  # the server refused the query: trying again won't help
-            raise PesAgentError(
-                f"PostgreSQL store at {self.where!r}: the server refused the operation: {self._scrub(exc)}. "
-                "Nothing was applied; check the database user's rights and the schema."
             ) from exc
 
     async def _ready_pool(self) -> Any:
@@ -281,19 +309,26 @@ class PostgresStore:
         return self._pool
 
     async def _open_pool(self) -> Any:
-        """Connects and creates the tables; a connection error is not chained (it may echo the DSN)."""
+        """Connects and creates the tables; a connection error is not chained (it may echo the DSN).
+        A server that is down or starting is ``StoreUnavailableError`` (a worker waits for it); one
+        that refuses the DSN (a wrong password or database) is the ``ConfigError`` it stays."""
         settings = {"application_name": "pes-agent"}
         if self.schema is not None:
             settings["search_path"] = self.schema
         errors = (OSError, TimeoutError, ValueError, self._driver.PostgresError, self._driver.InterfaceError)
-        reason = None
+        reason, transient = None, False
         try:
             pool = await self._driver.create_pool(
                 dsn=self._dsn, server_settings=settings, **self._pool_options
             )
         except errors as exc:
-            reason = self._scrub(exc)
-        if reason is not None:  # raised outside the handler, so the driver's exception is not attached
+            reason, transient = self._scrub(exc), isinstance(exc, OSError) or is_transient(exc)
+        if reason is not None and transient:  # raised outside the handler: the driver's error is not attached
+            raise StoreUnavailableError(
+                f"cannot connect to the PostgreSQL store at {self.where!r} ({reason}); check that the server "
+                "is running and reachable from here."
+            )
+        if reason is not None:
             raise ConfigError(
                 f"cannot connect to the PostgreSQL store at {self.where!r} ({reason}); check `storage.dsn` "
                 "(host, port, database, user, password) and that the server is running.",
@@ -314,6 +349,25 @@ class PostgresStore:
         for secret in self._secrets:
             text = text.replace(secret, "**********")
         return text
+
+
+class _BrokenConnection(Exception):
+    """Internal: an ambiguous driver error (``needs_connection_check``) on a connection that is broken."""
+
+
+async def _broken(conn: Any) -> bool:
+    """Whether a connection that raised an ambiguous client-side error is broken. A probe that cannot
+    run (the connection closed, its protocol stuck after the server ended it) says so; one that
+    answers shows the error was a misuse of a healthy connection, which no retry would mend."""
+    try:
+        # A connection the server ended may already be detached from the pool's proxy, whose every
+        # method then raises InterfaceError: that too is a broken connection.
+        if conn.is_closed():
+            return True
+        await asyncio.wait_for(conn.fetchval("SELECT 1"), PROBE_TIMEOUT_S)
+    except Exception:  # noqa: BLE001 -- any failure of the probe is what "broken" means here
+        return True
+    return False
 
 
 # -- statements -------------------------------------------------------------------------------

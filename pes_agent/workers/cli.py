@@ -10,8 +10,10 @@ from pathlib import Path
 from typing import TextIO
 
 from pes_agent.config import load_config
+from pes_agent.errors import StoreUnavailableError
 from pes_agent.state.factory import open_store
 from pes_agent.workers.producer import Producer
+from pes_agent.workers.readiness import EXIT_UNREACHABLE
 from pes_agent.workers.worker import Worker
 
 _EXIT = {"success": 0, "error": 1, "partial": 3, "needs_input": 3, "suspended": 3}
@@ -22,13 +24,22 @@ WAIT_S = 600.0
 
 async def worker_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """Take runs until SIGTERM or SIGINT; runs in flight are recovered when a worker with the same
-    ``--id`` starts again."""
+    ``--id`` starts again. A database still unreachable after ``workers.storeOutageS`` at start is one
+    line naming it and exit status ``EXIT_UNREACHABLE`` (75), no traceback."""
     worker = Worker(args.config, concurrency=args.concurrency, executor_id=args.id)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stop.set)
-    await worker.start()
+    try:
+        await worker.start()  # waits up to `workers.storeOutageS` for both databases
+    except StoreUnavailableError as exc:
+        await worker.stop()
+        print(f"pes-agent: worker {worker.executor_id} cannot start: {exc}", file=err, flush=True)
+        return EXIT_UNREACHABLE
+    except BaseException:
+        await worker.stop()
+        raise  # a ConfigError: one line and exit 2 (`pes_agent.cli.main`)
     print(
         f"[pes-agent] worker {worker.executor_id} taking runs, {worker.concurrency} at a time", file=err, flush=True
     )

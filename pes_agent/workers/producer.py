@@ -144,6 +144,27 @@ class Producer:
             decision=(suspension_id, ident),
         )
 
+    async def recover(self, thread_id: str, *, user_id: str | None = None) -> RunHandle:
+        """Continue a run that stopped before its end (the database stayed unreachable past
+        ``workers.storeOutageS``): a worker resumes it from its first unfinished item; tool calls
+        the journal holds as finished never run again, one that was running when the run stopped
+        runs again if its tool is idempotent and otherwise pauses for a person. A run stopped before
+        its plan was saved is run again from its query (the thread's last failed job, which this
+        reads; its user message is not written twice). A thread with nothing to continue is refused
+        (``{"refused": ...}``)."""
+        stopped = await self._client.list_workflows_async(
+            workflow_id_prefix=workflow_prefix(thread_id), status="ERROR", name=WORKFLOW, sort_desc=True, limit=1,
+            load_output=False,
+        )
+        inputs = stopped[0].input if stopped else None
+        original = inputs["args"][0] if inputs and inputs["args"] else None
+        job = {
+            "kind": "recover", "thread_id": thread_id, "trace_id": uuid.uuid4().hex, "user_id": user_id,
+            "stopped": original if isinstance(original, dict) and original.get("kind") == "process" else None,
+        }
+        workflow_id = f"{workflow_prefix(thread_id)}recover:{job['trace_id']}"
+        return await self._submit(job, workflow_id, provider_of(self.config, None), None)
+
     async def _taker(self, thread_id: str, waiting: list[str], suspension_id: str, ident: str) -> str | None:
         """The workflow among ``waiting`` that took decision ``ident``, once one acks it within
         ``ACK_WAIT_S``; None when none did (each ended without it, or is still busy). An ack of

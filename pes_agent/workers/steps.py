@@ -24,6 +24,7 @@ from typing import Any, TypeVar
 from dbos import DBOS
 
 from pes_agent.agent.steps import StepKind
+from pes_agent.state.transient import is_transient, new_outage_scope
 
 T = TypeVar("T")
 
@@ -44,6 +45,7 @@ def new_attempt() -> None:
     """Called first thing by every execution of the workflow function, the first and each replay."""
     ATTEMPT.set(uuid.uuid4().hex)
     _IDS.set({})
+    new_outage_scope()
 
 
 @dataclass(frozen=True)
@@ -67,16 +69,39 @@ class Raised:
         return exc
 
 
+class _Unrecorded(BaseException):
+    """Carries a transient database fault out of a step without DBOS recording it.
+
+    DBOS records whatever ``Exception`` a step raises as its outcome and raises it again on every
+    replay: a database that was down for a moment would then fail the run for good, on this worker
+    and on any that recovers it. A ``BaseException`` passes DBOS's step wrapper unrecorded (as its
+    own cancellation does), so the step stays unrun and a replay runs it again. Caught right outside
+    the step (``durable``); nothing else ever sees it."""
+
+    def __init__(self, error: Exception) -> None:
+        super().__init__()
+        self.error = error
+
+
 async def durable(name: str, fn: Callable[[], Awaitable[T]]) -> T:
-    """``fn`` as a DBOS step named ``name`` (run directly outside a workflow)."""
+    """``fn`` as a DBOS step named ``name`` (run directly outside a workflow). Its result, or the error
+    it raised, is the recorded outcome; a transient database fault never is (``_Unrecorded``)."""
 
     async def step() -> T | Raised:
         try:
             return await fn()
-        except Exception as exc:  # noqa: BLE001 -- any error is an outcome: recorded, raised on every replay
+        except Exception as exc:  # noqa: BLE001 -- any other error is an outcome: recorded, raised on every replay
+            if is_transient(exc):
+                raise _Unrecorded(exc) from None
             return Raised.of(exc)
 
-    outcome: T | Raised = await DBOS.run_step_async({"name": name}, step)
+    fault: Exception | None = None
+    try:
+        outcome: T | Raised = await DBOS.run_step_async({"name": name}, step)
+    except _Unrecorded as carrier:
+        fault = carrier.error
+    if fault is not None:
+        raise fault  # outside the handler: its chain stays the database's error, not the carrier
     if isinstance(outcome, Raised):
         raise outcome.rebuild()
     return outcome

@@ -13,80 +13,58 @@ Events get ids that a replay draws again, which the stores skip when held (so ap
 step); a history message equal to the thread's last one of the same run is not appended again; the
 journal already ignores a second start (no step either) and replaces a finish with the same result.
 
-That also makes them safe to try again when the store cannot be reached for a moment: each operation
-(with its own safety check) is retried while it fails with ``StoreUnavailableError`` (``patient``), so a
-database restart or a dropped connection delays a run instead of failing it for good.
+That also makes them safe to try again when the database cannot be reached: each operation (with its
+own safety check) is tried again while it fails with a transient fault (``pes_agent.state.transient``:
+the one definition the store shares), for ``workers.storeOutageS``, so a database restart or an outage
+delays a run instead of failing it. Past that window the run ends ``failed`` (``workflow``), and
+``Producer.recover`` continues it from its journal.
 """
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Awaitable, Callable, Collection, Mapping, Sequence
 from dataclasses import replace
 from typing import Any, TypeVar
 
 from dbos import DBOS
-from tenacity import (
-    AsyncRetrying,
-    RetryCallState,
-    retry_if_exception_type,
-    stop_after_attempt,
-    wait_exponential,
-)
 
-from pes_agent.errors import StoreUnavailableError, VersionConflictError
+from pes_agent.errors import VersionConflictError
 from pes_agent.events import Event, EventType
 from pes_agent.state.journal import CallFinish, JournalEntry
 from pes_agent.state.models import HistoryMessage, ThreadState, ThreadSummary
 from pes_agent.state.store import StateStore
+from pes_agent.state.transient import ride_out
 from pes_agent.workers.steps import durable, stable_id
 
-logger = logging.getLogger("pes_agent.workers")
 T = TypeVar("T")
 
-STORE_ATTEMPTS = 5
-"""Tries of one store operation while the store is unreachable: about 7 s of waiting in all."""
-
-
-async def patient(operation: Callable[[], Awaitable[T]]) -> T:
-    """``operation``, tried again (0.25 s, doubling to 4 s) while the store is unreachable."""
-    retrying = AsyncRetrying(
-        retry=retry_if_exception_type(StoreUnavailableError),
-        stop=stop_after_attempt(STORE_ATTEMPTS),
-        wait=wait_exponential(multiplier=0.25, max=4),
-        before_sleep=_tell,
-        reraise=True,
-    )
-    async for attempt in retrying:
-        with attempt:
-            return await operation()
-    raise AssertionError("unreachable: tenacity reraises the last error")
-
-
-def _tell(state: RetryCallState) -> None:
-    error = state.outcome.exception() if state.outcome is not None else None
-    logger.warning("store unreachable (try %d of %d), trying again: %s", state.attempt_number, STORE_ATTEMPTS, error)
-
-
-async def stored(name: str, operation: Callable[[], Awaitable[T]]) -> T:
-    """A store operation as a step, patient with an unreachable store."""
-    return await durable(name, lambda: patient(operation))
+STORE_OUTAGE_S = 60.0
+"""The default of ``workers.storeOutageS``."""
 
 
 class DurableStore:
     """A ``StateStore`` whose calls are checkpointed as steps of the workflow that makes them."""
 
-    def __init__(self, inner: StateStore) -> None:
+    def __init__(self, inner: StateStore, *, outage_s: float = STORE_OUTAGE_S) -> None:
         self.inner = inner
+        self.outage_s = outage_s
+
+    def patient(self, operation: Callable[[], Awaitable[T]]) -> Awaitable[T]:
+        """``operation``, tried again while the database is unreachable, up to ``outage_s``."""
+        return ride_out(operation, self.outage_s, what=describe_store(self.inner))
+
+    def stored(self, name: str, operation: Callable[[], Awaitable[T]]) -> Awaitable[T]:
+        """A store operation as a step, patient with an unreachable database."""
+        return durable(name, lambda: self.patient(operation))
 
     async def load(self, thread_id: str) -> tuple[ThreadState | None, int]:
-        return await stored("store.load", lambda: self.inner.load(thread_id))
+        return await self.stored("store.load", lambda: self.inner.load(thread_id))
 
     async def save(self, thread_id: str, state: ThreadState, expected_version: int) -> int:
         def write(version: int) -> Awaitable[int]:
             return self.inner.save(thread_id, state, version)
 
-        return await stored("store.save", lambda: _own_write(self.inner, thread_id, state, expected_version, write))
+        return await self.stored("store.save", lambda: _own_write(self.inner, thread_id, state, expected_version, write))
 
     async def finish_calls_and_save(
         self, thread_id: str, state: ThreadState, expected_version: int, finished: Sequence[CallFinish]
@@ -94,41 +72,41 @@ class DurableStore:
         def write(version: int) -> Awaitable[int]:
             return self.inner.finish_calls_and_save(thread_id, state, version, finished)
 
-        return await stored(
+        return await self.stored(
             "store.finish_calls_and_save", lambda: _own_write(self.inner, thread_id, state, expected_version, write)
         )
 
     async def threads(self, owner: str | None, *, limit: int = 50) -> list[ThreadSummary]:
-        return await stored("store.threads", lambda: self.inner.threads(owner, limit=limit))
+        return await self.stored("store.threads", lambda: self.inner.threads(owner, limit=limit))
 
     async def call_started(
         self, thread_id: str, item_id: str, call_id: str, tool_name: str, arguments: Mapping[str, Any]
     ) -> None:
         """Not a step: the journal ignores a call started again."""
-        await patient(lambda: self.inner.call_started(thread_id, item_id, call_id, tool_name, arguments))
+        await self.patient(lambda: self.inner.call_started(thread_id, item_id, call_id, tool_name, arguments))
 
     async def call_finished(self, thread_id: str, item_id: str, call_id: str, result: Mapping[str, Any]) -> None:
-        await stored("store.call_finished", lambda: self.inner.call_finished(thread_id, item_id, call_id, result))
+        await self.stored("store.call_finished", lambda: self.inner.call_finished(thread_id, item_id, call_id, result))
 
     async def calls(self, thread_id: str, item_id: str | None = None) -> list[JournalEntry]:
-        return await stored("store.calls", lambda: self.inner.calls(thread_id, item_id))
+        return await self.stored("store.calls", lambda: self.inner.calls(thread_id, item_id))
 
     async def append_events(self, events: Sequence[Event]) -> None:
         """Not a step (the most frequent write, a step would double its cost): inside a workflow the
         events get ids a replay draws again, so writing them again changes nothing."""
         replayable = _replayable(events)
-        await patient(lambda: self.inner.append_events(replayable))
+        await self.patient(lambda: self.inner.append_events(replayable))
 
     async def events(
         self, thread_id: str, types: Collection[EventType] | None = None, since: float | None = None
     ) -> list[Event]:
-        return await stored("store.events", lambda: self.inner.events(thread_id, types, since))
+        return await self.stored("store.events", lambda: self.inner.events(thread_id, types, since))
 
     async def append_message(self, thread_id: str, message: HistoryMessage) -> None:
-        await stored("store.append_message", lambda: self._append_once(thread_id, message))
+        await self.stored("store.append_message", lambda: self._append_once(thread_id, message))
 
     async def messages(self, thread_id: str, limit: int | None = None) -> list[HistoryMessage]:
-        return await stored("store.messages", lambda: self.inner.messages(thread_id, limit))
+        return await self.stored("store.messages", lambda: self.inner.messages(thread_id, limit))
 
     async def aclose(self) -> None:
         await self.inner.aclose()
@@ -143,6 +121,12 @@ class DurableStore:
             ):
                 return
         await self.inner.append_message(thread_id, message)
+
+
+def describe_store(store: StateStore) -> str:
+    """What a warning may name: ``host:port/database`` for PostgreSQL (never the password)."""
+    where = getattr(store, "where", None)
+    return f"the store at {where!r}" if where else "the store"
 
 
 def _replayable(events: Sequence[Event]) -> Sequence[Event]:

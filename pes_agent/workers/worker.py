@@ -27,6 +27,7 @@ from pes_agent.state.store import StateStore
 from pes_agent.tools.spec import ToolSpec
 from pes_agent.workers.producer import APP_VERSION
 from pes_agent.workers.queues import queue_name, queue_names, queue_options, system_database
+from pes_agent.workers.readiness import store_answers, system_database_answers, unreachable_at_launch
 from pes_agent.workers.steps import DbosSteps
 from pes_agent.workers.store import DurableStore
 from pes_agent.workers.workflow import install, uninstall
@@ -58,8 +59,9 @@ class Worker:
         self._inner: StateStore | None = None
 
     async def start(self) -> None:
-        """Build the instance, launch DBOS (recovering this executor's unfinished runs) and start
-        taking jobs from the config's queues."""
+        """Wait for both databases (``workers.storeOutageS``; ``StoreUnavailableError`` past it), build
+        the instance, launch DBOS (recovering this executor's unfinished runs) and start taking jobs
+        from the config's queues."""
         cfg = self.config
         url = system_database(cfg, self._source)
         unknown = sorted(name for name in cfg.workers.providers if cfg.providers and name not in cfg.providers)
@@ -69,14 +71,22 @@ class Worker:
                 source=self._source, key_path="workers.providers", allowed=sorted(cfg.providers),
             )
         base_dir = str(Path(self._source).resolve().parent) if self._source else None
+        window = cfg.workers.store_outage_s
         self._inner = self._store or open_store(cfg.storage, base_dir=base_dir)
-        art = await create_art_instance(cfg, tools=self._tools, providers=self._providers, store=DurableStore(self._inner))
+        await store_answers(self._inner, window)
+        await system_database_answers(url, window)
+        durable = DurableStore(self._inner, outage_s=window)
+        art = await create_art_instance(cfg, tools=self._tools, providers=self._providers, store=durable)
         art.steps = DbosSteps()
         self.art = art
-        install(art, approval_wait_s=cfg.workers.approval_wait_s)
+        install(art, approval_wait_s=cfg.workers.approval_wait_s, store=self._inner, store_outage_s=window)
         DBOS(config=self._dbos_config(url))
         DBOS.listen_queues(queue_names(cfg))
-        DBOS.launch()  # inside the running loop: DBOS runs the workflows on it
+        try:
+            DBOS.launch()  # inside the running loop: DBOS runs the workflows on it
+        except Exception as exc:  # the database went away between the check and the launch, or refuses DBOS
+            DBOS.destroy()
+            raise unreachable_at_launch(url, exc) from None  # not chained: DBOS's errors may hold the URL
         providers: list[str | None] = [*sorted(cfg.providers)] or [None]
         for provider in providers:
             options = queue_options(cfg.workers, provider, concurrency=self.concurrency)

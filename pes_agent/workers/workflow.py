@@ -1,7 +1,8 @@
 """The workflow a worker runs for each queued job: one pes-agent run, durable.
 
 A job is a plain dict (it is stored by DBOS as the workflow's input): ``kind`` is ``process`` (a new
-query) or ``resume`` (a person's decision on a paused thread), with ``thread_id``, ``trace_id`` and
+query), ``resume`` (a person's decision on a paused thread) or ``recover`` (a run that stopped on an
+unreachable database, continued from its journal), with ``thread_id``, ``trace_id`` and
 the fields of that call. The workflow publishes each response it reaches as a DBOS event (key
 ``response start`` for the job's first outcome, ``response <suspension id>`` for the outcome of a
 decision), so the producer can show it while the workflow goes on waiting.
@@ -24,7 +25,9 @@ the thread's next decision.
 
 from __future__ import annotations
 
+import contextlib
 import logging
+import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from functools import partial
@@ -32,10 +35,16 @@ from typing import Any
 
 from dbos import DBOS
 
+from pes_agent.agent.lease import is_stale
+from pes_agent.agent.lease import owner as lease_owner
 from pes_agent.agent.response import AgentFinalResponse
-from pes_agent.errors import PesAgentError
+from pes_agent.errors import PesAgentError, StoreUnavailableError, VersionConflictError
 from pes_agent.instance import ArtInstance
+from pes_agent.state.models import ItemStatus, Lease
+from pes_agent.state.store import StateStore
+from pes_agent.state.transient import new_outage_scope, ride_out
 from pes_agent.workers.steps import CallInterrupted, new_attempt
+from pes_agent.workers.store import describe_store
 
 logger = logging.getLogger("pes_agent.workers")
 
@@ -62,14 +71,17 @@ def ack_key(suspension_id: str) -> str:
 class _Runtime:
     art: ArtInstance
     approval_wait_s: float
+    store: StateStore
+    """The store itself, under the instance's durable one: for what a workflow writes outside steps."""
+    store_outage_s: float
 
 
 _RUNTIME: list[_Runtime] = []
 """The instance this worker process runs jobs with (set by ``install``; one per process)."""
 
 
-def install(art: ArtInstance, *, approval_wait_s: float) -> None:
-    _RUNTIME[:] = [_Runtime(art, approval_wait_s)]
+def install(art: ArtInstance, *, approval_wait_s: float, store: StateStore, store_outage_s: float) -> None:
+    _RUNTIME[:] = [_Runtime(art, approval_wait_s, store, store_outage_s)]
 
 
 def uninstall() -> None:
@@ -159,25 +171,65 @@ async def _withdrawn_if_invalid(suspension_id: str, outcome: Awaitable[dict[str,
 
 async def _published(key: str, thread_id: str, outcome: Awaitable[dict[str, Any]]) -> dict[str, Any]:
     """``outcome``, published under ``key`` for the caller waiting on it. A failure that is no
-    refusal (a store that went away) is published too, as ``{"failed": {type, message}}``, so the
-    caller learns at once rather than after its whole wait, then raised, so DBOS records the
-    workflow as failed. Its text stays in the worker's log: it may name a database."""
+    refusal is published too, as ``{"failed": {type, message}}``, so the caller learns at once rather
+    than after its whole wait, then raised, so DBOS records the workflow as failed. Its text stays in
+    the worker's log (it may name a database), except a database outage past ``workers.storeOutageS``:
+    that message is pes-agent's own (``host:port/database``, never a password) and tells the caller
+    how long the database was unreachable and how to continue; the thread is then given back."""
     try:
         response = await outcome
     except Exception as exc:
         kind = type(exc).__name__
         message = f"the run failed on a worker ({kind}); the worker's log has why"
+        if isinstance(exc, StoreUnavailableError):
+            message = f"the run failed on a worker: {exc}"
         logger.error("run on thread %r failed", thread_id, exc_info=exc)
         await DBOS.set_event_async(key, {"thread_id": thread_id, "failed": {"type": kind, "message": message}})
+        if isinstance(exc, StoreUnavailableError):
+            await _give_back(_runtime(), thread_id, exc)
         raise
     await DBOS.set_event_async(key, response)
     return response
+
+
+async def _give_back(runtime: _Runtime, thread_id: str, why: StoreUnavailableError) -> None:
+    """After a run gave up on an unreachable database: once the store answers (within another window),
+    leave the thread as a run that stopped (``ThreadState.stopped``), with no lease and no item
+    ``in_progress`` (back to ``pending``: a step that did not finish is run again from its start
+    either way), for ``Producer.recover`` to continue. Only a lease of this process's own ended run is taken back; a
+    thread another run holds by now is left alone. When the store stays down, the lease goes stale by
+    itself and ``recover`` still continues the run."""
+    store = runtime.store
+
+    async def settle() -> None:
+        state, version = await store.load(thread_id)
+        if state is None or (state.lease is not None and not _ended_here(state.lease)):
+            return
+        state.lease = None
+        state.stopped = f"the database was unreachable for {round(why.unreachable_s or 0, 1):g} s"
+        for item in state.todo_list:
+            if item.status is ItemStatus.IN_PROGRESS:
+                item.status = ItemStatus.PENDING
+        with contextlib.suppress(VersionConflictError):  # another run took the thread: its state stands
+            await store.save(thread_id, state, version)
+
+    new_outage_scope()
+    try:
+        await ride_out(settle, runtime.store_outage_s, what=describe_store(store))
+    except StoreUnavailableError:
+        logger.warning("thread %r: the store stayed unreachable; its lease goes stale by itself", thread_id)
+
+
+def _ended_here(lease: Lease) -> bool:
+    return lease.owner == lease_owner() and is_stale(lease, now=time.time(), timeout_s=float("inf"))
 
 
 async def _first(art: ArtInstance, job: dict[str, Any], carried: list[str]) -> dict[str, Any]:
     """The job's first response: its run's, or, for a resume job whose decision was refused, the
     response of the workflow that took that decision first (its id appended to ``carried``)."""
     thread_id, user_id = str(job["thread_id"]), job.get("user_id")
+    if job["kind"] == "recover":  # a run that stopped (an outage): on from its first unfinished item
+        return await _outcome(art, thread_id, user_id, await _recovery(art, job))
     if job["kind"] != "resume":
         return await _outcome(art, thread_id, user_id, partial(
             art.process, job["query"], thread_id=thread_id, trace_id=job.get("trace_id"), user_id=user_id,
@@ -195,6 +247,24 @@ async def _first(art: ArtInstance, job: dict[str, Any], carried: list[str]) -> d
         message = f"workflow {carrier!r} took the decision on {suspension_id!r} but has not answered; ask it later"
         return {"thread_id": thread_id, "refused": {"type": "PesAgentError", "message": message}}
     return dict(answer)
+
+
+async def _recovery(art: ArtInstance, job: dict[str, Any]) -> Callable[[], Awaitable[AgentFinalResponse]]:
+    """How a ``recover`` job continues the thread. A stopped ``process`` run whose query is not the
+    stored one never saved its plan (the query is stored with it): nothing of it is in the store but,
+    perhaps, its user message, so it runs again as it was, under its own trace (a history message of
+    that trace is not appended twice). Otherwise the thread's run goes on from its journal
+    (``ArtInstance.resume`` without a suspension). A thread whose run was asked again with the same
+    words as its previous one is taken as planned: the agent's recovery then refuses an empty plan."""
+    thread_id, user_id, stopped = str(job["thread_id"]), job.get("user_id"), job.get("stopped")
+    if stopped is not None:
+        state, _ = await art.store.load(thread_id)
+        if state is None or state.query != stopped.get("query"):
+            return partial(
+                art.process, stopped["query"], thread_id=thread_id, trace_id=stopped.get("trace_id"),
+                user_id=stopped.get("user_id"), options=stopped.get("options"),
+            )
+    return partial(art.resume, thread_id, user_id=user_id)
 
 
 async def _carrier(job: dict[str, Any]) -> str | None:
@@ -227,5 +297,7 @@ async def _outcome(
                 return (await call()).to_dict()
             except CallInterrupted:
                 call = partial(art.resume, thread_id, user_id=user_id)
+    except StoreUnavailableError:
+        raise  # the database stayed unreachable past `workers.storeOutageS`: a failure, not a refusal
     except PesAgentError as exc:
         return {"thread_id": thread_id, "refused": {"type": type(exc).__name__, "message": str(exc)}}
