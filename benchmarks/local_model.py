@@ -63,6 +63,7 @@ if _ROOT not in sys.path:  # run as a script: make `pes_agent` and `benchmarks` 
     sys.path.insert(0, _ROOT)
 
 from benchmarks._common import format_table
+from benchmarks.implied_tools import IMPLIED_TOOLS
 from benchmarks.local_holdout import (
     HOLDOUT,
     HOLDOUT_2,
@@ -73,6 +74,7 @@ from benchmarks.local_holdout import (
     HOLDOUT_7,
     HOLDOUT_BY_ID,
 )
+from benchmarks.local_implied import IMPLIED, IMPLIED_BY_ID
 from benchmarks.local_tasks import (
     TASKS,
     TASKS_BY_ID,
@@ -104,8 +106,8 @@ RESULT_PREFIX = "@@local_model "
 DEFAULT_TASK_TIMEOUT_S = 300.0
 TASK_SETS = {"dev": TASKS, "holdout": HOLDOUT, "holdout2": HOLDOUT_2, "holdout3": HOLDOUT_3, "holdout4": HOLDOUT_4,
              "holdout5": HOLDOUT_5, "holdout6": HOLDOUT_6,
-             "holdout7": HOLDOUT_7}
-ALL_TASKS = {**TASKS_BY_ID, **HOLDOUT_BY_ID}
+             "holdout7": HOLDOUT_7, "implied": IMPLIED}
+ALL_TASKS = {**TASKS_BY_ID, **HOLDOUT_BY_ID, **IMPLIED_BY_ID}
 WATCHED = (EventType.PLAN, EventType.TOOL_EXECUTION)
 
 
@@ -156,10 +158,12 @@ def recorded(spec: ToolSpec, log: list[tuple[str, Mapping[str, Any]]]) -> ToolSp
     return replace(spec, fn=fn)
 
 
-def harness_tools(log: list[tuple[str, Mapping[str, Any]]], total: int = 0) -> list[ToolSpec]:
-    """The task tools, recorded; with ``total``, catalogue tools (`tool_catalogue`, which no task
-    needs) fill the list up to that many: the planner has to find the task's tools among them."""
-    own = [recorded(spec, log) for spec in [*LOCAL_TOOLS, *BENCHMARK_TOOLS]]
+def harness_tools(log: list[tuple[str, Mapping[str, Any]]], total: int = 0, implied: bool = False) -> list[ToolSpec]:
+    """The task tools, recorded (with ``implied``, the implied set's tools too); with ``total``,
+    catalogue tools (`tool_catalogue`, which no task needs) fill the list up to that many: the
+    planner has to find the task's tools among them."""
+    extra = IMPLIED_TOOLS if implied else []
+    own = [recorded(spec, log) for spec in [*LOCAL_TOOLS, *BENCHMARK_TOOLS, *extra]]
     if total <= len(own):
         return own
     from benchmarks.tool_catalogue import SIZE, catalogue
@@ -232,7 +236,7 @@ def _record(
 
 async def run_task(task: Task, setting: str, config: Mapping[str, Any], model: Provider, total: int = 0) -> Outcome:
     executed: list[tuple[str, Mapping[str, Any]]] = []
-    tools = harness_tools(executed, total)
+    tools = harness_tools(executed, total, implied=task.domain == "implied")
     provider = model if setting == "plans" else GivenPlan(model, given_plan(task), [c.tool for c in task.calls])
     events: list[Event] = []
     start = time.perf_counter()

@@ -36,7 +36,7 @@ from jsonschema import Draft202012Validator
 
 from pes_agent.demo.arith import evaluate
 
-Domain = Literal["text", "units", "lookup", "dates"]
+Domain = Literal["text", "units", "lookup", "dates", "implied"]
 SaysKind = Literal["number", "text", "name", "date"]
 REL_TOLERANCE = 2e-3
 """Numbers in arguments match within 0.2 %: ``3.11 * 2`` passes for ``6.2137``, ``125 * 2`` fails for 249."""
