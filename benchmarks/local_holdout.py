@@ -1,7 +1,7 @@
 """Tasks held out from tuning: the local-model benchmark's other sets (``--set holdout|holdout2``).
 
 ``HOLDOUT`` was written on 2026-11-26, before it was ever run, after the operator narrowing of
-guided steps (``pes_agent.prompts.arithmetic``) had been shaped on the failures of the first set
+guided steps (``pes_agent.guided.arithmetic``) had been shaped on the failures of the first set
 (``local_tasks.TASKS``): same tools and judging, phrasings the first set does not have ("times",
 "plus", "take ... away from", "the sum", "what is left", "divide that by"). Its first run gave 14/16;
 the two phrasings it failed on ("take 15 away from 40", "subtract 100 from the sum") were then

@@ -40,8 +40,8 @@ from pydantic import BaseModel
 
 from pes_agent.errors import ProviderError
 from pes_agent.llm.llamacpp import grammar_for
-from pes_agent.prompts.grounding import query_parts
-from pes_agent.prompts.guided import EarlierResult, guided_arguments_schema, guided_plan_schema
+from pes_agent.guided.grounding import query_parts
+from pes_agent.guided.prompts import EarlierResult, guided_arguments_schema, guided_plan_schema
 from pes_agent.prompts.recovery import NeededField, fill_schema
 from pes_agent.prompts.schemas import content_reply_schema, plan_reply_schema, step_reply_schema
 from pes_agent.tools.decorators import tool

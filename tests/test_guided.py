@@ -17,9 +17,9 @@ from pes_agent import create_art_instance
 from pes_agent.demo.text_tools import LOCAL_TOOLS
 from pes_agent.events import Event, EventType
 from pes_agent.llm.gbnf import schema_to_gbnf
-from pes_agent.llm.guided import parse_guided_call, parse_guided_plan
-from pes_agent.prompts.choices import enum_choices, tool_choices
-from pes_agent.prompts.grounding import (
+from pes_agent.guided.replies import parse_guided_call, parse_guided_plan
+from pes_agent.guided.choices import enum_choices, tool_choices
+from pes_agent.guided.grounding import (
     Candidate,
     grounded_property,
     holds_data,
@@ -27,7 +27,7 @@ from pes_agent.prompts.grounding import (
     query_parts,
     text_spans,
 )
-from pes_agent.prompts.guided import (
+from pes_agent.guided.prompts import (
     EarlierResult,
     build_guided_planning,
     build_guided_step,
@@ -455,7 +455,7 @@ def test_an_enum_named_by_the_part_wins_over_values_earlier_results_hold() -> No
 
 
 def test_an_output_that_differs_from_its_input_only_in_case_is_a_finding() -> None:
-    from pes_agent.agent.stated_results import findings, unstated
+    from pes_agent.guided.answer import findings, unstated
     from pes_agent.state.models import ItemStatus, TodoItem, ToolCallRecord
 
     item = TodoItem(id="step_1", description="upper-case it", step_type="tool", required_tools=["transform_text"],

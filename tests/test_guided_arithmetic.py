@@ -13,9 +13,9 @@ import pytest
 
 from pes_agent.demo.text_tools import LOCAL_TOOLS
 from pes_agent.llm.gbnf import schema_to_gbnf
-from pes_agent.prompts.arithmetic import Operation, named_operation, operation_words
-from pes_agent.prompts.choices import tool_choices
-from pes_agent.prompts.guided import EarlierResult, guided_arguments_schema
+from pes_agent.guided.arithmetic import Operation, named_operation, operation_words
+from pes_agent.guided.choices import tool_choices
+from pes_agent.guided.prompts import EarlierResult, guided_arguments_schema
 
 CALCULATOR = next(spec for spec in LOCAL_TOOLS if spec.name == "calculator").input_schema
 

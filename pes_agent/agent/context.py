@@ -59,7 +59,7 @@ class RunContext:
     usage: RunUsage = field(default_factory=RunUsage)
     structured_output: bool = False
     guided: bool = False
-    """Guided decoding: every decision a grounded choice (``pes_agent.prompts.guided``)."""
+    """Guided decoding: every decision a grounded choice (``pes_agent.guided.prompts``)."""
     tracer: Tracer = NOOP_TRACER
     steps: StepRunner = DIRECT
     """How model and tool calls run: directly, or as durable steps (``pes_agent.workers``)."""

@@ -12,13 +12,13 @@ from pes_agent.agent.views import results_before
 from pes_agent.config import RetrievalConfig
 from pes_agent.errors import ParseError
 from pes_agent.events import EventType
-from pes_agent.llm.guided import parse_guided_plan
+from pes_agent.guided.replies import parse_guided_plan
 from pes_agent.llm.parser import parse_plan
 from pes_agent.llm.plans import find_tools_request
 from pes_agent.llm.replies import ParsedPlan, ParseWarning
 from pes_agent.llm.types import LLMReply, PromptRequest
-from pes_agent.prompts.grounding import query_parts
-from pes_agent.prompts.guided import build_guided_planning
+from pes_agent.guided.grounding import query_parts
+from pes_agent.guided.prompts import build_guided_planning
 from pes_agent.prompts.planning import build_planning, chosen_manifesto
 from pes_agent.prompts.refinement import build_refinement
 from pes_agent.prompts.views import HistoryTurn, PromptSettings

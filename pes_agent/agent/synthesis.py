@@ -5,12 +5,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from pes_agent.agent.context import PhaseFailure, RunContext
-from pes_agent.agent.stated_results import findings, plain_statement, unstated
+from pes_agent.guided.answer import findings, plain_statement, unstated
 from pes_agent.agent.views import results_before
 from pes_agent.events import EventType
 from pes_agent.llm.parser import parse_answer
 from pes_agent.llm.replies import ParsedAnswer
-from pes_agent.prompts.guided import build_guided_synthesis
+from pes_agent.guided.prompts import build_guided_synthesis
 from pes_agent.prompts.synthesis import build_synthesis
 from pes_agent.prompts.views import HistoryTurn
 

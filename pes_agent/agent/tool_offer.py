@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from pes_agent.config.retrieval import RetrievalConfig
-from pes_agent.prompts.arithmetic import operation_words
+from pes_agent.guided.arithmetic import operation_words
 from pes_agent.tools.finder import ToolFinder
 from pes_agent.tools.index import EXTRA_HINT, ToolHit
 from pes_agent.tools.semantic import Searcher

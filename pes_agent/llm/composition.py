@@ -1,6 +1,6 @@
 """Composed values: an expression field as two grounded numbers and an operator (``"42 * 3"``).
 
-The schema keywords are our own (``pes_agent.prompts.grounding`` writes them, ``gbnf`` reads them);
+The schema keywords are our own (``pes_agent.guided.grounding`` writes them, ``gbnf`` reads them);
 validators ignore unknown keywords, so a schema carrying them stays valid. Here is what they allow,
 apart from how a grammar spells it.
 """
@@ -17,7 +17,7 @@ __all__ = ["COMPOSED_OF", "MAX_COMPOSED", "OPERATORS", "Composition"]
 COMPOSED_OF = "x-composed-of"
 """The pieces a value is made of, joined by an arithmetic operator."""
 COMPOSED_OPS = "x-composed-ops"
-"""The operators it may use (``pes_agent.prompts.arithmetic``): those the step's words name.
+"""The operators it may use (``pes_agent.guided.arithmetic``): those the step's words name.
 Absent: any arithmetic operator."""
 COMPOSED_LEFT = "x-composed-left"
 COMPOSED_RIGHT = "x-composed-right"

@@ -15,7 +15,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from pes_agent.prompts.grounding import leaves
+from pes_agent.guided.grounding import leaves
 from pes_agent.state.models import ItemStatus, TodoItem
 
 __all__ = ["Finding", "findings", "plain_statement", "unstated"]

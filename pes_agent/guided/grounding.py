@@ -30,8 +30,8 @@ from referencing.exceptions import Unresolvable
 
 from pes_agent.gate.references import reference_text
 from pes_agent.llm.composition import COMPOSED_LEFT, COMPOSED_OF, COMPOSED_OPS, COMPOSED_RIGHT, COMPOSED_TWICE
-from pes_agent.prompts.arithmetic import Operation, named_operation
-from pes_agent.prompts.quotes import mask_quotes, unmask
+from pes_agent.guided.arithmetic import Operation, named_operation
+from pes_agent.guided.quotes import mask_quotes, unmask
 
 __all__ = [
     "Candidate",

@@ -1,4 +1,4 @@
-"""Guided replies (see ``pes_agent.prompts.guided``) turned into the plans and calls the agent runs.
+"""Guided replies (see ``pes_agent.guided.prompts``) turned into the plans and calls the agent runs.
 
 Under a grammar the reply is one compact JSON object; anything else means the reply was cut off
 (or the provider ignored the schema), which is reported the way free-text replies are: an

@@ -22,8 +22,8 @@ from typing import Any
 
 from pes_agent.llm.markers import sanitize_user_text
 from pes_agent.llm.types import Message, PromptRequest
-from pes_agent.prompts.arithmetic import named_operation
-from pes_agent.prompts.choices import (
+from pes_agent.guided.arithmetic import named_operation
+from pes_agent.guided.choices import (
     best_fitting,
     can_ground,
     enum_choices,
@@ -33,14 +33,14 @@ from pes_agent.prompts.choices import (
     tool_options,
     tool_scores,
 )
-from pes_agent.prompts.grounding import (
+from pes_agent.guided.grounding import (
     Candidate,
     grounded_property,
     holds_data,
     output_candidates,
     text_spans,
 )
-from pes_agent.prompts.quotes import without_quotes
+from pes_agent.guided.quotes import without_quotes
 from pes_agent.prompts.schemas import inline_refs
 from pes_agent.prompts.templates import (
     GUIDED_PLANNING,

@@ -14,9 +14,9 @@ from typing import Any
 
 from jsonschema import Draft202012Validator
 
-from pes_agent.prompts.arithmetic import named_operation, operation_verbs, operation_words
-from pes_agent.prompts.grounding import Candidate, composable, grounded_property, text_spans
-from pes_agent.prompts.quotes import without_quotes
+from pes_agent.guided.arithmetic import named_operation, operation_verbs, operation_words
+from pes_agent.guided.grounding import Candidate, composable, grounded_property, text_spans
+from pes_agent.guided.quotes import without_quotes
 
 __all__ = [
     "best_fitting",

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from pes_agent.prompts.quotes import without_quotes
+from pes_agent.guided.quotes import without_quotes
 
 __all__ = ["Operation", "named_operation", "operation_verbs", "operation_words"]
 

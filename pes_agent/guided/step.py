@@ -1,6 +1,6 @@
 """A tool step in guided mode: one tool at a time, its arguments chosen among grounded options.
 
-The step's prompt is rebuilt for every turn (``pes_agent.prompts.guided``): the tool the step still
+The step's prompt is rebuilt for every turn (``pes_agent.guided.prompts``): the tool the step still
 needs, the earlier results, and this step's part of the query. After a call that did not work, the
 next turn carries that reply and why it failed, once; a call that worked starts the next tool fresh.
 """
@@ -14,7 +14,7 @@ from pes_agent.agent.context import RunContext
 from pes_agent.agent.item_loop import ItemLoop
 from pes_agent.agent.views import output_text
 from pes_agent.llm.types import Message, PromptRequest
-from pes_agent.prompts.guided import EarlierResult, build_guided_step
+from pes_agent.guided.prompts import EarlierResult, build_guided_step
 from pes_agent.prompts.templates import GUIDED_RETRY
 from pes_agent.state.models import ItemStatus
 from pes_agent.tools.spec import ToolResult
