@@ -82,6 +82,8 @@ class Case:
     """Why this schema does not compile today (a product gap): the pure test is a strict xfail."""
     model_gap: str | None = None
     """Why the model's reply under this grammar is not valid today: the model test is a strict xfail."""
+    messages: tuple[Mapping[str, str], ...] | None = None
+    """The messages the agent itself sends with this schema (else a system line and ``prompt``)."""
 
 
 # --- the schemas ----------------------------------------------------------------------------------
@@ -324,6 +326,52 @@ def _plan_prompt(query: str) -> str:
     return f"Plan the task: {query}"
 
 
+SCRIPT_QUERIES = {
+    "latin-accents": "Calcule 12 * 7 pour Éloïse Müller, puis compte les mots de 'ça a déjà été fait'.",
+    "chinese": "我想在肯德基买10个麦辣鸡腿堡，然后计算 12 * 7。",
+    "arabic": "احسب 12 * 7، ثم عد الكلمات في 'مرحبا بالعالم الجميل'.",
+    "cyrillic": "Вычисли 12 * 7, затем посчитай слова в 'привет большой мир'.",
+    "emoji": "Compute 12 * 7 🎉🔥, then count the words in '🍔 and 🍟 👍🏽'.",
+}
+"""Requests in five scripts (issue 25: a Chinese request once named a grammar rule, llama.cpp could not
+parse the grammar and the process died): each goes through every guided prompt that is decoded under
+a grammar, with the messages the agent sends."""
+
+
+def _script_cases() -> list[Case]:
+    from pes_agent.demo.text_tools import LOCAL_TOOLS
+    from pes_agent.guided.prompts import build_guided_planning, build_guided_step
+    from pes_agent.prompts.templates import DEFAULTS
+    from pes_agent.prompts.views import PromptSettings
+
+    settings = PromptSettings(persona="Zoi", templates=DEFAULTS)
+    summaries = {t.name: t.summary for t in LOCAL_TOOLS}
+    cases = []
+    for script, query in SCRIPT_QUERIES.items():
+        parts = query_parts(query)
+        requests = [build_guided_planning(query, parts, [f"{n}: {s}" for n, s in summaries.items()], summaries,
+                                          settings, schemas={t.name: t.input_schema for t in LOCAL_TOOLS})]
+        for i, part in enumerate(parts):
+            earlier = [EarlierResult(step_id="step_1", description=parts[0], output=84.0, text="84")] if i else []
+            requests += [
+                build_guided_step(query, part, step_id=f"step_{i + 1}", tool=t.name, description=t.summary,
+                                  input_schema=t.input_schema, earlier=earlier, settings=settings)
+                for t in LOCAL_TOOLS
+            ]
+        for n, request in enumerate(requests):
+            assert request.response_schema is not None
+            cases.append(
+                Case(
+                    id=f"scripts/{script}/{request.phase}{n}",
+                    phase=request.phase,
+                    schema=request.response_schema,
+                    prompt="",
+                    messages=tuple({"role": m.role, "content": m.content} for m in request.messages),
+                )
+            )
+    return cases
+
+
 def collect_cases() -> list[Case]:
     cases: list[Case] = []
     toolsets = _demo_toolsets()
@@ -414,6 +462,7 @@ def collect_cases() -> list[Case]:
                 prompt=_plan_prompt(phrase),
             )
         )
+    cases += _script_cases()
     cases.append(
         Case(
             id="content",
@@ -591,6 +640,8 @@ class ModelRun:
 
 
 def _messages(case: Case) -> list[dict[str, str]]:
+    if case.messages is not None:
+        return [dict(m) for m in case.messages]
     return [{"role": "system", "content": "Reply in JSON."}, {"role": "user", "content": case.prompt}]
 
 
@@ -836,3 +887,19 @@ def test_the_model_decodes_under_every_grammar(case: Case, model_run: ModelRun) 
         f"{case.id}: a reply that ended on its own is not valid against the schema sent: {problems}\n"
         f"reply: {outcome.text!r}\nschema: {json.dumps(case.schema)[:800]}\ngrammar:\n{excerpt}"
     )
+
+
+def test_request_text_never_names_a_grammar_rule() -> None:
+    """Rule names are ASCII whatever the request's script; its text appears only in literals."""
+    for case in _script_cases():
+        grammar = grammar_for(case.schema, case.phase, REPLY_TOKENS)
+        names = [line.split(" ::= ", 1)[0] for line in grammar.splitlines()]
+        assert all(name.isascii() and name.replace("-", "").isalnum() for name in names), (case.id, names)
+
+
+def test_a_grammar_llama_cpp_could_not_parse_is_refused_before_it_reaches_the_model() -> None:
+    from pes_agent.llm.llamacpp import check_rule_names
+
+    check_rule_names('root ::= "a" root-x\nroot-x ::= "我"')
+    with pytest.raises(ValueError, match="cannot parse"):
+        check_rule_names('root ::= root-我\nroot-我 ::= "a"')

@@ -10,7 +10,6 @@ from typing import Literal
 
 from pes_agent.agent.calls import NOT_A_TOOL, handle_call
 from pes_agent.agent.context import RunContext
-from pes_agent.guided.step import guided_request, remember_turn, target_tool
 from pes_agent.agent.item_loop import ItemLoop, new_loop, recovery_messages
 from pes_agent.agent.pauses import pause_for_approval, pause_for_clarification
 from pes_agent.agent.plan_update import apply_plan_update
@@ -18,6 +17,7 @@ from pes_agent.agent.planning import emit_warnings
 from pes_agent.agent.views import output_text, tool_result_view
 from pes_agent.events import EventType
 from pes_agent.guided.replies import parse_guided_call
+from pes_agent.guided.step import guided_request, remember_turn, target_tool
 from pes_agent.llm.parser import parse_step
 from pes_agent.llm.replies import ParsedStep
 from pes_agent.llm.types import Message, PromptRequest

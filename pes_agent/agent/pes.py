@@ -35,12 +35,13 @@ def next_ready(items: Sequence[TodoItem]) -> TodoItem | None:
     return None
 
 
-def run_status(items: Sequence[TodoItem]) -> RunStatus:
-    """``success`` only when every item completed and every tool step ran its required tools: a
-    step closed without them (advisory validation) is work not done, and says so."""
+def run_status(items: Sequence[TodoItem], unplanned: Sequence[str] = ()) -> RunStatus:
+    """``success`` only when every item completed, every tool step ran its required tools (a step
+    closed without them, under advisory validation, is work not done) and no part of the request
+    that asks something was left without a step (``unplanned``)."""
     done = all(it.status is ItemStatus.COMPLETED for it in items)
     skipped = any(it.is_tool_step and it.validation_status == "failed" for it in items)
-    return "success" if done and not skipped else "partial"
+    return "success" if done and not skipped and not unplanned else "partial"
 
 
 async def execute_items(ctx: RunContext) -> ItemOutcome:
@@ -117,7 +118,7 @@ async def _run_phases(
         if outcome is not ItemOutcome.DONE:
             await save_and_release(ctx)
             return paused_response(ctx)
-        status = run_status(ctx.state.todo_list)
+        status = run_status(ctx.state.todo_list, ctx.state.unplanned)
         with phase_span(ctx, "synthesis"):
             answer = await run_synthesis(ctx, history, status=status)
     except PhaseFailure as failure:

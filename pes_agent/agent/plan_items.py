@@ -18,6 +18,7 @@ def todo_from_plan(planned: PlannedItem, *, validation_mode: str, now: float) ->
         required_tools=list(planned.required_tools),
         expected_outcome=planned.expected_outcome,
         dependencies=list(planned.dependencies),
+        bindings=dict(planned.bindings),
         validation_mode="advisory" if validation_mode == "advisory" else "strict",
         created_at=now,
     )
@@ -29,4 +30,5 @@ def plan_event_data(ctx: RunContext) -> dict[str, object]:
         "intent": ctx.state.intent,
         "plan": ctx.state.plan,
         "todo_list": [item.model_dump(mode="json") for item in ctx.state.todo_list],
+        "unplanned": list(ctx.state.unplanned),
     }

@@ -62,6 +62,7 @@ async def apply_plan_update(ctx: RunContext, proposal: ParsedPlan, *, current_id
         now=ctx.clock(),
     )
     ctx.state.todo_list = merged
+    ctx.state.unplanned = list(proposal.unplanned)  # a revised plan answers to its own parts
     if proposal.title:
         ctx.state.title = proposal.title
     if proposal.intent:

@@ -12,13 +12,14 @@ from pes_agent.agent.views import results_before
 from pes_agent.config import RetrievalConfig
 from pes_agent.errors import ParseError
 from pes_agent.events import EventType
+from pes_agent.guided.dataflow import ToolShape
+from pes_agent.guided.grounding import query_parts
+from pes_agent.guided.prompts import build_guided_planning
 from pes_agent.guided.replies import parse_guided_plan
 from pes_agent.llm.parser import parse_plan
 from pes_agent.llm.plans import find_tools_request
 from pes_agent.llm.replies import ParsedPlan, ParseWarning
 from pes_agent.llm.types import LLMReply, PromptRequest
-from pes_agent.guided.grounding import query_parts
-from pes_agent.guided.prompts import build_guided_planning
 from pes_agent.prompts.planning import build_planning, chosen_manifesto
 from pes_agent.prompts.refinement import build_refinement
 from pes_agent.prompts.views import HistoryTurn, PromptSettings
@@ -89,13 +90,19 @@ async def run_planning(ctx: RunContext, history: Sequence[HistoryTurn]) -> Parse
         request = build_guided_planning(
             ctx.query, parts, ctx.registry.manifesto_lines(offer.names), {s.name: s.summary for s in specs},
             ctx.settings, schemas={s.name: s.input_schema for s in specs},
+            outputs={s.name: s.output_schema for s in specs if s.output_schema is not None},
         )
         reply = await ctx.call_model(request)
     else:
         reply = await _plan_with_finds(ctx, history, await offer_tools(ctx))
     try:
         if ctx.guided:
-            parsed = parse_guided_plan(reply.text, parts, offer.names)
+            shapes = {
+                s.name: ToolShape(name=s.name, input_schema=s.input_schema, output_schema=s.output_schema)
+                for n in offer.names
+                if (s := ctx.registry.get(n)) is not None
+            }
+            parsed = parse_guided_plan(reply.text, parts, offer.names, shapes)
         else:
             parsed = parse_plan(reply.text)
     except ParseError as exc:
@@ -105,6 +112,7 @@ async def run_planning(ctx: RunContext, history: Sequence[HistoryTurn]) -> Parse
     ctx.state.title = parsed.title
     ctx.state.intent = parsed.intent
     ctx.state.plan = parsed.plan
+    ctx.state.unplanned = list(parsed.unplanned)
     ctx.state.todo_list = [
         todo_from_plan(p, validation_mode=ctx.limits.validation_mode, now=now) for p in parsed.items
     ]

@@ -76,7 +76,8 @@ class ProviderConfig(ConfigModel):
     n_ctx: int = Field(default=4096, ge=256)
     """``llamacpp``: context window in tokens (prompt plus reply)."""
     n_threads: int | None = Field(default=None, ge=1)
-    """``llamacpp``: CPU threads for generation; None lets llama.cpp choose."""
+    """``llamacpp``: CPU threads for generation; None uses half the cores this process may use (at
+    least one), which stays fast when other processes share the machine."""
     seed: int | None = None
     """``llamacpp``: sampling seed, for repeatable runs at a temperature above 0."""
     top_p: float | None = Field(default=None, gt=0, le=1)

@@ -3,8 +3,9 @@
 A small model's answer often omits or garbles the numbers its tools produced ("12 * 7 is 85", or
 nothing at all). The tool outputs are known exactly, so the agent checks the answer against them:
 each completed tool step's *findings* (the output's scalar values that are not an echo of the
-call's own arguments) must appear in the answer. When one does not, the response becomes a plain
-statement of every step's findings, and the response metadata says so.
+call's own arguments) must appear in the answer, and every number the answer states must be one
+the request or a tool call holds (``ungrounded``). When either fails, the response becomes a plain
+statement of every step's findings (or of what was not found), and the response metadata says so.
 """
 
 from __future__ import annotations
@@ -15,13 +16,15 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from pes_agent.gate.references import find_references
 from pes_agent.guided.grounding import leaves
 from pes_agent.state.models import ItemStatus, TodoItem
 
-__all__ = ["Finding", "findings", "plain_statement", "unstated"]
+__all__ = ["Finding", "findings", "not_found", "plain_statement", "ungrounded", "unstated"]
 
 MAX_FINDINGS = 3
-"""An output with more scalar values than this is a document, not a finding; it is not checked."""
+"""An output with more scalar values than this is a document: any one of its values stated counts,
+and the plain statement shows this many."""
 _NUMBER = re.compile(r"-?\d+(?:,\d{3})*(?:\.\d+)?")
 
 
@@ -37,19 +40,56 @@ class Finding:
 
 
 def findings(items: Sequence[TodoItem]) -> list[Finding]:
+    """What each completed tool step found, less the steps whose output only fed a later step (a
+    producer the request implied: the capital looked up for the weather is not the answer)."""
+    fed = {ref.step_id for item in items for ref in find_references(list(item.bindings.values()))}
     out = []
     for item in items:
         ok = [r for r in item.tool_results if r.status == "success"]
-        if item.status is not ItemStatus.COMPLETED or not item.is_tool_step or not ok:
+        if item.status is not ItemStatus.COMPLETED or not item.is_tool_step or not ok or item.id in fed:
             continue
         last = ok[-1]
         echoes = {_key(v) for v in _scalars(last.arguments)}
-        leaves = [(path, v) for path, v in _leaves(last.output) if _key(v) not in echoes]
-        if not leaves or len(leaves) > MAX_FINDINGS:
+        every = list(_leaves(last.output))
+        leaves = [(path, v) for path, v in every if _key(v) not in echoes] or every
+        if not leaves:
             continue
-        text = _value_text(leaves[0][1]) if len(leaves) == 1 else ", ".join(f"{p}: {_value_text(v)}" for p, v in leaves)
+        shown = every[:MAX_FINDINGS] if len(every) <= MAX_FINDINGS else leaves[:MAX_FINDINGS]
+        text = _value_text(shown[0][1]) if len(shown) == 1 else ", ".join(f"{p}: {_value_text(v)}" for p, v in shown)
+        if len(leaves) > MAX_FINDINGS:  # a document: any of its values stated counts, a few are shown
+            text += ", …"
         out.append(Finding(step_id=item.id, description=item.description, values=tuple(v for _, v in leaves), text=text))
     return out
+
+
+def ungrounded(answer: str, query: str, items: Sequence[TodoItem]) -> list[str]:
+    """The numbers (amounts, dates, ids) the answer states that neither the request nor any tool
+    call holds: made up ("38°C" after every call failed, "€12.20" when nothing converted). An answer
+    may only restate what was asked and found."""
+    seen = [query]
+    for item in items:
+        for record in item.tool_results:
+            seen.append(json.dumps(record.arguments, ensure_ascii=False, default=str))
+            if record.status == "success":
+                seen.append(json.dumps(record.output, ensure_ascii=False, default=str))
+    known = {_as_number(n) for text in seen for n in _NUMBER.findall(text)}
+    return [n for n in _NUMBER.findall(answer) if _as_number(n) not in known]
+
+
+def not_found(items: Sequence[TodoItem], unplanned: Sequence[str]) -> str:
+    """The plain statement of a run whose steps found nothing to state: what was tried and why it
+    did not work, and the parts no step was planned for."""
+    lines = [
+        f"{_sentence(item.description)}: not found ({item.error or 'the step did not complete'})."
+        for item in items
+        if item.is_tool_step and item.status is not ItemStatus.COMPLETED
+    ]
+    lines += [f"{_sentence(part)}: no tool can answer this." for part in unplanned]
+    return "\n".join(lines) or "No tool step found anything to state."
+
+
+def _sentence(text: str) -> str:
+    return f"{text[:1].upper()}{text[1:]}".rstrip(" .?!")
 
 
 def unstated(answer: str, found: Sequence[Finding]) -> list[Finding]:

@@ -16,6 +16,7 @@ from jsonschema import Draft202012Validator
 
 from pes_agent.guided.arithmetic import named_operation, operation_verbs, operation_words
 from pes_agent.guided.grounding import Candidate, composable, grounded_property, text_spans
+from pes_agent.guided.language import language
 from pes_agent.guided.quotes import without_quotes
 
 __all__ = [
@@ -24,6 +25,8 @@ __all__ = [
     "enum_choices",
     "introduced_choice",
     "named_leaves",
+    "described",
+    "stems",
     "tool_choices",
     "tool_options",
     "tool_scores",
@@ -129,11 +132,15 @@ def tool_options(schemas: Mapping[str, Mapping[str, Any]] | None) -> dict[str, s
 
 
 def _options(input_schema: Mapping[str, Any]) -> list[str]:
+    """A tool's options: its enums' values, and the description of each enum, which says in words
+    what its values stand for when they are codes ("EUR (euros)")."""
     properties = input_schema.get("properties")
     if not isinstance(properties, Mapping):
         return []
-    return [o for p in properties.values() if isinstance(p, Mapping) and isinstance(p.get("enum"), list)
-            for o in p["enum"][:MAX_OPTION_WORDS] if isinstance(o, str)]
+    closed = [p for p in properties.values() if isinstance(p, Mapping) and isinstance(p.get("enum"), list)]
+    values = [o for p in closed for o in p["enum"][:MAX_OPTION_WORDS] if isinstance(o, str)]
+    about = [p["description"] for p in closed if isinstance(p.get("description"), str)]
+    return values + about
 
 
 MAX_OPTION_WORDS = 50
@@ -174,17 +181,24 @@ LEAD_WEIGHT = 2
 the word count" adds; "word count" there names an earlier result)."""
 
 
+def stems(text: str) -> list[str]:
+    """The text's content words, stemmed, as tool and field names are compared (``price_usd`` →
+    ``price``, ``usd``)."""
+    return _stem_list(text)
+
+
 def _stem_list(text: str) -> list[str]:
     words = re.findall(r"[a-z]+", text.replace("_", " ").casefold())
     return [_stem(w) for w in words if len(w) > 2 and w not in _STOPWORDS_FOR_TOOLS]
 
 
-def introduced_choice(schema: Mapping[str, Any], name: str, text: str) -> Any | None:
+def introduced_choice(schema: Mapping[str, Any], name: str, text: str, given_in: str = "") -> Any | None:
     """The option ``text`` introduces with a word of the argument's own name: "to miles" for
     ``to_unit``, "from pounds" for ``from_unit``. Argument names carry these words exactly when
     two arguments share one set of options, which is when a small model mixes them up. A source
     (``from_...``, ``source_...``) is also the option a number is given in: "how many feet is 100
-    meters" converts from meters."""
+    meters" converts from meters; and the option the field a value flows from names (``given_in``:
+    an amount taken from ``price_usd`` is given in USD)."""
     options = schema.get("enum")
     if not isinstance(options, list):
         return None
@@ -196,8 +210,28 @@ def introduced_choice(schema: Mapping[str, Any], name: str, text: str) -> Any | 
             return option
     if words & {"from", "source"}:
         given = [o for o, value in values.items() if re.search(rf"\d {re.escape(value)}\b", lowered)]
+        carried = _named(options, given_in.replace("_", " "), described(schema)) if given_in else []
+        given = given or carried
         return given[0] if len(given) == 1 else None
     return None
+
+
+def described(schema: Mapping[str, Any]) -> dict[str, str]:
+    """Each option's words where the schema's description gives them beside it: "EUR (euros)",
+    "C: Celsius", "kg = kilograms". Codes say little to a reader; the author's words for them are
+    how a request names them ("in euros")."""
+    options = schema.get("enum")
+    about = schema.get("description")
+    if not isinstance(options, list) or not isinstance(about, str):
+        return {}
+    out = {}
+    for option in options:
+        if not isinstance(option, str) or not option.strip():
+            continue
+        found = re.search(rf"(?<![\w-]){re.escape(option)}(?![\w-])\s*(?:\(([^)]{{1,60}})\)|[:=–-]\s*([^,;.()]{{1,60}}))", about)
+        if found:
+            out[option] = found.group(1) or found.group(2) or ""
+    return out
 
 
 def enum_choices(
@@ -210,7 +244,7 @@ def enum_choices(
     options = schema.get("enum")
     if not isinstance(options, list):
         return None
-    named = _named(options, part)
+    named = _named(options, part, described(schema))
     folded = {str(v).casefold() for v in earlier if isinstance(v, str)}
     held = [o for o in options if isinstance(o, str) and o.casefold() in folded]
     kept = [o for o in named if o not in taken] or [o for o in held if o not in taken] or named
@@ -219,8 +253,9 @@ def enum_choices(
     return {**schema, "enum": kept}
 
 
-def _named(options: Sequence[Any], text: str) -> list[Any]:
-    """The string options ``text`` names, as words or stems, in the order it names them."""
+def _named(options: Sequence[Any], text: str, words: Mapping[str, str] | None = None) -> list[Any]:
+    """The string options ``text`` names, as words or stems, in the order it names them; also by
+    the ``words`` the schema gives an option (``described``: "euros" names EUR)."""
     lowered = " " + " ".join(re.findall(r"[\w-]+", text.casefold())) + " "
     stems = set(_stem_list(text))
     found = []
@@ -231,19 +266,15 @@ def _named(options: Sequence[Any], text: str) -> list[Any]:
         at = lowered.find(f" {value} ")
         if at < 0 and _stem(value) in stems:
             at = len(lowered)
+        if at < 0 and words and option in words and set(_stem_list(words[option])) <= stems and _stem_list(words[option]):
+            at = len(lowered)
         if at >= 0:
             found.append((at, option))
     return [option for _, option in sorted(found, key=lambda n: n[0])]
 
 
 def _stem(word: str) -> str:
-    """A crude suffix strip: "words"/"word", "converted"/"convert", "counting"/"count" meet."""
-    if word.endswith(("ses", "xes", "zes", "ches", "shes")) and len(word) > 5:
-        return word[:-2]  # boxes -> box; but prices -> price below
-    for suffix in ("ations", "ation", "ings", "ing", "ers", "er", "ed", "s"):
-        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
-            return word[: -len(suffix)]
-    return word
+    return language().stem(word)
 
 
 _STOPWORDS_FOR_TOOLS = frozenset(

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -29,12 +29,14 @@ from jsonschema import Draft202012Validator
 from referencing.exceptions import Unresolvable
 
 from pes_agent.gate.references import reference_text
-from pes_agent.llm.composition import COMPOSED_LEFT, COMPOSED_OF, COMPOSED_OPS, COMPOSED_RIGHT, COMPOSED_TWICE
 from pes_agent.guided.arithmetic import Operation, named_operation
+from pes_agent.guided.language import language
 from pes_agent.guided.quotes import mask_quotes, unmask
+from pes_agent.llm.composition import COMPOSED_LEFT, COMPOSED_OF, COMPOSED_OPS, COMPOSED_RIGHT, COMPOSED_TWICE
 
 __all__ = [
     "Candidate",
+    "checking",
     "composable",
     "composition_pieces",
     "grounded_property",
@@ -57,6 +59,8 @@ LONG_VALUE = 80
 _DATE = re.compile(r"\b\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2})?)?\b")
 _NUMBER = re.compile(r"(?<![\w.])-?\d+(?:[.,]\d+)*(?:\.\d+)?(?![\w])")
 _WORD = re.compile(r"[^\W\d_][\w'-]*")
+_ADDRESS = re.compile(r"\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+|\bhttps?://[^\s'\"<>]+", re.IGNORECASE)
+"""An email address or a URL: one value, never its words."""
 _CAPITALISED = re.compile(r"\b[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*")
 _SPLIT = re.compile(
     r"\s*(?:[;.!?](?:\s+|$)|,?\s+and\s+then\s+|,\s*then\s+|\s+then\s+|,?\s+after\s+that,?\s+|,?\s+finally,?\s+"
@@ -91,9 +95,30 @@ def query_parts(query: str) -> tuple[str, ...]:
     for raw in _SPLIT.split(masked):
         part = _LEADING.sub("", raw.strip(" ,")).strip(" ,")
         parts += [unmask(p, quotes) for p in _conjoined(part)] if part else []
+    parts = _with_context(parts)
     if len(parts) > MAX_PARTS:
         parts = [*parts[: MAX_PARTS - 1], " ".join(parts[MAX_PARTS - 1 :])]
     return tuple(parts) or (query.strip(),)
+
+
+def _with_context(parts: list[str]) -> list[str]:
+    """Sentences that only give context joined to the ask they serve: "A tent weighs 4 pounds.
+    Convert that to kilograms." is one part holding its values, not a step for the statement; "Our
+    team flies to Portugal next week. What is the weather in its capital?" keeps the country beside
+    the question. Context after the last ask joins that ask."""
+    out: list[str] = []
+    pending: list[str] = []
+    for part in parts:
+        if language().is_context(part):
+            pending.append(part)
+            continue
+        out.append(". ".join([*pending, part]))
+        pending = []
+    if pending and out:
+        out[-1] = ". ".join([out[-1], *pending])
+    elif pending:
+        out = [". ".join(pending)]
+    return out
 
 
 _CONJOINED = re.compile(r"^(?P<verb>.+?)\s+(?P<head>[a-z]+\s+[a-z]+(?:\s+[a-z]+)?)\s+(?P<first>.+?)\s+and\s+"
@@ -123,17 +148,45 @@ def _conjoined(part: str) -> list[str]:
     return [f"{verb} {head} {match['first']}", f"{verb} {head} {match['second']}"]
 
 
-def text_spans(text: str) -> list[str]:
-    """Values a text offers, most specific first: quoted text, dates, numbers, names, words."""
+def text_spans(text: str, actions: Collection[str] = ()) -> list[str]:
+    """Values a text offers, most specific first: quoted text, addresses (emails, URLs), dates,
+    numbers, names, words. Values stay whole: a date is one value, as written and as ISO 8601
+    ("01/15/2024", "2024-01-15"), never its numbers; an email is never its words; a name of several
+    words ("Tel Aviv") is never one of them alone, and is offered without its possessive ("Lena
+    Brook's" → "Lena Brook"). ``actions``: stemmed words of the tools at hand, which name the work,
+    not its data: no such word is offered ("Email", "subject" for an email tool), and a name run that
+    opens the sentence with one ("Email Omar Haddad") starts after it."""
     found: list[str] = []
     masked, quotes = mask_quotes(text)
     found.extend(quotes)
     plain = re.sub(r"\x00\d+\x00", " ", masked)
+    found.extend(m.group(0).rstrip(".") for m in _ADDRESS.finditer(plain))
+    plain = _ADDRESS.sub(" ", plain)
     found.extend(m.group(0) for m in _DATE.finditer(plain))
-    found.extend(m.group(0) for m in _NUMBER.finditer(_DATE.sub(" ", plain)))
-    found.extend(m.group(0) for m in _CAPITALISED.finditer(plain) if _is_name(m, plain))
-    found.extend(w for w in _WORD.findall(plain) if len(w) > 2 and w.lower() not in _STOPWORDS)
+    plain = _DATE.sub(" ", plain)
+    for day in language().dates(plain):
+        found += [day.text, day.iso]
+        plain = plain.replace(day.text, " ")
+    found.extend(m.group(0) for m in _NUMBER.finditer(plain))
+    names = [_name(m, plain, actions) for m in _CAPITALISED.finditer(plain) if _is_name(m, plain)]
+    found.extend(n for n in names if n)
+    inside = {w for n in names if len(n.split()) > 1 for w in n.split()}
+    found.extend(
+        w for w in _WORD.findall(plain)
+        if len(w) > 2 and w.lower() not in _STOPWORDS and language().name_core(w) not in inside
+        and language().stem(w.casefold()) not in actions
+    )
     return list(dict.fromkeys(s.strip() for s in found if s.strip()))
+
+
+def _name(match: re.Match[str], text: str, actions: Collection[str]) -> str:
+    """A capitalised run as a name: past an opening word that is the tool's action, without a
+    possessive."""
+    words = match.group(0).split()
+    opens = text[: match.start()].rstrip() == "" or text[: match.start()].rstrip()[-1:] in ".!?;"
+    if opens and len(words) > 1 and actions and language().stem(words[0].casefold()) in actions:
+        words = words[1:]
+    return language().name_core(" ".join(words))
 
 
 def output_candidates(step_id: str, output: Any) -> list[Candidate]:
@@ -169,7 +222,7 @@ def grounded_property(
     items = schema.get("items")
     if schema.get("type") == "array" and isinstance(items, Mapping):
         return _grounded_list(schema, items, candidates, operation)
-    validator = Draft202012Validator(dict(schema))
+    validator = checking(schema)
     options: list[Any] = []
     for candidate in candidates:
         for value in _typed(candidate.value, schema):
@@ -237,6 +290,11 @@ def _is_name(match: re.Match[str], text: str) -> bool:
     if opens and len(words) == 1:
         return False
     return match.group(0).lower() not in _STOPWORDS
+
+
+def checking(schema: Mapping[str, Any]) -> Draft202012Validator:
+    """A validator that checks ``format`` too: a word is no ``format: email``, "18" no date."""
+    return Draft202012Validator(dict(schema), format_checker=Draft202012Validator.FORMAT_CHECKER)
 
 
 def _valid(validator: Draft202012Validator, value: Any) -> bool:

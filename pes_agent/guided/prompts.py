@@ -20,8 +20,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from pes_agent.llm.markers import sanitize_user_text
-from pes_agent.llm.types import Message, PromptRequest
 from pes_agent.guided.arithmetic import named_operation
 from pes_agent.guided.choices import (
     best_fitting,
@@ -29,10 +27,12 @@ from pes_agent.guided.choices import (
     enum_choices,
     introduced_choice,
     named_leaves,
+    stems,
     tool_choices,
     tool_options,
     tool_scores,
 )
+from pes_agent.guided.dataflow import ToolShape, implied_steps, suppliable
 from pes_agent.guided.grounding import (
     Candidate,
     grounded_property,
@@ -41,6 +41,8 @@ from pes_agent.guided.grounding import (
     text_spans,
 )
 from pes_agent.guided.quotes import without_quotes
+from pes_agent.llm.markers import sanitize_user_text
+from pes_agent.llm.types import Message, PromptRequest
 from pes_agent.prompts.schemas import inline_refs
 from pes_agent.prompts.templates import (
     GUIDED_PLANNING,
@@ -87,12 +89,21 @@ def _system(settings: PromptSettings) -> Message:
 
 
 def guided_plan_schema(
-    parts: Sequence[str], tools: Mapping[str, str], schemas: Mapping[str, Mapping[str, Any]] | None = None
+    parts: Sequence[str],
+    tools: Mapping[str, str],
+    schemas: Mapping[str, Mapping[str, Any]] | None = None,
+    outputs: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> dict[str, Any]:
     """One property per part, in order, each a choice among the tools whose required values the
-    part can supply (``grounding.can_ground``, given their input ``schemas``) and, among those, the
-    ones the part's words point to (``grounding.tool_choices``), ties broken by what the part holds
-    (``choices.best_fitting``): the plan in as few tokens as it takes to name the tools.
+    part can supply (``grounding.can_ground``, given their input ``schemas``, or through the steps
+    it implies, ``dataflow``) and, among those, the ones the part's words point to
+    (``choices.tool_choices``), ties broken by what the part holds (``choices.best_fitting``): the
+    plan in as few tokens as it takes to name the tools.
+
+    With the tools' declared ``outputs``, a tool is scored together with the producers its needs
+    imply: "What is the weather in the capital of Japan?" points to the weather with the capital
+    looked up first, which says more of the part than the country tool alone; of tools the words
+    tie on, the one whose implied steps do more of the part is offered.
 
     A part that shares no word with any tool and holds no data (no number, quote or date) to act on
     gets no tool ("none", decided here): offered as an option, a small model picks it everywhere,
@@ -101,12 +112,31 @@ def guided_plan_schema(
     """
     properties = {}
     options = tool_options(schemas)
+    shapes = _shapes(schemas, outputs)
     for i, part in enumerate(parts):
         before = " ".join(parts[:i])
-        fitting = {n: s for n, s in tools.items() if schemas is None or n not in schemas or can_ground(schemas[n], part, before)}
+        fitting = {
+            n: s for n, s in tools.items()
+            if schemas is None or n not in schemas or can_ground(schemas[n], part, before)
+            or (shapes is not None and suppliable(n, part, before, shapes))
+        }
         offered = fitting or tools
-        evidence = max(tool_scores(part, offered, options).values(), default=0) > 0
-        choices = tool_choices(part, offered, options) if evidence or holds_data(part) else []
+        texts, words = dict(offered), options
+        chains: dict[str, int] = {}
+        own = tool_scores(part, offered, options)
+        if shapes is not None and max(own.values(), default=0) > 0:
+            # a tool the part's words point to, scored with the words of the steps it implies
+            texts, words = {}, {}
+            for name in (n for n in offered if own[n] > 0):
+                chain = [s.tool for s in implied_steps(name, part, before, shapes)] if name in shapes else [name]
+                chains[name] = len(chain)
+                texts[name] = " ".join(f"{t} {tools.get(t, '')}" for t in chain)
+                words[name] = " ".join(options.get(t, "") for t in chain)
+        evidence = max(tool_scores(part, texts, words).values(), default=0) > 0
+        choices = tool_choices(part, texts, words) if evidence or holds_data(part) else []
+        if chains and choices:  # of tools the words tie on, those whose implied steps do the most
+            longest = max(chains.get(n, 1) for n in choices)
+            choices = [n for n in choices if chains.get(n, 1) == longest]
         if schemas is not None:  # near neighbours the words cannot tell apart: what the part holds can
             choices = best_fitting(choices, schemas, part, before)
         properties[part] = {"enum": choices or [NO_TOOL]}
@@ -118,6 +148,15 @@ def guided_plan_schema(
     }
 
 
+def _shapes(
+    schemas: Mapping[str, Mapping[str, Any]] | None, outputs: Mapping[str, Mapping[str, Any]] | None
+) -> dict[str, ToolShape] | None:
+    """The tools as data flow reads them; None when no tool declares an output (nothing to wire)."""
+    if schemas is None or not outputs:
+        return None
+    return {n: ToolShape(name=n, input_schema=s, output_schema=outputs.get(n)) for n, s in schemas.items()}
+
+
 def build_guided_planning(
     query: str,
     parts: Sequence[str],
@@ -125,9 +164,11 @@ def build_guided_planning(
     tools: Mapping[str, str],
     settings: PromptSettings,
     schemas: Mapping[str, Mapping[str, Any]] | None = None,
+    outputs: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> PromptRequest:
     """``tools``: name → one-line description of each tool the plan may use; ``schemas``: their
-    input schemas (a tool whose values a part cannot supply is not offered to it)."""
+    input schemas (a tool whose values a part cannot supply is not offered to it); ``outputs``: the
+    output schemas the tools declare (steps a part implies, ``dataflow``)."""
     user = GUIDED_PLANNING.substitute(
         query=sanitize_user_text(query), tools="\n".join(manifesto) or "(none)"
     )
@@ -135,7 +176,7 @@ def build_guided_planning(
         phase="planning",
         step_id=None,
         messages=(_system(settings), Message(role="user", content=user)),
-        response_schema=guided_plan_schema(parts, tools, schemas),
+        response_schema=guided_plan_schema(parts, tools, schemas, outputs),
     )
 
 
@@ -149,6 +190,8 @@ def guided_arguments_schema(
     query: str,
     earlier: Sequence[EarlierResult],
     avoid: Mapping[str, Any] | None = None,
+    bindings: Mapping[str, str] | None = None,
+    tool_text: str = "",
 ) -> dict[str, Any]:
     """The tool's arguments with each value narrowed to grounded options.
 
@@ -157,22 +200,35 @@ def guided_arguments_schema(
     Optional arguments are left to their defaults (a small model fills them with noise). An argument
     marked ``"x-pes-request": true`` (a delegated task, a search request) takes the step's part whole.
     ``avoid`` holds values that already failed: not offered again while another option remains.
+    ``tool_text`` (the names and descriptions of the tool and of the part's other tools): their
+    words are not offered as values, and a name run opening with one starts after it ("Email Omar
+    Haddad" offers "Omar Haddad", not "Email").
+    ``bindings`` (argument → ``$step.path``) are the arguments the plan wired to an earlier step's
+    output field (a step the request implied): that reference is their one option, and the gate
+    puts the value found in its place, so "Japan" cannot stand in for the capital looked up.
     """
     input_schema = inline_refs(input_schema)
     properties: Mapping[str, Any] = input_schema.get("properties") or {}
     names = [n for n in input_schema.get("required") or () if n in properties]
     names = names or list(properties)[:MAX_FREE_ARGUMENTS]
-    near = [Candidate(value=s, source="step") for s in text_spans(part)]
+    actions = frozenset(stems(tool_text))
+    near = [Candidate(value=s, source="step") for s in text_spans(part, actions)]
     near += _flowing(earlier, part)
-    anywhere = [Candidate(value=s, source="query") for s in text_spans(query)]
+    anywhere = [Candidate(value=s, source="query") for s in text_spans(query, actions)]
     values = [c.value for c in near]
     operation = named_operation(part)
-    introduced = {n: introduced_choice(properties[n], n, part) for n in names if isinstance(properties[n], Mapping)}
+    given_in = " ".join(ref.rsplit(".", 1)[-1] for ref in (bindings or {}).values())
+    introduced = {
+        n: introduced_choice(properties[n], n, part, given_in) for n in names if isinstance(properties[n], Mapping)
+    }
     narrowed = {}
     for name in names:
         schema = properties[name] if isinstance(properties[name], Mapping) else {}
         taken = [v for other, v in introduced.items() if other != name and v is not None]
         own = part if schema.get(REQUEST_MARK) is True else introduced.get(name)
+        if bindings and name in bindings:  # the reference, whatever the type: the gate checks the value
+            narrowed[name] = {k: v for k, v in schema.items() if k in ("description", "title")} | {"enum": [bindings[name]]}
+            continue
         chosen = (
             ({**schema, "enum": [own]} if own is not None else None)
             or enum_choices(schema, part, values, taken)
@@ -197,8 +253,14 @@ def build_guided_step(
     earlier: Sequence[EarlierResult],
     settings: PromptSettings,
     avoid: Mapping[str, Any] | None = None,
+    bindings: Mapping[str, str] | None = None,
+    part_tools: str = "",
 ) -> PromptRequest:
-    schema = guided_arguments_schema(input_schema, part, query, earlier, avoid)
+    """``part_tools``: names and descriptions of the other tools planned for this part (the steps it
+    implies): their words name work, not values."""
+    schema = guided_arguments_schema(
+        input_schema, part, query, earlier, avoid, bindings, f"{tool} {description} {part_tools}"
+    )
     previous = "".join(f"Result of \"{r.description}\": {clip(r.text, RESULT_CLIP)}\n" for r in earlier)
     user = GUIDED_STEP.substitute(
         query=sanitize_user_text(query),

@@ -12,6 +12,9 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pes_agent.errors import ParseError
+from pes_agent.gate.references import reference_text
+from pes_agent.guided.dataflow import ImpliedStep, ToolShape, implied_steps
+from pes_agent.guided.language import language
 from pes_agent.llm.replies import ParsedPlan, ParsedStep, ParseWarning, PlannedItem
 from pes_agent.tools.spec import ToolCall
 
@@ -26,29 +29,53 @@ def _object(text: str) -> Mapping[str, Any] | None:
     return value if isinstance(value, Mapping) else None
 
 
-def parse_guided_plan(text: str, parts: Sequence[str], tool_names: Sequence[str]) -> ParsedPlan:
-    """A tool step per part whose choice is a tool, each depending on the tool step before it."""
+def parse_guided_plan(
+    text: str, parts: Sequence[str], tool_names: Sequence[str], shapes: Mapping[str, ToolShape] | None = None
+) -> ParsedPlan:
+    """A tool step per part whose choice is a tool, each depending on the tool step before it; a
+    part that asks something (a question) and got no tool is ``unplanned``: nothing will find its
+    answer, and the run says so (``partial``) rather than let the answer make one up. With
+    the offered tools' ``shapes``, a part's tool is preceded by the steps it implies (producers of
+    the values it needs, ``dataflow``), its arguments bound to their outputs."""
     reply = _object(text)
     if reply is None:
         raise ParseError(f"the guided plan is not one JSON object: {text[:120]!r}")
     items: list[PlannedItem] = []
     warnings = []
-    for part in parts:
+    planned: dict[str, str] = {}
+    unplanned = []
+    for i, part in enumerate(parts):
         choice = reply.get(part)
         if choice not in tool_names:
             if choice is None:
                 warnings.append(ParseWarning(code="bad_todo_item", detail=f"no choice for part {part!r}"))
+            if language().is_question(part):
+                unplanned.append(part)
             continue
-        step_id = f"step_{len(items) + 1}"
-        items.append(
-            PlannedItem(
-                id=step_id,
-                description=part,
-                step_type="tool",
-                required_tools=(str(choice),),
-                dependencies=(items[-1].id,) if items else (),
+        picked = str(choice)
+        if shapes is not None and picked in shapes:
+            steps = implied_steps(picked, part, " ".join(parts[:i]), shapes, planned)
+        else:
+            steps = [ImpliedStep(tool=picked)]
+        first = len(items)
+        for step in steps:
+            step_id = f"step_{len(items) + 1}"
+            bindings = tuple(
+                (b.argument, reference_text(b.step_id or f"step_{first + (b.producer or 0) + 1}", b.path))
+                for b in step.bindings
             )
-        )
+            items.append(
+                PlannedItem(
+                    id=step_id,
+                    description=part,
+                    step_type="tool",
+                    required_tools=(step.tool,),
+                    expected_outcome=f"what {step.provides} needs" if step.provides else None,
+                    dependencies=(items[-1].id,) if items else (),
+                    bindings=bindings,
+                )
+            )
+            planned.setdefault(step.tool, step_id)
     chosen = ", then ".join(i.required_tools[0] for i in items)
     return ParsedPlan(
         title=parts[0] if parts else None,
@@ -56,6 +83,7 @@ def parse_guided_plan(text: str, parts: Sequence[str], tool_names: Sequence[str]
         plan=f"use {chosen}" if items else "answer without tools",
         items=tuple(items),
         warnings=tuple(warnings),
+        unplanned=tuple(unplanned),
     )
 
 

@@ -13,8 +13,8 @@ from typing import Any
 from pes_agent.agent.context import RunContext
 from pes_agent.agent.item_loop import ItemLoop
 from pes_agent.agent.views import output_text
-from pes_agent.llm.types import Message, PromptRequest
 from pes_agent.guided.prompts import EarlierResult, build_guided_step
+from pes_agent.llm.types import Message, PromptRequest
 from pes_agent.prompts.templates import GUIDED_RETRY
 from pes_agent.state.models import ItemStatus
 from pes_agent.tools.spec import ToolResult
@@ -66,6 +66,8 @@ def guided_request(ctx: RunContext, loop: ItemLoop, tool: str) -> PromptRequest:
         earlier=earlier_results(ctx, loop.item.id),
         settings=ctx.settings,
         avoid=loop.retry_avoid if retrying else None,
+        bindings=loop.item.bindings,
+        part_tools=_part_tools(ctx, loop),
     )
     if not retrying:
         return request
@@ -76,6 +78,17 @@ def guided_request(ctx: RunContext, loop: ItemLoop, tool: str) -> PromptRequest:
         tools=request.tools,
         response_schema=request.response_schema,
     )
+
+
+def _part_tools(ctx: RunContext, loop: ItemLoop) -> str:
+    """The other tools planned for this step's part (producers the part implied, and the tool they
+    serve), as name and description: the words of the work, not of its values."""
+    names = {
+        tool for item in ctx.state.todo_list if item.description == loop.item.description and item.id != loop.item.id
+        for tool in item.required_tools
+    }
+    specs = [s for n in sorted(names) if (s := ctx.registry.get(n)) is not None]
+    return " ".join(f"{s.name} {s.summary or s.description}" for s in specs)
 
 
 def retry_text(results: list[ToolResult]) -> str | None:

@@ -362,7 +362,11 @@ def _merge_all_of(schema: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _safe(hint: str) -> str:
-    name = "".join(c if c.isalnum() else "-" for c in hint).strip("-").lower() or "r"
+    """A rule name from ``hint`` (a property name, a query part): ASCII letters, digits and dashes
+    only. llama.cpp reads rule names as ``[a-zA-Z0-9-]+``; a Chinese part of a query named a rule
+    (``root-我想…``), the grammar did not parse and llama.cpp crashed the process. Text only ever
+    reaches a grammar inside escaped literals."""
+    name = "".join(c if c.isascii() and c.isalnum() else "-" for c in hint).strip("-").lower() or "r"
     while "--" in name:
         name = name.replace("--", "-")
     return name[:60] if not name[0].isdigit() else "r" + name[:59]

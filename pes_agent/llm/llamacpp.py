@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 import threading
 from collections.abc import Callable, Mapping
 from dataclasses import replace
@@ -99,16 +100,31 @@ def grammar_for(schema: Mapping[str, Any], phase: str, max_tokens: int) -> str:
     """
     bounds = bounds_for(phase, max_tokens)
     try:
-        return schema_to_gbnf(
+        grammar = schema_to_gbnf(
             grammar_schema(dict(schema), bounds),
             GrammarBounds(max_string=bounds.max_length, max_items=bounds.max_items),
         )
+        check_rule_names(grammar)
     except (ValueError, TypeError, RecursionError) as exc:
         raise ProviderError(
             f"the {phase} reply schema cannot be turned into a grammar: {exc}; fix the tool's input "
             "schema, or set `structured_output: false` for free-text replies",
             retryable=False,
         ) from exc
+    return grammar
+
+
+_RULE = re.compile(r"^([a-zA-Z0-9-]+) ::= ", re.MULTILINE)
+
+
+def check_rule_names(grammar: str) -> None:
+    """Every line of a compiled grammar defines a rule whose name llama.cpp can read. llama-cpp-python
+    0.3 does not refuse a grammar its parser rejects: it prints the parse error and the process dies
+    of SIGSEGV at the next generation. So a grammar that llama.cpp could not parse stops here, as a
+    refusal naming the line, never reaching it."""
+    for line in grammar.splitlines():
+        if line and not _RULE.match(line):
+            raise ValueError(f"the grammar has a rule llama.cpp cannot parse: {line[:80]!r}")
 
 
 def reply_from_completion(completion: Any, model: str) -> LLMReply:

@@ -24,6 +24,8 @@ class PlannedItem:
     required_tools: tuple[str, ...] = ()
     expected_outcome: str | None = None
     dependencies: tuple[str, ...] = ()
+    bindings: tuple[tuple[str, str], ...] = ()
+    """(argument, ``$step.path`` reference): arguments wired to an earlier step's output field."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -33,6 +35,8 @@ class ParsedPlan:
     plan: str | None
     items: tuple[PlannedItem, ...]
     warnings: tuple[ParseWarning, ...] = ()
+    unplanned: tuple[str, ...] = ()
+    """Parts of the request that ask something and got no step (guided plans say so)."""
 
 
 @dataclass(frozen=True, kw_only=True)

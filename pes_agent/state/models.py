@@ -47,6 +47,9 @@ class TodoItem(_Model):
     required_tools: list[str] = Field(default_factory=list)
     expected_outcome: str | None = None
     dependencies: list[str] = Field(default_factory=list)
+    bindings: dict[str, str] = Field(default_factory=dict)
+    """Argument → ``$step.path``: a value planned to come from an earlier step's output field (a
+    step the request implied; ``pes_agent.guided.dataflow``)."""
     status: ItemStatus = ItemStatus.PENDING
     validation_mode: Literal["strict", "advisory"] = "strict"
     validation_status: Literal["pending", "passed", "failed", "skipped"] = "pending"
@@ -102,6 +105,9 @@ class ThreadState(_Model):
     intent: str | None = None
     plan: str | None = None
     todo_list: list[TodoItem] = Field(default_factory=list)
+    unplanned: list[str] = Field(default_factory=list)
+    """Parts of the request that ask something no tool step was planned for: the run cannot say
+    it answered them, so it ends ``partial`` (guided planning fills it)."""
     current_step_id: str | None = None
     is_paused: bool = False
     suspension: Suspension | None = None

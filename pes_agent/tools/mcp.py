@@ -237,6 +237,8 @@ def _spec(connection: McpConnection, item: mcp_types.Tool, name: str) -> ToolSpe
         _description(item, connection.server.id),
         item.inputSchema,
         call,
+        # the fields a result holds, when the server declares them: planning wires them to later steps
+        output_schema=getattr(item, "outputSchema", None),
         # the connection bounds the call (and a reconnect before it); this is only a backstop
         timeout=connection.server.connect_timeout_s + connection.server.timeout_s + 5,
         side_effects=not (hints is not None and hints.readOnlyHint),

@@ -1,0 +1,236 @@
+"""Steps a request implies: planning by data flow, decided by the tools' input and output schemas.
+
+A small model plans one tool per part of the request, and a part often needs two: "What is the
+weather in the capital of Japan?" needs the capital before the weather; "Order 2 of the Summit
+Headlamp" needs the product's id before the order; "Email Omar Haddad ..." needs his address. The
+request never says those steps. The schemas do: the chosen tool has a required argument that the
+request holds no value for (an id with a pattern, an email), or one the request names as another
+tool's *output field* ("the capital", "the price", "start date"); another offered tool declares
+that field in its output and can itself be given its inputs from the request. That tool is planned
+first and the argument is *bound* to its output (``$step.path``), so the later step takes the value
+found, not a word of the request that merely looks like one ("Japan" is not the city).
+
+Working backwards from the tool the part chose, a producer is searched for each required argument:
+
+- a field *named in the part* and of the argument's type binds it even when the request holds some
+  value of that type (the part asks for the field: "the capital of Japan");
+- a field with the argument's own name binds it when the request holds no valid value for it
+  (``product_id`` for ``product_id``; ``start_date`` for ``start``);
+- a field binds one argument at most (``start_date`` is the start, not also the end), and a
+  producer's own inputs are searched the same way, a few levels deep.
+
+Only declared output schemas count (``@tool`` return annotations, MCP ``outputSchema``, A2A): a tool
+that promises no fields provides nothing by name. Nothing here knows a tool, a domain or a phrase.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from pes_agent.guided.choices import can_ground, stems
+from pes_agent.guided.grounding import Candidate, grounded_property, text_spans
+from pes_agent.prompts.schemas import inline_refs
+
+__all__ = ["Binding", "ImpliedStep", "ToolShape", "implied_steps", "output_fields", "suppliable"]
+
+MAX_DEPTH = 3
+"""Producers of producers: an order's total in euros needs the order, which needs the product's id."""
+NAMED = 2
+"""Weight of an output field the part names ("the capital of Japan" names ``capital``)."""
+SAME_NAME = 2
+"""Weight of an output field that shares a word with the argument (``start_date`` for ``start``)."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class ToolShape:
+    """What planning by data flow reads of a tool: its input schema and its declared output."""
+
+    name: str
+    input_schema: Mapping[str, Any]
+    output_schema: Mapping[str, Any] | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class Binding:
+    """A required argument of a step taken from an earlier step's output field."""
+
+    argument: str
+    producer: int | None
+    """Index of the producing step in the part's list (``implied_steps``'s result), or None when
+    an earlier part's step produces it (``step_id``)."""
+    step_id: str | None = None
+    path: str
+    """The field's path in that output (``capital``, ``[0].product_id``)."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class ImpliedStep:
+    """One step of a part: the tool, and the arguments bound to earlier steps of the same part."""
+
+    tool: str
+    bindings: tuple[Binding, ...] = ()
+    provides: str | None = None
+    """For a producer: ``consumer.argument`` it was planned for (shown in the plan)."""
+
+
+@dataclass(kw_only=True)
+class _Search:
+    part: str
+    before: str
+    tools: Mapping[str, ToolShape]
+    earlier: Mapping[str, str]
+    steps: list[ImpliedStep] = field(default_factory=list)
+
+
+def implied_steps(
+    chosen: str, part: str, before: str, tools: Mapping[str, ToolShape], earlier: Mapping[str, str] | None = None
+) -> list[ImpliedStep]:
+    """The steps a part needs, in order, ending with the ``chosen`` tool: producers first.
+
+    ``before`` is the text of the earlier parts; ``tools`` the tools on offer (the chosen one among
+    them); ``earlier`` maps the tools earlier parts planned to their step ids: a value one of them
+    produces is bound to that step rather than planned again. With nothing implied the result is
+    the chosen tool alone."""
+    search = _Search(part=part, before=before, tools=tools, earlier=earlier or {})
+    _plan(search, chosen, depth=0, used=frozenset({chosen}), provides=None)
+    return search.steps
+
+
+def suppliable(name: str, part: str, before: str, tools: Mapping[str, ToolShape]) -> bool:
+    """Whether a tool can be given its required values for this part: from the request, or from
+    producers the request implies (an order's product id, from a search the part names)."""
+    return name in tools and _suppliable(_Search(part=part, before=before, tools=tools, earlier={}), name,
+                                         frozenset({name}), 0)
+
+
+def _plan(search: _Search, name: str, *, depth: int, used: frozenset[str], provides: str | None) -> int:
+    """Plan ``name`` after its producers; its index among ``search.steps``."""
+    shape = search.tools[name]
+    bindings = []
+    planned: dict[str, int] = {}
+    for argument, producer, path in _wanted(search, shape, used, depth):
+        if producer in search.earlier:
+            bindings.append(Binding(argument=argument, producer=None, step_id=search.earlier[producer], path=path))
+            continue
+        if producer not in planned:
+            planned[producer] = _plan(
+                search, producer, depth=depth + 1, used=used | {producer}, provides=f"{name}.{argument}"
+            )
+        bindings.append(Binding(argument=argument, producer=planned[producer], path=path))
+    search.steps.append(ImpliedStep(tool=name, bindings=tuple(bindings), provides=provides))
+    return len(search.steps) - 1
+
+
+def _wanted(search: _Search, shape: ToolShape, used: frozenset[str], depth: int) -> Iterator[tuple[str, str, str]]:
+    """(argument, producer, path) for each required argument a producer should supply. The
+    best-scoring pairs are taken first, and a field fills one argument only, so a field goes to the
+    argument it fits best (``start_date`` is the start, and the end keeps the request's date)."""
+    if depth >= MAX_DEPTH:
+        return
+    schema = inline_refs(shape.input_schema)
+    properties: Mapping[str, Any] = schema.get("properties") or {}
+    spans = [Candidate(value=s, source="step") for s in text_spans(search.part)]
+    asked = set(stems(search.part))
+    found: list[tuple[int, str, str, str]] = []
+    for argument in schema.get("required") or ():
+        prop = properties.get(argument)
+        if not isinstance(prop, Mapping) or "enum" in prop or "const" in prop or prop.get("type") == "boolean":
+            continue
+        held = grounded_property(prop, spans) is not None
+        for producer, candidate in search.tools.items():
+            if producer in used or candidate.output_schema is None:
+                continue
+            for path, out in output_fields(candidate.output_schema):
+                if not _compatible(out, prop):
+                    continue
+                words = set(stems(path.replace("[0]", " ")))
+                score = NAMED * bool(words & asked) + SAME_NAME * bool(words & set(stems(argument)))
+                if words & asked or (not held and score >= SAME_NAME):
+                    found.append((score, argument, producer, path))
+    found.sort(key=lambda f: -f[0])
+    bound: set[str] = set()
+    filled: set[tuple[str, str]] = set()
+    for _, argument, producer, path in found:
+        if argument in bound or (producer, path) in filled:
+            continue
+        if producer not in search.earlier and not _suppliable(search, producer, used | {producer}, depth + 1):
+            continue
+        bound.add(argument)
+        filled.add((producer, path))
+        yield argument, producer, path
+
+
+def _suppliable(search: _Search, name: str, used: frozenset[str], depth: int) -> bool:
+    """Whether the request (or producers of its own, within the depth) can give ``name`` its inputs."""
+    shape = search.tools[name]
+    if can_ground(shape.input_schema, search.part, search.before):
+        return True
+    if depth >= MAX_DEPTH:
+        return False
+    missing = _ungrounded(shape.input_schema, search.part)
+    offered = {a for a, _, _ in _wanted(search, shape, used, depth)}
+    return bool(missing) and missing <= offered
+
+
+def _ungrounded(input_schema: Mapping[str, Any], part: str) -> set[str]:
+    schema = inline_refs(input_schema)
+    properties: Mapping[str, Any] = schema.get("properties") or {}
+    spans = [Candidate(value=s, source="step") for s in text_spans(part)]
+    out = set()
+    for argument in schema.get("required") or ():
+        prop = properties.get(argument)
+        if isinstance(prop, Mapping) and "enum" not in prop and grounded_property(prop, spans) is None:
+            out.add(argument)
+    return out
+
+
+def output_fields(output_schema: Mapping[str, Any], path: str = "", depth: int = 0) -> Iterator[tuple[str, Mapping[str, Any]]]:
+    """``(path, schema)`` for each scalar field an output declares, spelled as ``$step`` paths spell
+    them (``capital``, ``[0].product_id``, ``address.city``); a list is read through its first item."""
+    schema = inline_refs(output_schema)
+    if depth > 3:
+        return
+    if schema.get("type") == "array" and isinstance(schema.get("items"), Mapping):
+        yield from output_fields(schema["items"], f"{path}[0]", depth + 1)
+        return
+    properties = schema.get("properties")
+    if not isinstance(properties, Mapping):
+        if path and _scalar(schema):
+            yield path, schema
+        return
+    for name, prop in properties.items():
+        if isinstance(prop, Mapping):
+            yield from output_fields(prop, f"{path}.{name}" if path else str(name), depth + 1)
+
+
+_NUMERIC = {"number", "integer"}
+
+
+def _types(schema: Mapping[str, Any]) -> set[str]:
+    declared = schema.get("type")
+    if isinstance(declared, str):
+        return {declared}
+    if isinstance(declared, list):
+        return {t for t in declared if isinstance(t, str)}
+    alternatives = schema.get("anyOf") or schema.get("oneOf") or ()
+    return {t for a in alternatives if isinstance(a, Mapping) for t in _types(a)}
+
+
+def _scalar(schema: Mapping[str, Any]) -> bool:
+    return bool(_types(schema) & {"string", "number", "integer", "boolean"})
+
+
+def _compatible(out: Mapping[str, Any], argument: Mapping[str, Any]) -> bool:
+    """Whether an output field can fill an argument: the same JSON type (any number for a number),
+    and for a shaped string (``format``), the same shape when the output declares one."""
+    have, want = _types(out) - {"null"}, _types(argument) - {"null"}
+    if not have or not want:
+        return False
+    if want & _NUMERIC and have & _NUMERIC:
+        return True
+    if not have & want:
+        return False
+    fmt = argument.get("format")
+    return fmt is None or out.get("format") in (None, fmt)

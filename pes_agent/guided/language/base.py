@@ -1,0 +1,38 @@
+"""The protocol a language implements for guided mode, and the values it returns."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol
+
+__all__ = ["DateSpan", "Language"]
+
+
+@dataclass(frozen=True, kw_only=True)
+class DateSpan:
+    """A date as the request wrote it, and the same day as ISO 8601 (``2024-01-15``)."""
+
+    text: str
+    iso: str
+
+
+class Language(Protocol):
+    def is_context(self, part: str) -> bool:
+        """Whether a sentence only gives context ("A tent weighs 4 pounds.") rather than asking."""
+        ...
+
+    def is_question(self, part: str) -> bool:
+        """Whether a sentence asks for something to be found ("What is the weather in Oslo?")."""
+        ...
+
+    def dates(self, text: str) -> list[DateSpan]:
+        """The whole dates the text writes, in order ("01/15/2024", "18 March 2025")."""
+        ...
+
+    def name_core(self, name: str) -> str:
+        """A name without the grammar around it ("Lena Brook's" → "Lena Brook")."""
+        ...
+
+    def stem(self, word: str) -> str:
+        """A word's stem, so that forms of one word meet ("prices"/"price", "counting"/"count")."""
+        ...

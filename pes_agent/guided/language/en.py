@@ -1,0 +1,104 @@
+"""English, as guided mode reads it: context sentences, dates, names.
+
+Closed word classes only (determiners, pronouns, month names, ordinal suffixes): never a verb or a
+noun a tool might use, so nothing here knows a tool or a domain.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+
+from pes_agent.guided.language.base import DateSpan
+
+__all__ = ["ENGLISH", "English"]
+
+_CONTEXT_OPENERS = frozenset(
+    ["a", "an", "the", "our", "my", "his", "her", "their", "its", "this", "these", "those", "there", "we", "he", "she", "they", "it", "i'm", "we're"]
+)
+"""A sentence opening with a determiner or a subject pronoun states something ("A cake needs 3
+pounds of flour.", "Our team flies to Portugal next week."); a request opens with its action or a
+question word. ("I" is left out: "I need the weather in Oslo" asks.)"""
+
+_QUESTION_OPENERS = frozenset(["what", "what's", "whats", "which", "who", "whom", "whose", "when", "where", "why", "how"])
+"""Words a question opens with (its "?" may be missing in a clause split off a longer request)."""
+
+_MONTHS = {
+    name: i + 1
+    for i, names in enumerate(
+        [("january", "jan"), ("february", "feb"), ("march", "mar"), ("april", "apr"), ("may",), ("june", "jun"),
+         ("july", "jul"), ("august", "aug"), ("september", "sep", "sept"), ("october", "oct"),
+         ("november", "nov"), ("december", "dec")]
+    )
+    for name in names
+}
+_MONTH = "|".join(sorted(_MONTHS, key=len, reverse=True))
+_DAY = r"(?P<day>[0-3]?\d)(?:st|nd|rd|th)?"
+_YEAR = r"(?P<year>\d{4})"
+_DATE_FORMS = [
+    re.compile(r"\b(?P<year>\d{4})-(?P<month>\d{1,2})-(?P<day>\d{1,2})\b"),
+    re.compile(r"\b(?P<a>\d{1,2})/(?P<b>\d{1,2})/(?P<year>\d{4})\b"),
+    re.compile(rf"\b(?P<mname>{_MONTH})\.?\s+{_DAY},?\s+{_YEAR}\b", re.IGNORECASE),
+    re.compile(rf"\b{_DAY}\s+(?:of\s+)?(?P<mname>{_MONTH})\.?,?\s+{_YEAR}\b", re.IGNORECASE),
+]
+_POSSESSIVE = re.compile(r"(?:'s|’s|'|’)$")
+
+
+class English:
+    def is_context(self, part: str) -> bool:
+        text = part.strip()
+        if not text or text.endswith("?"):
+            return False
+        first = text.split()[0].casefold().strip(",")
+        return first in _CONTEXT_OPENERS
+
+    def is_question(self, part: str) -> bool:
+        text = part.strip()
+        first = text.split()[0].casefold() if text else ""
+        return text.endswith("?") or first in _QUESTION_OPENERS
+
+    def dates(self, text: str) -> list[DateSpan]:
+        found: list[tuple[int, DateSpan]] = []
+        taken: list[range] = []
+        for form in _DATE_FORMS:
+            for match in form.finditer(text):
+                if any(match.start() in r for r in taken):
+                    continue
+                day = _day(match)
+                if day is not None:
+                    taken.append(range(match.start(), match.end()))
+                    found.append((match.start(), DateSpan(text=match.group(0), iso=day.isoformat())))
+        return [span for _, span in sorted(found, key=lambda f: f[0])]
+
+    def name_core(self, name: str) -> str:
+        return _POSSESSIVE.sub("", name.strip())
+
+    def stem(self, word: str) -> str:
+        """A crude suffix strip: "words"/"word", "converted"/"convert", "counting"/"count" meet."""
+        if word.endswith(("ses", "xes", "zes", "ches", "shes")) and len(word) > 5:
+            return word[:-2]  # boxes -> box; but prices -> price below
+        for suffix in ("ations", "ation", "ings", "ing", "ers", "er", "ed", "s"):
+            if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+                return word[: -len(suffix)]
+        return word
+
+
+def _day(match: re.Match[str]) -> dt.date | None:
+    """The day a date match names; slashes read month first (US) unless the first number cannot be
+    a month ("25/12/2024")."""
+    groups = match.groupdict()
+    try:
+        year = int(groups["year"])
+        if groups.get("mname"):
+            month, day = _MONTHS[groups["mname"].casefold()], int(groups["day"])
+        elif groups.get("a") is not None:
+            a, b = int(groups["a"]), int(groups["b"])
+            month, day = (a, b) if a <= 12 else (b, a)
+        else:
+            month, day = int(groups["month"]), int(groups["day"])
+        return dt.date(year, month, day)
+    except (ValueError, KeyError):
+        return None
+
+
+ENGLISH = English()
