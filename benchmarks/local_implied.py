@@ -65,4 +65,39 @@ IMPLIED: tuple[Task, ...] = (
        (_c("capital_of", country="Portugal"), _c("city_weather", city="Lisbon")), _n(19)),
 )
 
-IMPLIED_BY_ID = {t.id: t for t in IMPLIED}
+IMPLIED_2: tuple[Task, ...] = (
+    _t("j01", "Find flights from Denver to Chicago on 2025-06-03.",
+       (_c("lookup_airport", city="Denver"), _c("lookup_airport", city="Chicago"),
+        _c("search_flights", origin="DEN", destination="ORD", date="2025-06-03")), _name("FL2041")),
+    _t("j02", "What is Nordwind Motors' share price?",
+       (_c("company_ticker", company="Nordwind Motors"), _c("stock_quote", symbol="NWM")), _n(41.25)),
+    _t("j03", "Book flight FL2041 for Ana Ruiz.",
+       (_c("book_flight", flight_id="FL2041", passenger="Ana Ruiz"),), _name("BK-2041-ANA")),
+    _t("j04", "How many calories are in one serving of shakshuka?",
+       (_c("recipe_lookup", dish="shakshuka"),), _n(310)),
+    _t("j05", "Scale the shakshuka recipe to 6 servings.",
+       (_c("recipe_lookup", dish="shakshuka"), _c("scale_recipe", recipe_id="R-114", servings=6)), _n(6)),
+    _t("j06", "Open a ticket for Priya Nair with the summary 'Invoice total is wrong'.",
+       (_c("customer_by_name", name="Priya Nair"),
+        _c("open_ticket", customer_email="priya.nair@acme.test", summary="Invoice total is wrong")), _name("T-")),
+    _t("j07", "What is the share price of Halvard Foods times 100?",
+       (_c("company_ticker", company="Halvard Foods"), _c("stock_quote", symbol="HLVD"), _c("calculator", expression="12.8 * 100")),
+       _n(1280)),
+    _t("j08", "Get me the IATA code of the airport in Lisbon.",
+       (_c("lookup_airport", city="Lisbon"),), _name("LIS")),
+    _t("j09", "What's the latest quote for ticker HLVD?",
+       (_c("stock_quote", symbol="HLVD"),), _n(12.8)),
+    _t("j10", "My customer is Tomas Berg. Open a ticket for him with the summary 'Login fails'.",
+       (_c("customer_by_name", name="Tomas Berg"),
+        _c("open_ticket", customer_email="tomas.berg@acme.test", summary="Login fails")), _name("T-")),
+    _t("j11", "Search flights from DEN to ORD on June 3rd 2025.",
+       (_c("search_flights", origin="DEN", destination="ORD", date="2025-06-03"),), _name("FL2041")),
+    _t("j12", "Scale the lentil soup recipe for 10 people.",
+       (_c("recipe_lookup", dish="lentil soup"), _c("scale_recipe", recipe_id="R-207", servings=10)), _n(10)),
+)
+"""Written on 2026-11-27 after the data-flow planning had been shaped on ``IMPLIED``, before its own first
+run: other tools (airports and flights, tickers and quotes, recipes, support tickets), ids with patterns,
+two values of one kind from one producer (j01), a three-step chain ending in arithmetic (j07), a context
+sentence with a pronoun (j10), a date in words (j11). Its first run is the honest figure."""
+
+IMPLIED_BY_ID = {t.id: t for t in IMPLIED + IMPLIED_2}

@@ -63,7 +63,7 @@ if _ROOT not in sys.path:  # run as a script: make `pes_agent` and `benchmarks` 
     sys.path.insert(0, _ROOT)
 
 from benchmarks._common import format_table
-from benchmarks.implied_tools import IMPLIED_TOOLS
+from benchmarks.implied_tools import IMPLIED_TOOLS, IMPLIED_TOOLS_2
 from benchmarks.local_holdout import (
     HOLDOUT,
     HOLDOUT_2,
@@ -74,7 +74,7 @@ from benchmarks.local_holdout import (
     HOLDOUT_7,
     HOLDOUT_BY_ID,
 )
-from benchmarks.local_implied import IMPLIED, IMPLIED_BY_ID
+from benchmarks.local_implied import IMPLIED, IMPLIED_2, IMPLIED_BY_ID
 from benchmarks.local_tasks import (
     TASKS,
     TASKS_BY_ID,
@@ -106,7 +106,8 @@ RESULT_PREFIX = "@@local_model "
 DEFAULT_TASK_TIMEOUT_S = 300.0
 TASK_SETS = {"dev": TASKS, "holdout": HOLDOUT, "holdout2": HOLDOUT_2, "holdout3": HOLDOUT_3, "holdout4": HOLDOUT_4,
              "holdout5": HOLDOUT_5, "holdout6": HOLDOUT_6,
-             "holdout7": HOLDOUT_7, "implied": IMPLIED}
+             "holdout7": HOLDOUT_7, "implied": IMPLIED,
+             "implied2": IMPLIED_2}
 ALL_TASKS = {**TASKS_BY_ID, **HOLDOUT_BY_ID, **IMPLIED_BY_ID}
 WATCHED = (EventType.PLAN, EventType.TOOL_EXECUTION)
 
@@ -162,7 +163,7 @@ def harness_tools(log: list[tuple[str, Mapping[str, Any]]], total: int = 0, impl
     """The task tools, recorded (with ``implied``, the implied set's tools too); with ``total``,
     catalogue tools (`tool_catalogue`, which no task needs) fill the list up to that many: the
     planner has to find the task's tools among them."""
-    extra = IMPLIED_TOOLS if implied else []
+    extra = [*IMPLIED_TOOLS, *IMPLIED_TOOLS_2] if implied else []
     own = [recorded(spec, log) for spec in [*LOCAL_TOOLS, *BENCHMARK_TOOLS, *extra]]
     if total <= len(own):
         return own
