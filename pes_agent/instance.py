@@ -15,6 +15,7 @@ from typing import Any, Self
 
 from pes_agent.agent.context import RunContext
 from pes_agent.agent.decision_check import DecisionScope, check_decision
+from pes_agent.agent.freeform import FREE_FORM
 from pes_agent.agent.lease import abandon, claim, is_stale, release
 from pes_agent.agent.ownership import check_access, check_run, take
 from pes_agent.agent.pes import recover_run, remember, run_pes
@@ -45,6 +46,7 @@ from pes_agent.errors import (
 )
 from pes_agent.events import Event, EventBus, EventType, Listener, Subscription
 from pes_agent.gate import ArgumentGate
+from pes_agent.guided.strategy import GUIDED
 from pes_agent.llm.providers import build_provider
 from pes_agent.llm.types import PromptRequest, Provider
 from pes_agent.observability import NOOP_TRACER, LoggingTracer, Tracer
@@ -428,7 +430,7 @@ class ArtInstance(ThreadReads):
             arg_fill=self.config.arg_fill,
             clock=self._clock,
             structured_output=setup.structured_output,
-            guided=setup.guided,
+            strategy=GUIDED if setup.guided else FREE_FORM,
             tracer=self._tracer,
             steps=self.steps,
             retrieval=self.config.retrieval,

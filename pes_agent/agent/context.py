@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pes_agent.agent.response import RunUsage
 from pes_agent.agent.steps import DIRECT, StepRunner
@@ -24,6 +24,9 @@ from pes_agent.state.store import StateStore
 from pes_agent.tools.executor import ToolExecutor
 from pes_agent.tools.finder import ToolFinder
 from pes_agent.tools.registry import ToolRegistry
+
+if TYPE_CHECKING:
+    from pes_agent.agent.strategy import Strategy
 
 
 class PhaseFailure(Exception):
@@ -56,10 +59,10 @@ class RunContext:
     gate: GateConfig
     arg_fill: ArgFillConfig
     clock: Callable[[], float]
+    strategy: Strategy
+    """How the phases ask the model: free-form or guided (``pes_agent.agent.strategy``)."""
     usage: RunUsage = field(default_factory=RunUsage)
     structured_output: bool = False
-    guided: bool = False
-    """Guided decoding: every decision a grounded choice (``pes_agent.guided.prompts``)."""
     tracer: Tracer = NOOP_TRACER
     steps: StepRunner = DIRECT
     """How model and tool calls run: directly, or as durable steps (``pes_agent.workers``)."""

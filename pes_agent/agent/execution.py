@@ -16,8 +16,6 @@ from pes_agent.agent.plan_update import apply_plan_update
 from pes_agent.agent.planning import emit_warnings
 from pes_agent.agent.views import output_text, tool_result_view
 from pes_agent.events import EventType
-from pes_agent.guided.replies import parse_guided_call
-from pes_agent.guided.step import guided_request, remember_turn, target_tool
 from pes_agent.llm.parser import parse_step
 from pes_agent.llm.replies import ParsedStep
 from pes_agent.llm.types import Message, PromptRequest
@@ -90,19 +88,18 @@ async def run_item(ctx: RunContext, item: TodoItem) -> ItemOutcome:
 async def turns(ctx: RunContext, loop: ItemLoop) -> ItemOutcome:
     """Model turns until the item ends, pauses, or runs out of its `maxIterations` budget."""
     item = loop.item
-    guided = ctx.guided and item.is_tool_step and bool(loop.allowed)
     while item.iterations < ctx.limits.max_iterations:
         stuck = _stuck(ctx, loop)  # a resumed call may have reached the limit: no turn after it
         if stuck is not None:
             return await fail_item(ctx, item, stuck, code="max_consecutive_failures")
         item.iterations += 1
-        outcome = await (_guided_turn if guided else _turn)(ctx, loop)
+        outcome = await ctx.strategy.turn(ctx, loop)
         if outcome is not None:
             return outcome
     return await _out_of_turns(ctx, loop)
 
 
-async def _turn(ctx: RunContext, loop: ItemLoop) -> ItemOutcome | None:
+async def free_form_turn(ctx: RunContext, loop: ItemLoop) -> ItemOutcome | None:
     """One free-form turn: the conversation so far, a reply of tool calls or content."""
     item = loop.item
     turn = PromptRequest(
@@ -122,24 +119,7 @@ async def _turn(ctx: RunContext, loop: ItemLoop) -> ItemOutcome | None:
         return None
     if parsed.updated_plan is not None:
         await apply_plan_update(ctx, parsed.updated_plan, current_id=item.id)
-    return await (_handle_calls if parsed.tool_calls else _handle_content)(ctx, loop, parsed)
-
-
-async def _guided_turn(ctx: RunContext, loop: ItemLoop) -> ItemOutcome | None:
-    """One guided turn: the arguments of the tool the step still needs, chosen under a grammar."""
-    tool = target_tool(loop)
-    request = guided_request(ctx, loop, tool)
-    loop.messages = list(request.messages)
-    reply = await ctx.call_model(request)
-    parsed = parse_guided_call(reply.text, tool, finish_reason=reply.finish_reason)
-    await emit_warnings(ctx, parsed.warnings, step_id=loop.item.id)
-    loop.messages.append(Message(role="assistant", content=reply.text))
-    loop.unusable = parsed.truncated
-    if parsed.truncated:
-        loop.retry_tool = tool
-        loop.retry_tail = [loop.messages[-1], Message(role="user", content=truncated_text([tool]))]
-        return None
-    return await _handle_calls(ctx, loop, parsed)
+    return await (handle_calls if parsed.tool_calls else _handle_content)(ctx, loop, parsed)
 
 
 def _cut_for(loop: ItemLoop, text: str) -> list[str]:
@@ -181,7 +161,8 @@ def _assign_ids(item: TodoItem, calls: Sequence[ToolCall]) -> list[ToolCall]:
     return out
 
 
-async def _handle_calls(ctx: RunContext, loop: ItemLoop, parsed: ParsedStep) -> ItemOutcome | None:
+async def handle_calls(ctx: RunContext, loop: ItemLoop, parsed: ParsedStep) -> ItemOutcome | None:
+    """Run a reply's calls through the gate, in order; pause, end the step, or tell the next turn."""
     results: list[ToolResult] = []
     corrections: list[str] = []
     for call in _assign_ids(loop.item, parsed.tool_calls):
@@ -207,10 +188,7 @@ async def _handle_calls(ctx: RunContext, loop: ItemLoop, parsed: ParsedStep) -> 
     if _can_close_early(ctx, loop, parsed, results):
         outputs = [output_text(_record(loop, r)) for r in results if r.status == "success"]
         return await complete_item(ctx, loop, "\n".join(outputs))
-    if ctx.guided:
-        remember_turn(loop, loop.messages[-1].content, results)
-        return None
-    loop.messages.append(Message(role="user", content=after_calls_text(ctx, loop, results, corrections)))
+    await ctx.strategy.after_calls(ctx, loop, results, corrections)
     return None
 
 
@@ -232,7 +210,7 @@ def _stuck(ctx: RunContext, loop: ItemLoop) -> str | None:
 def _can_close_early(ctx: RunContext, loop: ItemLoop, parsed: ParsedStep, results: list[ToolResult]) -> bool:
     """`closeStepOnToolSuccess`: a reply of tool calls only, all succeeded, all required tools run."""
     return (
-        (ctx.limits.close_step_on_tool_success or ctx.guided)
+        (ctx.limits.close_step_on_tool_success or ctx.strategy.closes_steps)
         and parsed.content is None
         and bool(results)
         and all(r.status == "success" for r in results)

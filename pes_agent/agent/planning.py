@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from pes_agent.agent.context import PhaseFailure, RunContext
 from pes_agent.agent.plan_items import plan_event_data, todo_from_plan
@@ -12,10 +12,6 @@ from pes_agent.agent.views import results_before
 from pes_agent.config import RetrievalConfig
 from pes_agent.errors import ParseError
 from pes_agent.events import EventType
-from pes_agent.guided.dataflow import ToolShape
-from pes_agent.guided.grounding import query_parts
-from pes_agent.guided.prompts import build_guided_planning
-from pes_agent.guided.replies import parse_guided_plan
 from pes_agent.llm.parser import parse_plan
 from pes_agent.llm.plans import find_tools_request
 from pes_agent.llm.replies import ParsedPlan, ParseWarning
@@ -83,30 +79,8 @@ def first_planning_request(
 
 
 async def run_planning(ctx: RunContext, history: Sequence[HistoryTurn]) -> ParsedPlan:
-    if ctx.guided:
-        parts = query_parts(ctx.query)
-        offer = await offer_tools(ctx, parts=parts)
-        specs = [s for n in offer.names if (s := ctx.registry.get(n)) is not None]
-        request = build_guided_planning(
-            ctx.query, parts, ctx.registry.manifesto_lines(offer.names), {s.name: s.summary for s in specs},
-            ctx.settings, schemas={s.name: s.input_schema for s in specs},
-            outputs={s.name: s.output_schema for s in specs if s.output_schema is not None},
-        )
-        reply = await ctx.call_model(request)
-    else:
-        reply = await _plan_with_finds(ctx, history, await offer_tools(ctx))
-    try:
-        if ctx.guided:
-            shapes = {
-                s.name: ToolShape(name=s.name, input_schema=s.input_schema, output_schema=s.output_schema)
-                for n in offer.names
-                if (s := ctx.registry.get(n)) is not None
-            }
-            parsed = parse_guided_plan(reply.text, parts, offer.names, shapes)
-        else:
-            parsed = parse_plan(reply.text)
-    except ParseError as exc:
-        raise PhaseFailure("unparseable_plan", "planning", f"the planning reply held no usable plan: {exc}") from exc
+    """The plan, asked of the run's strategy, made the thread's todo list."""
+    parsed, raw = await ctx.strategy.plan(ctx, history)
     await emit_warnings(ctx, parsed.warnings)
     now = ctx.clock()
     ctx.state.title = parsed.title
@@ -118,8 +92,22 @@ async def run_planning(ctx: RunContext, history: Sequence[HistoryTurn]) -> Parse
     ]
     ctx.state.current_step_id = None
     await ctx.save()
-    await ctx.emit(EventType.PLAN, {**plan_event_data(ctx), "raw": reply.text})
+    await ctx.emit(EventType.PLAN, {**plan_event_data(ctx), "raw": raw})
     return parsed
+
+
+async def free_form_plan(ctx: RunContext, history: Sequence[HistoryTurn]) -> tuple[ParsedPlan, str]:
+    """The model writes the plan over the tool manifesto (``findTools`` as it asks)."""
+    reply = await _plan_with_finds(ctx, history, await offer_tools(ctx))
+    return unparseable_as_failure(parse_plan, reply.text), reply.text
+
+
+def unparseable_as_failure(parse: Callable[[str], ParsedPlan], text: str) -> ParsedPlan:
+    """A plan reply that holds no plan ends the run as ``unparseable_plan``."""
+    try:
+        return parse(text)
+    except ParseError as exc:
+        raise PhaseFailure("unparseable_plan", "planning", f"the planning reply held no usable plan: {exc}") from exc
 
 
 async def _plan_with_finds(ctx: RunContext, history: Sequence[HistoryTurn], offer: ToolOffer) -> LLMReply:

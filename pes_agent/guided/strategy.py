@@ -1,0 +1,119 @@
+"""The guided strategy: every decision of a run is a choice among grounded options.
+
+Planning lists the request's parts and asks for one tool per part, the steps a part implies added by
+data flow (``dataflow``); a tool step asks for one tool's arguments, each among values the request or
+earlier results hold (``step``); the answer is one short sentence, replaced by the plain findings when
+it misses one or states what nothing found (``answer``). See ``pes_agent.agent.strategy``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from functools import partial
+
+from pes_agent.agent.context import PhaseFailure, RunContext
+from pes_agent.agent.execution import ItemOutcome, free_form_turn, handle_calls
+from pes_agent.agent.item_loop import ItemLoop
+from pes_agent.agent.planning import emit_warnings, offer_tools, unparseable_as_failure
+from pes_agent.guided.answer import findings, not_found, plain_statement, ungrounded, unstated
+from pes_agent.guided.dataflow import ToolShape
+from pes_agent.guided.grounding import query_parts
+from pes_agent.guided.prompts import build_guided_planning, build_guided_synthesis
+from pes_agent.guided.replies import parse_guided_call, parse_guided_plan
+from pes_agent.guided.step import guided_request, remember_turn, target_tool
+from pes_agent.llm.parser import parse_answer
+from pes_agent.llm.replies import ParsedAnswer, ParsedPlan
+from pes_agent.llm.types import Message
+from pes_agent.prompts.execution import truncated_text
+from pes_agent.prompts.views import HistoryTurn
+from pes_agent.state.models import ItemStatus
+from pes_agent.tools.spec import ToolResult
+
+__all__ = ["GUIDED", "Guided"]
+
+
+class Guided:
+    closes_steps = True
+    """A tool step whose calls all succeeded ends with its tool output: no closing model turn, and
+    the step's result is the output itself rather than a tiny model's summary of it."""
+
+    async def plan(self, ctx: RunContext, history: Sequence[HistoryTurn]) -> tuple[ParsedPlan, str]:
+        """One tool (or none) per part of the request, among those its words and values point to."""
+        parts = query_parts(ctx.query)
+        offer = await offer_tools(ctx, parts=parts)
+        specs = [s for n in offer.names if (s := ctx.registry.get(n)) is not None]
+        request = build_guided_planning(
+            ctx.query, parts, ctx.registry.manifesto_lines(offer.names), {s.name: s.summary for s in specs},
+            ctx.settings, schemas={s.name: s.input_schema for s in specs},
+            outputs={s.name: s.output_schema for s in specs if s.output_schema is not None},
+        )
+        reply = await ctx.call_model(request)
+        shapes = {s.name: ToolShape(name=s.name, input_schema=s.input_schema, output_schema=s.output_schema)
+                  for s in specs}
+        parse = partial(parse_guided_plan, parts=parts, tool_names=offer.names, shapes=shapes)
+        return unparseable_as_failure(parse, reply.text), reply.text
+
+    async def turn(self, ctx: RunContext, loop: ItemLoop) -> ItemOutcome | None:
+        """The arguments of the tool the step still needs, chosen under a grammar; a step without
+        tools (a free-form plan revision may add one) is a free-form turn."""
+        if not (loop.item.is_tool_step and loop.allowed):
+            return await free_form_turn(ctx, loop)
+        tool = target_tool(loop)
+        request = guided_request(ctx, loop, tool)
+        loop.messages = list(request.messages)
+        reply = await ctx.call_model(request)
+        parsed = parse_guided_call(reply.text, tool, finish_reason=reply.finish_reason)
+        await emit_warnings(ctx, parsed.warnings, step_id=loop.item.id)
+        loop.messages.append(Message(role="assistant", content=reply.text))
+        loop.unusable = parsed.truncated
+        if parsed.truncated:
+            loop.retry_tool = tool
+            loop.retry_tail = [loop.messages[-1], Message(role="user", content=truncated_text([tool]))]
+            return None
+        return await handle_calls(ctx, loop, parsed)
+
+    async def after_calls(
+        self, ctx: RunContext, loop: ItemLoop, results: list[ToolResult], corrections: list[str]
+    ) -> None:
+        """The failed reply and its reason go to the next turn of the same tool, once."""
+        remember_turn(loop, loop.messages[-1].content, results)
+
+    async def answer(self, ctx: RunContext, history: Sequence[HistoryTurn], *, status: str) -> ParsedAnswer:
+        """A short answer from the findings; replaced by the plain findings when it misses one or
+        states a number nothing found, and by what was not found when there are no findings and the
+        answer states anything the run did not find."""
+        items = ctx.state.todo_list
+        found = findings(items)
+        request = build_guided_synthesis(ctx.query, [(f.description, f.text) for f in found], ctx.settings)
+        reply = await ctx.call_model(request)
+        answer = parse_answer(reply.text)
+        missed = unstated(answer.response, found)
+        invented = ungrounded(answer.response, ctx.query, items)
+        empty = not answer.response.strip()
+        failed = any(it.is_tool_step and it.status is not ItemStatus.COMPLETED for it in items) or bool(
+            ctx.state.unplanned
+        )
+        if (found and (missed or invented or empty)) or (not found and (invented or empty or failed)):
+            metadata = {
+                **(answer.ui_metadata or {}),
+                "answer_source": "step_outputs",
+                "model_answer": answer.response,
+                "unstated_steps": [f.step_id for f in missed],
+                "ungrounded_values": invented,
+            }
+            if not found:
+                text = not_found(items, ctx.state.unplanned)
+            elif failed:
+                text = "\n".join([plain_statement(found), not_found(items, ctx.state.unplanned)])
+            else:
+                text = plain_statement(found)
+            answer = ParsedAnswer(response=text, ui_metadata=metadata, thinking=answer.thinking)
+        if ctx.state.unplanned:
+            metadata = {**(answer.ui_metadata or {}), "unplanned_parts": list(ctx.state.unplanned)}
+            answer = ParsedAnswer(response=answer.response, ui_metadata=metadata, thinking=answer.thinking)
+        if not answer.response.strip():
+            raise PhaseFailure("empty_answer", "synthesis", "the synthesis reply held no answer text")
+        return answer
+
+
+GUIDED = Guided()
