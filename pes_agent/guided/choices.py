@@ -24,6 +24,7 @@ __all__ = [
     "can_ground",
     "enum_choices",
     "introduced_choice",
+    "lead_scores",
     "named_leaves",
     "described",
     "stems",
@@ -166,7 +167,7 @@ def tool_scores(part: str, tools: Mapping[str, str], options: Mapping[str, str] 
     subtracts; "work out 144 divided by 12" divides, whatever works on work orders), and so does
     each of the tool's ``options`` (``tool_options``) the part names: a value the tool takes."""
     words = _stem_list(without_quotes(part))
-    lead = set(words[:1]) | set(_stem_list(" ".join(operation_verbs(part))))
+    lead = set(_stem_list(without_quotes(_ask(part)))[:1]) | set(_stem_list(" ".join(operation_verbs(part))))
     words += _stem_list(" ".join(operation_words(part)))
     scores = {}
     for name, about in tools.items():
@@ -174,6 +175,20 @@ def tool_scores(part: str, tools: Mapping[str, str], options: Mapping[str, str] 
         named = set(words) & set(_stem_list((options or {}).get(name, ""))) - known
         scores[name] = len(set(words) & known) + LEAD_WEIGHT * len(lead & known) + (1 + LEAD_WEIGHT) * len(named)
     return scores
+
+
+def lead_scores(part: str, tools: Mapping[str, str]) -> dict[str, int]:
+    """How many of the part's lead words (its first content word, the arithmetic it names) each
+    tool's own name and description hold: what the part asks for, before what it says about it."""
+    words = _stem_list(without_quotes(part))
+    lead = set(_stem_list(without_quotes(_ask(part)))[:1]) | set(_stem_list(" ".join(operation_verbs(part))))
+    return {name: len(lead & set(_stem_list(f"{name} {about}"))) for name, about in tools.items()}
+
+
+def _ask(part: str) -> str:
+    """The part's last sentence: context sentences joined before it (``grounding.query_parts``) say
+    what the ask is about, not what it asks for."""
+    return re.split(r"[.!?;]\s+", part.strip())[-1]
 
 
 LEAD_WEIGHT = 2

@@ -12,10 +12,12 @@ found, not a word of the request that merely looks like one ("Japan" is not the 
 
 Working backwards from the tool the part chose, a producer is searched for each required argument:
 
-- a field *named in the part* and of the argument's type binds it even when the request holds some
-  value of that type (the part asks for the field: "the capital of Japan");
-- a field with the argument's own name binds it when the request holds no valid value for it
-  (``product_id`` for ``product_id``; ``start_date`` for ``start``);
+- a field *named in the part* and of the argument's type binds an argument of the tool the part chose
+  even when the request holds some value of that type (the part asks for the field: "the capital of
+  Japan");
+- a field with a word of the argument's name or description binds it when the request holds no valid
+  value for it (``product_id`` for ``product_id``; ``iata_code`` for an origin "IATA airport code"),
+  from a tool the part or the argument speaks of (``customer_by_name`` for ``customer_email``);
 - a field binds one argument at most (``start_date`` is the start, not also the end), and a
   producer's own inputs are searched the same way, a few levels deep.
 
@@ -30,7 +32,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pes_agent.guided.choices import can_ground, stems
-from pes_agent.guided.grounding import Candidate, grounded_property, text_spans
+from pes_agent.guided.grounding import Candidate, explicit_values, grounded_property, text_spans
+from pes_agent.guided.language import language
 from pes_agent.prompts.schemas import inline_refs
 
 __all__ = ["Binding", "ImpliedStep", "ToolShape", "implied_steps", "output_fields", "suppliable"]
@@ -45,11 +48,13 @@ SAME_NAME = 2
 
 @dataclass(frozen=True, kw_only=True)
 class ToolShape:
-    """What planning by data flow reads of a tool: its input schema and its declared output."""
+    """What planning by data flow reads of a tool: its input schema, its declared output and its
+    one-line description."""
 
     name: str
     input_schema: Mapping[str, Any]
     output_schema: Mapping[str, Any] | None = None
+    description: str = ""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -132,22 +137,44 @@ def _wanted(search: _Search, shape: ToolShape, used: frozenset[str], depth: int)
     schema = inline_refs(shape.input_schema)
     properties: Mapping[str, Any] = schema.get("properties") or {}
     spans = [Candidate(value=s, source="step") for s in text_spans(search.part)]
+    stated = [Candidate(value=s, source="step") for s in explicit_values(search.part)]
     asked = set(stems(search.part))
+    related = set(stems(" ".join(language().of_words(search.part))))
     found: list[tuple[int, str, str, str]] = []
-    for argument in schema.get("required") or ():
+    required = [a for a in schema.get("required") or () if isinstance(properties.get(a), Mapping)]
+    for argument in required:
         prop = properties.get(argument)
         if not isinstance(prop, Mapping) or "enum" in prop or "const" in prop or prop.get("type") == "boolean":
             continue
         held = grounded_property(prop, spans) is not None
+        # stated outright (quoted, a date, a number), enough of them for every argument of this shape
+        # ("between her start date and 2025-01-01": one date for two, so the start is looked up)
+        fits = grounded_property(prop, stated)
+        alike = sum(properties[a] == prop for a in required)
+        given = fits is not None and len(fits.get("enum") or ()) >= alike
+        name = set(stems(argument))
+        own = name | set(stems(str(prop.get("description") or "")))
         for producer, candidate in search.tools.items():
             if producer in used or candidate.output_schema is None:
                 continue
+            called = set(stems(producer))
+            about = called | set(stems(candidate.description))
             for path, out in output_fields(candidate.output_schema):
                 if not _compatible(out, prop):
                     continue
                 words = set(stems(path.replace("[0]", " ")))
-                score = NAMED * bool(words & asked) + SAME_NAME * bool(words & set(stems(argument)))
-                if words & asked or (not held and score >= SAME_NAME):
+                # the part asks for the field as something *of* something ("the capital of Japan",
+                # "its price"), or names it where the request states no value for this argument and
+                # the word is not the argument's own ("to 6 servings" gives the servings); only for the
+                # tool the part chose: a producer's own inputs come from the request unless it holds none
+                named = depth == 0 and (bool(words & related) or (not given and bool((words & asked) - name)))
+                same = bool(words & own)
+                if named and not same and _shaped(prop):  # a field said to have this shape only by name
+                    named = False
+                # a field by the argument's name only from a tool the part or the argument speaks of
+                # (``customer_by_name`` for ``customer_email``; no employee's start date for a date)
+                if named or (same and not held and (called & own or about & asked)):
+                    score = NAMED * named + SAME_NAME * same + len(called & own) + len(about & asked)
                     found.append((score, argument, producer, path))
     found.sort(key=lambda f: -f[0])
     bound: set[str] = set()
@@ -184,6 +211,12 @@ def _ungrounded(input_schema: Mapping[str, Any], part: str) -> set[str]:
         if isinstance(prop, Mapping) and "enum" not in prop and grounded_property(prop, spans) is None:
             out.add(argument)
     return out
+
+
+def _shaped(schema: Mapping[str, Any]) -> bool:
+    """An argument whose value has a shape (a pattern, a format): a field named in the request fills
+    it only when the field's own name speaks of the argument too (an airport code is no start date)."""
+    return "pattern" in schema or "format" in schema
 
 
 def output_fields(output_schema: Mapping[str, Any], path: str = "", depth: int = 0) -> Iterator[tuple[str, Mapping[str, Any]]]:

@@ -26,6 +26,7 @@ from pes_agent.guided.choices import (
     can_ground,
     enum_choices,
     introduced_choice,
+    lead_scores,
     named_leaves,
     stems,
     tool_choices,
@@ -64,6 +65,10 @@ __all__ = [
 
 NO_TOOL = "none"
 """The planning choice for a part that needs no tool."""
+CHAIN_EVIDENCE = 2
+"""Own evidence a tool needs before the fields its implied steps give count for it: the part's lead
+word, an option it names, or two words. One plain word ("from one unit to another") is no reason to
+plan a conversion of the calories a recipe lookup finds."""
 MAX_FREE_ARGUMENTS = 3
 """A tool with no required argument is asked for at most this many of its optional ones."""
 RESULT_CLIP = 200
@@ -100,10 +105,10 @@ def guided_plan_schema(
     (``choices.tool_choices``), ties broken by what the part holds (``choices.best_fitting``): the
     plan in as few tokens as it takes to name the tools.
 
-    With the tools' declared ``outputs``, a tool is scored together with the producers its needs
-    imply: "What is the weather in the capital of Japan?" points to the weather with the capital
-    looked up first, which says more of the part than the country tool alone; of tools the words
-    tie on, the one whose implied steps do more of the part is offered.
+    With the tools' declared ``outputs``, a tool is scored together with the fields its implied steps
+    give it: "What is the weather in the capital of Japan?" points to the weather with the capital
+    looked up first. Of tools the words tie on, the one the part opens with is offered ("What is the
+    weather ..."), then the one needing the fewest implied steps.
 
     A part that shares no word with any tool and holds no data (no number, quote or date) to act on
     gets no tool ("none", decided here): offered as an option, a small model picks it everywhere,
@@ -112,7 +117,7 @@ def guided_plan_schema(
     """
     properties = {}
     options = tool_options(schemas)
-    shapes = _shapes(schemas, outputs)
+    shapes = _shapes(schemas, outputs, tools)
     for i, part in enumerate(parts):
         before = " ".join(parts[:i])
         fitting = {
@@ -121,22 +126,29 @@ def guided_plan_schema(
             or (shapes is not None and suppliable(n, part, before, shapes))
         }
         offered = fitting or tools
-        texts, words = dict(offered), options
+        texts, words = dict(offered), dict(options)
         chains: dict[str, int] = {}
         own = tool_scores(part, offered, options)
-        if shapes is not None and max(own.values(), default=0) > 0:
+        if shapes is not None:
             # a tool the part's words point to, scored with the words of the steps it implies
-            texts, words = {}, {}
-            for name in (n for n in offered if own[n] > 0):
-                chain = [s.tool for s in implied_steps(name, part, before, shapes)] if name in shapes else [name]
-                chains[name] = len(chain)
-                texts[name] = " ".join(f"{t} {tools.get(t, '')}" for t in chain)
-                words[name] = " ".join(options.get(t, "") for t in chain)
+            for name in (n for n in offered if own[n] >= CHAIN_EVIDENCE):
+                steps = implied_steps(name, part, before, shapes) if name in shapes else []
+                chains[name] = max(len(steps), 1)
+                # the tool's words, and of each step it implies the producer and the field it gives
+                found = " ".join(f"{steps[b.producer].tool} {b.path}" for s in steps for b in s.bindings
+                                 if b.producer is not None)
+                texts[name] = f"{name} {tools.get(name, '')} {found}"
+                words[name] = options.get(name, "")
         evidence = max(tool_scores(part, texts, words).values(), default=0) > 0
         choices = tool_choices(part, texts, words) if evidence or holds_data(part) else []
-        if chains and choices:  # of tools the words tie on, those whose implied steps do the most
-            longest = max(chains.get(n, 1) for n in choices)
-            choices = [n for n in choices if chains.get(n, 1) == longest]
+        if chains and len(choices) > 1:
+            # of tools the words tie on: the one the part opens with ("What is the weather ..."), then
+            # the one that needs the fewest implied steps to do it
+            asked = lead_scores(part, {n: offered[n] for n in choices})
+            top = max(asked.values())
+            choices = [n for n in choices if asked[n] == top]
+            fewest = min(chains.get(n, 1) for n in choices)
+            choices = [n for n in choices if chains.get(n, 1) == fewest]
         if schemas is not None:  # near neighbours the words cannot tell apart: what the part holds can
             choices = best_fitting(choices, schemas, part, before)
         properties[part] = {"enum": choices or [NO_TOOL]}
@@ -149,12 +161,17 @@ def guided_plan_schema(
 
 
 def _shapes(
-    schemas: Mapping[str, Mapping[str, Any]] | None, outputs: Mapping[str, Mapping[str, Any]] | None
+    schemas: Mapping[str, Mapping[str, Any]] | None,
+    outputs: Mapping[str, Mapping[str, Any]] | None,
+    tools: Mapping[str, str],
 ) -> dict[str, ToolShape] | None:
     """The tools as data flow reads them; None when no tool declares an output (nothing to wire)."""
     if schemas is None or not outputs:
         return None
-    return {n: ToolShape(name=n, input_schema=s, output_schema=outputs.get(n)) for n, s in schemas.items()}
+    return {
+        n: ToolShape(name=n, input_schema=s, output_schema=outputs.get(n), description=tools.get(n, ""))
+        for n, s in schemas.items()
+    }
 
 
 def build_guided_planning(

@@ -48,8 +48,11 @@ class Guided:
             outputs={s.name: s.output_schema for s in specs if s.output_schema is not None},
         )
         reply = await ctx.call_model(request)
-        shapes = {s.name: ToolShape(name=s.name, input_schema=s.input_schema, output_schema=s.output_schema)
-                  for s in specs}
+        shapes = {
+            s.name: ToolShape(name=s.name, input_schema=s.input_schema, output_schema=s.output_schema,
+                              description=s.summary)
+            for s in specs
+        }
         parse = partial(parse_guided_plan, parts=parts, tool_names=offer.names, shapes=shapes)
         return unparseable_as_failure(parse, reply.text), reply.text
 

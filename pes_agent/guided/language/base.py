@@ -29,6 +29,12 @@ class Language(Protocol):
         """The whole dates the text writes, in order ("01/15/2024", "18 March 2025")."""
         ...
 
+    def of_words(self, text: str) -> list[str]:
+        """Words the text uses as something *of* something else: "the capital of Japan", "Japan's
+        capital", "its price", "Lena Brook's start date" give capital, price, start date. Such a
+        word asks for a value to be found, not one the request holds."""
+        ...
+
     def name_core(self, name: str) -> str:
         """A name without the grammar around it ("Lena Brook's" → "Lena Brook")."""
         ...

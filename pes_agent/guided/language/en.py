@@ -42,6 +42,10 @@ _DATE_FORMS = [
     re.compile(rf"\b{_DAY}\s+(?:of\s+)?(?P<mname>{_MONTH})\.?,?\s+{_YEAR}\b", re.IGNORECASE),
 ]
 _POSSESSIVE = re.compile(r"(?:'s|’s|'|’)$")
+_OF = re.compile(r"\b((?:[a-z]+\s)?[a-z]+)\s+of\b", re.IGNORECASE)
+"""The one or two words before "of": "the share price of", "the capital of"."""
+_POSSESSED = re.compile(r"(?:\w(?:'s|’s|s'|s’)|\b(?:its|his|her|their|your|my|our))\s+([a-z]+(?:\s[a-z]+)?)", re.IGNORECASE)
+"""The one or two words after a possessive: "Japan's capital", "its price", "Lena Brook's start date"."""
 
 
 class English:
@@ -69,6 +73,10 @@ class English:
                     taken.append(range(match.start(), match.end()))
                     found.append((match.start(), DateSpan(text=match.group(0), iso=day.isoformat())))
         return [span for _, span in sorted(found, key=lambda f: f[0])]
+
+    def of_words(self, text: str) -> list[str]:
+        found = [m.group(1) for m in _OF.finditer(text)] + [m.group(1) for m in _POSSESSED.finditer(text)]
+        return [w for phrase in found for w in phrase.split()]
 
     def name_core(self, name: str) -> str:
         return _POSSESSIVE.sub("", name.strip())
