@@ -8,6 +8,7 @@ from the query, the tools' own names and descriptions, the schemas' options and 
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Collection, Mapping, Sequence
 from typing import Any
@@ -22,11 +23,11 @@ from pes_agent.guided.quotes import without_quotes
 __all__ = [
     "best_fitting",
     "can_ground",
+    "described",
     "enum_choices",
     "introduced_choice",
     "lead_scores",
     "named_leaves",
-    "described",
     "stems",
     "tool_choices",
     "tool_options",
@@ -180,7 +181,6 @@ def tool_scores(part: str, tools: Mapping[str, str], options: Mapping[str, str] 
 def lead_scores(part: str, tools: Mapping[str, str]) -> dict[str, int]:
     """How many of the part's lead words (its first content word, the arithmetic it names) each
     tool's own name and description hold: what the part asks for, before what it says about it."""
-    words = _stem_list(without_quotes(part))
     lead = set(_stem_list(without_quotes(_ask(part)))[:1]) | set(_stem_list(" ".join(operation_verbs(part))))
     return {name: len(lead & set(_stem_list(f"{name} {about}"))) for name, about in tools.items()}
 
@@ -203,8 +203,14 @@ def stems(text: str) -> list[str]:
 
 
 def _stem_list(text: str) -> list[str]:
+    return list(_stemmed(text))
+
+
+@functools.lru_cache(maxsize=8192)
+def _stemmed(text: str) -> tuple[str, ...]:
+    """Cached: planning compares the same tool texts for every part and candidate."""
     words = re.findall(r"[a-z]+", text.replace("_", " ").casefold())
-    return [_stem(w) for w in words if len(w) > 2 and w not in _STOPWORDS_FOR_TOOLS]
+    return tuple(_stem(w) for w in words if len(w) > 2 and w not in _STOPWORDS_FOR_TOOLS)
 
 
 def introduced_choice(schema: Mapping[str, Any], name: str, text: str, given_in: str = "") -> Any | None:

@@ -27,7 +27,7 @@ that promises no fields provides nothing by name. Nothing here knows a tool, a d
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -80,6 +80,38 @@ class ImpliedStep:
     """For a producer: ``consumer.argument`` it was planned for (shown in the plan)."""
 
 
+@dataclass(frozen=True, kw_only=True)
+class _Tool:
+    """A tool as the search reads it, worked out once: its input schema with references inlined, its
+    output fields with their words, the words of its name and of its description."""
+
+    schema: Mapping[str, Any]
+    fields: tuple[tuple[str, Mapping[str, Any], frozenset[str]], ...]
+    called: frozenset[str]
+    about: frozenset[str]
+
+
+_PREPARED: dict[int, tuple[ToolShape, _Tool]] = {}
+"""Prepared tools by the identity of their shape (a run plans with the same shapes for every part)."""
+
+
+def _prepared(shape: ToolShape) -> _Tool:
+    kept = _PREPARED.get(id(shape))
+    if kept is not None and kept[0] is shape:
+        return kept[1]
+    fields = tuple(
+        (path, out, frozenset(stems(path.replace("[0]", " "))))
+        for path, out in (output_fields(shape.output_schema) if shape.output_schema is not None else ())
+    )
+    called = frozenset(stems(shape.name))
+    tool = _Tool(schema=inline_refs(shape.input_schema), fields=fields, called=called,
+                 about=called | frozenset(stems(shape.description)))
+    if len(_PREPARED) > 4096:  # shapes of tool sets no longer in use
+        _PREPARED.clear()
+    _PREPARED[id(shape)] = (shape, tool)
+    return tool
+
+
 @dataclass(kw_only=True)
 class _Search:
     part: str
@@ -87,6 +119,17 @@ class _Search:
     tools: Mapping[str, ToolShape]
     earlier: Mapping[str, str]
     steps: list[ImpliedStep] = field(default_factory=list)
+    spans: list[Candidate] = field(default_factory=list)
+    stated: list[Candidate] = field(default_factory=list)
+    asked: frozenset[str] = frozenset()
+    related: frozenset[str] = frozenset()
+    grounds: dict[str, bool] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.spans = [Candidate(value=s, source="step") for s in text_spans(self.part)]
+        self.stated = [Candidate(value=s, source="step") for s in explicit_values(self.part)]
+        self.asked = frozenset(stems(self.part))
+        self.related = frozenset(stems(" ".join(language().of_words(self.part))))
 
 
 def implied_steps(
@@ -134,22 +177,19 @@ def _wanted(search: _Search, shape: ToolShape, used: frozenset[str], depth: int)
     argument it fits best (``start_date`` is the start, and the end keeps the request's date)."""
     if depth >= MAX_DEPTH:
         return
-    schema = inline_refs(shape.input_schema)
+    schema = _prepared(shape).schema
     properties: Mapping[str, Any] = schema.get("properties") or {}
-    spans = [Candidate(value=s, source="step") for s in text_spans(search.part)]
-    stated = [Candidate(value=s, source="step") for s in explicit_values(search.part)]
-    asked = set(stems(search.part))
-    related = set(stems(" ".join(language().of_words(search.part))))
+    asked, related = search.asked, search.related
     found: list[tuple[int, str, str, str]] = []
     required = [a for a in schema.get("required") or () if isinstance(properties.get(a), Mapping)]
     for argument in required:
-        prop = properties.get(argument)
-        if not isinstance(prop, Mapping) or "enum" in prop or "const" in prop or prop.get("type") == "boolean":
+        prop = properties[argument]
+        if "enum" in prop or "const" in prop or prop.get("type") == "boolean":
             continue
-        held = grounded_property(prop, spans) is not None
+        held = grounded_property(prop, search.spans) is not None
         # stated outright (quoted, a date, a number), enough of them for every argument of this shape
         # ("between her start date and 2025-01-01": one date for two, so the start is looked up)
-        fits = grounded_property(prop, stated)
+        fits = grounded_property(prop, search.stated)
         alike = sum(properties[a] == prop for a in required)
         given = fits is not None and len(fits.get("enum") or ()) >= alike
         name = set(stems(argument))
@@ -157,12 +197,10 @@ def _wanted(search: _Search, shape: ToolShape, used: frozenset[str], depth: int)
         for producer, candidate in search.tools.items():
             if producer in used or candidate.output_schema is None:
                 continue
-            called = set(stems(producer))
-            about = called | set(stems(candidate.description))
-            for path, out in output_fields(candidate.output_schema):
+            tool = _prepared(candidate)
+            for path, out, words in tool.fields:
                 if not _compatible(out, prop):
                     continue
-                words = set(stems(path.replace("[0]", " ")))
                 # the part asks for the field as something *of* something ("the capital of Japan",
                 # "its price"), or names it where the request states no value for this argument and
                 # the word is not the argument's own ("to 6 servings" gives the servings); only for the
@@ -173,8 +211,8 @@ def _wanted(search: _Search, shape: ToolShape, used: frozenset[str], depth: int)
                     named = False
                 # a field by the argument's name only from a tool the part or the argument speaks of
                 # (``customer_by_name`` for ``customer_email``; no employee's start date for a date)
-                if named or (same and not held and (called & own or about & asked)):
-                    score = NAMED * named + SAME_NAME * same + len(called & own) + len(about & asked)
+                if named or (same and not held and (tool.called & own or tool.about & asked)):
+                    score = NAMED * named + SAME_NAME * same + len(tool.called & own) + len(tool.about & asked)
                     found.append((score, argument, producer, path))
     found.sort(key=lambda f: -f[0])
     bound: set[str] = set()
@@ -192,19 +230,19 @@ def _wanted(search: _Search, shape: ToolShape, used: frozenset[str], depth: int)
 def _suppliable(search: _Search, name: str, used: frozenset[str], depth: int) -> bool:
     """Whether the request (or producers of its own, within the depth) can give ``name`` its inputs."""
     shape = search.tools[name]
-    if can_ground(shape.input_schema, search.part, search.before):
+    if name not in search.grounds:
+        search.grounds[name] = can_ground(shape.input_schema, search.part, search.before)
+    if search.grounds[name]:
         return True
     if depth >= MAX_DEPTH:
         return False
-    missing = _ungrounded(shape.input_schema, search.part)
+    missing = _ungrounded(_prepared(shape).schema, search.spans)
     offered = {a for a, _, _ in _wanted(search, shape, used, depth)}
     return bool(missing) and missing <= offered
 
 
-def _ungrounded(input_schema: Mapping[str, Any], part: str) -> set[str]:
-    schema = inline_refs(input_schema)
+def _ungrounded(schema: Mapping[str, Any], spans: Sequence[Candidate]) -> set[str]:
     properties: Mapping[str, Any] = schema.get("properties") or {}
-    spans = [Candidate(value=s, source="step") for s in text_spans(part)]
     out = set()
     for argument in schema.get("required") or ():
         prop = properties.get(argument)

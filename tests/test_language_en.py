@@ -1,0 +1,93 @@
+"""What guided mode knows of English, rule by rule, with the phrases each rule exists for.
+
+Every function of ``pes_agent.guided.language.en`` is a closed word class or a written form (dates,
+possessives, "X of Y"); this table is where a rule's reason lives, and a rule no phrase here needs
+should go.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from pes_agent.guided.language import language
+
+EN = language()
+
+
+@pytest.mark.parametrize(
+    ("sentence", "context"),
+    [
+        ("A cake needs 3 pounds of flour.", True),  # a statement: its values serve the next ask
+        ("Our team flies to Portugal next week", True),
+        ("The office is in Lisbon", True),
+        ("It weighs 4 pounds", True),
+        ("Convert that to kilograms", False),  # an instruction opens with its action
+        ("I need the weather in Oslo", False),  # "I" asks
+        ("Is the office in Lisbon?", False),  # a question is never context
+        ("What is the weather there", False),
+    ],
+)
+def test_a_statement_is_context_and_an_ask_is_not(sentence: str, context: bool) -> None:
+    assert EN.is_context(sentence) is context
+
+
+@pytest.mark.parametrize(
+    ("sentence", "question"),
+    [
+        ("What does a headlamp cost in pounds", True),  # a clause split off loses its "?"
+        ("How warm is it in Lima", True),
+        ("Is it raining in Nairobi?", True),
+        ("Convert 5 km to miles", False),
+        ("Hello there", False),
+    ],
+)
+def test_a_question_is_known_with_or_without_its_mark(sentence: str, question: bool) -> None:
+    assert EN.is_question(sentence) is question
+
+
+@pytest.mark.parametrize(
+    ("text", "dates"),
+    [
+        ("on 2025-06-03", [("2025-06-03", "2025-06-03")]),
+        ("on 01/15/2024", [("01/15/2024", "2024-01-15")]),  # month first, as in the US
+        ("on 25/12/2024", [("25/12/2024", "2024-12-25")]),  # a first number over 12 is the day
+        ("on January 1st 2024", [("January 1st 2024", "2024-01-01")]),
+        ("on Jan 5, 2024", [("Jan 5, 2024", "2024-01-05")]),
+        ("on 18 March 2025", [("18 March 2025", "2025-03-18")]),
+        ("on the 3rd of June 2025", [("3rd of June 2025", "2025-06-03")]),
+        ("on 02/30/2024", []),  # no such day
+        ("in December", []),  # a month alone is no date
+    ],
+)
+def test_dates_are_read_whole_and_as_iso(text: str, dates: list[tuple[str, str]]) -> None:
+    assert [(d.text, d.iso) for d in EN.dates(text)] == dates
+
+
+@pytest.mark.parametrize(
+    ("text", "words"),
+    [
+        ("What is the weather in the capital of Japan", ["capital"]),
+        ("Is it raining in Kenya's capital", ["capital"]),
+        ("tell me its price in euros", ["price"]),
+        ("between Lena Brook's start date and 2025-01-01", ["start", "date"]),
+        ("the share price of Halvard Foods", ["share", "price"]),
+        ("Scale the recipe to 6 servings", []),
+        ("Order 2 of the Summit Headlamp", []),  # a number of things is no field of them
+    ],
+)
+def test_words_asked_for_as_something_of_something(text: str, words: list[str]) -> None:
+    assert [w for w in EN.of_words(text) if w not in ("the", "in")] == words
+
+
+@pytest.mark.parametrize(
+    ("name", "core"), [("Lena Brook's", "Lena Brook"), ("James'", "James"), ("Tel Aviv", "Tel Aviv")]
+)
+def test_a_name_loses_its_possessive(name: str, core: str) -> None:
+    assert EN.name_core(name) == core
+
+
+@pytest.mark.parametrize(
+    ("a", "b"), [("prices", "price"), ("counting", "count"), ("converted", "convert"), ("watches", "watch")]
+)
+def test_forms_of_a_word_meet_at_one_stem(a: str, b: str) -> None:
+    assert EN.stem(a) == EN.stem(b)
