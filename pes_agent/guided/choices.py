@@ -18,6 +18,7 @@ from jsonschema import Draft202012Validator
 from pes_agent.guided.arithmetic import named_operation, operation_verbs, operation_words
 from pes_agent.guided.grounding import Candidate, composable, grounded_property, text_spans
 from pes_agent.guided.language import language
+from pes_agent.guided.language.en import TOOL_STOPWORDS
 from pes_agent.guided.quotes import without_quotes
 
 __all__ = [
@@ -210,7 +211,7 @@ def _stem_list(text: str) -> list[str]:
 def _stemmed(text: str) -> tuple[str, ...]:
     """Cached: planning compares the same tool texts for every part and candidate."""
     words = re.findall(r"[a-z]+", text.replace("_", " ").casefold())
-    return tuple(_stem(w) for w in words if len(w) > 2 and w not in _STOPWORDS_FOR_TOOLS)
+    return tuple(_stem(w) for w in words if len(w) > 2 and w not in TOOL_STOPWORDS)
 
 
 def introduced_choice(schema: Mapping[str, Any], name: str, text: str, given_in: str = "") -> Any | None:
@@ -296,9 +297,3 @@ def _named(options: Sequence[Any], text: str, words: Mapping[str, str] | None = 
 
 def _stem(word: str) -> str:
     return language().stem(word)
-
-
-_STOPWORDS_FOR_TOOLS = frozenset(
-    ["the", "and", "for", "from", "with", "into", "than", "then", "that", "this", "these", "those", "what", "which", "who", "how", "many", "much", "please", "can", "could", "would", "should", "will", "does", "did", "tell", "show", "give", "get", "make", "use", "result", "results"]
-)
-"""Unlike ``_STOPWORDS``, verbs like "count" and "convert" stay: they say which tool is meant."""

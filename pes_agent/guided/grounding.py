@@ -31,6 +31,13 @@ from referencing.exceptions import Unresolvable
 from pes_agent.gate.references import reference_text
 from pes_agent.guided.arithmetic import Operation, named_operation
 from pes_agent.guided.language import language
+from pes_agent.guided.language.en import (
+    CLAUSE_BREAK,
+    CONJOINED,
+    LEADING_CONNECTIVE,
+    RELATING,
+    STOPWORDS,
+)
 from pes_agent.guided.quotes import mask_quotes, unmask
 from pes_agent.llm.composition import COMPOSED_LEFT, COMPOSED_OF, COMPOSED_OPS, COMPOSED_RIGHT, COMPOSED_TWICE
 
@@ -63,16 +70,6 @@ _WORD = re.compile(r"[^\W\d_][\w'-]*")
 _ADDRESS = re.compile(r"\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+|\bhttps?://[^\s'\"<>]+", re.IGNORECASE)
 """An email address or a URL: one value, never its words."""
 _CAPITALISED = re.compile(r"\b[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*")
-_SPLIT = re.compile(
-    r"\s*(?:[;.!?](?:\s+|$)|,?\s+and\s+then\s+|,\s*then\s+|\s+then\s+|,?\s+after\s+that,?\s+|,?\s+finally,?\s+"
-    r"|,?\s+afterwards,?\s+|,?\s+next,\s+)",
-    re.IGNORECASE,
-)
-_LEADING = re.compile(r"^(?:and|then|also|finally|next|so)\b[\s,]*", re.IGNORECASE)
-_STOPWORDS = frozenset(
-    ["a", "an", "the", "and", "or", "of", "in", "on", "at", "to", "for", "from", "by", "with", "into", "onto", "than", "then", "that", "this", "these", "those", "is", "are", "was", "were", "be", "been", "it", "its", "it's", "as", "what", "which", "who", "whom", "how", "many", "much", "me", "my", "you", "your", "we", "our", "they", "their", "please", "can", "could", "would", "should", "will", "do", "does", "did", "get", "give", "tell", "show", "find", "compute", "calculate", "make", "result", "results", "answer", "value", "number", "count", "word", "words", "text"]
-)
-"""Words no argument is made of (the last line: words that name a step's output, not a value)."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -93,8 +90,8 @@ def query_parts(query: str) -> tuple[str, ...]:
     """
     masked, quotes = mask_quotes(query.strip())
     parts = []
-    for raw in _SPLIT.split(masked):
-        part = _LEADING.sub("", raw.strip(" ,")).strip(" ,")
+    for raw in CLAUSE_BREAK.split(masked):
+        part = LEADING_CONNECTIVE.sub("", raw.strip(" ,")).strip(" ,")
         parts += [unmask(p, quotes) for p in _conjoined(part)] if part else []
     parts = _with_context(parts)
     if len(parts) > MAX_PARTS:
@@ -122,18 +119,9 @@ def _with_context(parts: list[str]) -> list[str]:
     return out
 
 
-_CONJOINED = re.compile(r"^(?P<verb>.+?)\s+(?P<head>[a-z]+\s+[a-z]+(?:\s+[a-z]+)?)\s+(?P<first>.+?)\s+and\s+"
-                        r"(?P=head)\s+(?P<second>.+)$", re.IGNORECASE)
-"""One action on two objects said alike: "look up the price of a notebook and the price of a pen"."""
-
 CONJOINED_MAX = 200
 """The longest part read as one action on two objects (the longest such ask is a line); a longer
-one is a pasted text, and ``_CONJOINED`` takes time growing with the square of what it reads."""
-
-_RELATING = re.compile(r"\b(?:between|compar\w*|versus|vs|differ\w*|match\w*|merg\w*|combin\w*|join\w*|swap\w*)\b",
-                       re.IGNORECASE)
-"""Words of an action on the two objects together: one step, not one per object ("the days between
-the start of March and the start of April", "compare the price of X and the price of Y")."""
+one is a pasted text, and ``CONJOINED`` takes time growing with the square of what it reads."""
 
 
 def _conjoined(part: str) -> list[str]:
@@ -141,8 +129,8 @@ def _conjoined(part: str) -> list[str]:
     ("look up the price of a notebook", "look up the price of a pen"): one step calls a tool once,
     and a small model given both in one step looked up the first twice. Not arithmetic ("add the
     price of a lamp and the price of a chair" is one sum of two values), nor an action relating the
-    two (``_RELATING``)."""
-    match = _CONJOINED.match(part) if len(part) <= CONJOINED_MAX and not _RELATING.search(part) else None
+    two (``RELATING``)."""
+    match = CONJOINED.match(part) if len(part) <= CONJOINED_MAX and not RELATING.search(part) else None
     if match is None or named_operation(match["verb"]) is not None:
         return [part]
     verb, head = match["verb"], match["head"]
@@ -191,7 +179,7 @@ def text_spans(text: str, actions: Collection[str] = ()) -> list[str]:
     found.extend(_word_runs(plain, actions, inside))
     found.extend(
         w for w in _WORD.findall(plain)
-        if len(w) > 2 and w.lower() not in _STOPWORDS and language().name_core(w) not in inside
+        if len(w) > 2 and w.lower() not in STOPWORDS and language().name_core(w) not in inside
         and language().stem(w.casefold()) not in actions
     )
     return list(dict.fromkeys(s.strip() for s in found if s.strip()))
@@ -205,7 +193,7 @@ def _word_runs(text: str, actions: Collection[str], inside: Collection[str]) -> 
     end = 0
     for match in _WORD.finditer(text):
         word = match.group(0)
-        content = (len(word) > 2 and word.lower() not in _STOPWORDS and word not in inside
+        content = (len(word) > 2 and word.lower() not in STOPWORDS and word not in inside
                    and language().stem(word.casefold()) not in actions)
         if not content or text[end:match.start()].strip():
             runs.append([])
@@ -325,7 +313,7 @@ def _is_name(match: re.Match[str], text: str) -> bool:
     opens = text[: match.start()].rstrip() == "" or text[: match.start()].rstrip()[-1:] in ".!?;"
     if opens and len(words) == 1:
         return False
-    return match.group(0).lower() not in _STOPWORDS
+    return match.group(0).lower() not in STOPWORDS
 
 
 def checking(schema: Mapping[str, Any]) -> Draft202012Validator:

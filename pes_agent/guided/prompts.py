@@ -15,7 +15,6 @@ evaluated prefix across the calls of a run.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -41,6 +40,7 @@ from pes_agent.guided.grounding import (
     output_candidates,
     text_spans,
 )
+from pes_agent.guided.language.en import SEVERAL
 from pes_agent.guided.quotes import without_quotes
 from pes_agent.llm.markers import sanitize_user_text
 from pes_agent.llm.types import Message, PromptRequest
@@ -317,10 +317,6 @@ def _argument_lines(schema: Mapping[str, Any], original: Mapping[str, Any]) -> s
     return "; ".join(out) or "(none)"
 
 
-_PLURAL = re.compile(r"\b(?:them|both|together|the two|each of)\b", re.IGNORECASE)
-"""Words that mean several earlier results ("add them together" after two lookups)."""
-
-
 def _flowing(earlier: Sequence[EarlierResult], part: str) -> list[Candidate]:
     """Earlier values that may flow into this step: the fields the part names, from any earlier
     step; else the values of the steps it depends on (every earlier step when it names none, or
@@ -331,7 +327,7 @@ def _flowing(earlier: Sequence[EarlierResult], part: str) -> list[Candidate]:
     named = named_leaves(leaves, part)
     if named:
         return named
-    direct = {r.step_id for r in earlier if r.direct or _PLURAL.search(without_quotes(part))}
+    direct = {r.step_id for r in earlier if r.direct or SEVERAL.search(without_quotes(part))}
     flowing = [c for c in leaves if c.source in direct] or leaves
     asked = [
         c for r in reversed(earlier)

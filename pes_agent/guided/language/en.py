@@ -11,7 +11,46 @@ import re
 
 from pes_agent.guided.language.base import DateSpan
 
-__all__ = ["ENGLISH", "English"]
+__all__ = [
+    "CLAUSE_BREAK", "CONJOINED", "ENGLISH", "LEADING_CONNECTIVE", "RELATING", "SEVERAL", "STOPWORDS",
+    "TOOL_STOPWORDS", "English",
+]
+
+# --- clauses, and words that are never values or tool evidence ------------------------------------
+
+CLAUSE_BREAK = re.compile(
+    r"\s*(?:[;.!?](?:\s+|$)|,?\s+and\s+then\s+|,\s*then\s+|\s+then\s+|,?\s+after\s+that,?\s+|,?\s+finally,?\s+"
+    r"|,?\s+afterwards,?\s+|,?\s+next,\s+)",
+    re.IGNORECASE,
+)
+LEADING_CONNECTIVE = re.compile(r"^(?:and|then|also|finally|next|so)\b[\s,]*", re.IGNORECASE)
+STOPWORDS = frozenset(
+    ["a", "an", "the", "and", "or", "of", "in", "on", "at", "to", "for", "from", "by", "with", "into", "onto", "than", "then", "that", "this", "these", "those", "is", "are", "was", "were", "be", "been", "it", "its", "it's", "as", "what", "which", "who", "whom", "how", "many", "much", "me", "my", "you", "your", "we", "our", "they", "their", "please", "can", "could", "would", "should", "will", "do", "does", "did", "get", "give", "tell", "show", "find", "compute", "calculate", "make", "result", "results", "answer", "value", "number", "count", "word", "words", "text"]
+)
+"""Words no argument is made of (the last line: words that name a step's output, not a value)."""
+
+
+CONJOINED = re.compile(r"^(?P<verb>.+?)\s+(?P<head>[a-z]+\s+[a-z]+(?:\s+[a-z]+)?)\s+(?P<first>.+?)\s+and\s+"
+                        r"(?P=head)\s+(?P<second>.+)$", re.IGNORECASE)
+"""One action on two objects said alike: "look up the price of a notebook and the price of a pen"."""
+
+RELATING = re.compile(r"\b(?:between|compar\w*|versus|vs|differ\w*|match\w*|merg\w*|combin\w*|join\w*|swap\w*)\b",
+                       re.IGNORECASE)
+"""Words of an action on the two objects together: one step, not one per object ("the days between
+the start of March and the start of April", "compare the price of X and the price of Y")."""
+
+
+TOOL_STOPWORDS = frozenset(
+    ["the", "and", "for", "from", "with", "into", "than", "then", "that", "this", "these", "those", "what", "which", "who", "how", "many", "much", "please", "can", "could", "would", "should", "will", "does", "did", "tell", "show", "give", "get", "make", "use", "result", "results"]
+)
+"""Unlike ``STOPWORDS``, verbs like "count" and "convert" stay: they say which tool is meant."""
+
+
+SEVERAL = re.compile(r"\b(?:them|both|together|the two|each of)\b", re.IGNORECASE)
+"""Words that mean several earlier results ("add them together" after two lookups)."""
+
+
+# --- context, questions, dates, names ------------------------------------------------------------
 
 _CONTEXT_OPENERS = frozenset(
     ["a", "an", "the", "our", "my", "his", "her", "their", "its", "this", "these", "those", "there", "we", "he", "she", "they", "it", "i'm", "we're"]
