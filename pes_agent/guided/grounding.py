@@ -176,31 +176,12 @@ def text_spans(text: str, actions: Collection[str] = ()) -> list[str]:
     names = [_name(m, plain, actions) for m in _CAPITALISED.finditer(plain) if _is_name(m, plain)]
     found.extend(n for n in names if n)
     inside = {w for n in names if len(n.split()) > 1 for w in n.split()}
-    found.extend(_word_runs(plain, actions, inside))
     found.extend(
         w for w in _WORD.findall(plain)
         if len(w) > 2 and w.lower() not in STOPWORDS and language().name_core(w) not in inside
         and language().stem(w.casefold()) not in actions
     )
     return list(dict.fromkeys(s.strip() for s in found if s.strip()))
-
-
-def _word_runs(text: str, actions: Collection[str], inside: Collection[str]) -> list[str]:
-    """Runs of two or more adjacent content words, as one value: "lentil soup" in "Scale the lentil
-    soup recipe for 10 people", a thing named without capitals. A stopword, a word of the tools at
-    hand, punctuation or a number ends a run."""
-    runs: list[list[str]] = [[]]
-    end = 0
-    for match in _WORD.finditer(text):
-        word = match.group(0)
-        content = (len(word) > 2 and word.lower() not in STOPWORDS and word not in inside
-                   and language().stem(word.casefold()) not in actions)
-        if not content or text[end:match.start()].strip():
-            runs.append([])
-        if content:
-            runs[-1].append(word)
-        end = match.end()
-    return [" ".join(run) for run in runs if len(run) > 1]
 
 
 def _name(match: re.Match[str], text: str, actions: Collection[str]) -> str:
