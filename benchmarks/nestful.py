@@ -57,8 +57,10 @@ prints one line per finished request; the supervisor is `local_model.supervise`,
 child after a death or a timeout. Wall time per request is reported with the load average sampled
 every 15 s through the run (the machine may be shared). ``--sample N`` takes a fixed stratified sample
 without randomness: N split over the sources in proportion to their size (largest remainder), then
-evenly spaced requests within each source. Results: ``benchmarks/results/nestful-<UTC>[-label].md``
-and ``.json`` (per request: the query, expected calls, executed calls, attempts, status, answer).
+evenly spaced requests within each source; ``--after-sample M`` draws it from the requests outside
+the sample of M, for a second sample disjoint from the first. Results:
+``benchmarks/results/nestful-<UTC>[-label].md`` and ``.json`` (per request: the query, expected calls,
+executed calls, attempts, status, answer).
 """
 
 from __future__ import annotations
@@ -981,9 +983,16 @@ def select(requests: Sequence[Request], args: argparse.Namespace) -> tuple[list[
             raise SystemExit(f"--ids: unknown {', '.join(unknown)}")
         chosen, how = [by_id[i] for i in wanted], "given ids"
     elif args.sample:
-        chosen = stratified_sample(requests, args.sample)
+        pool, after = list(requests), ""
+        if args.after_sample:
+            taken = {r.id for r in stratified_sample(requests, args.after_sample)}
+            pool, after = [r for r in requests if r.id not in taken], f" of those outside the sample of {args.after_sample}"
+        chosen = stratified_sample(pool, args.sample)
         counts = Counter(r.source for r in chosen)
-        how = f"stratified sample of {len(chosen)} ({', '.join(f'{s} {counts[s]}' for s in SOURCES if counts[s])})"
+        how = (
+            f"stratified sample of {len(chosen)}{after} "
+            f"({', '.join(f'{s} {counts[s]}' for s in SOURCES if counts[s])})"
+        )
     if args.limit:
         chosen, how = chosen[: args.limit], f"{how}, first {min(args.limit, len(chosen))}"
     return chosen, f"{how}: {', '.join(r.id for r in chosen)}"
@@ -1001,6 +1010,12 @@ def _commit() -> str:
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--sample", type=int, default=0, help="a fixed stratified sample of N requests")
+    parser.add_argument(
+        "--after-sample",
+        type=int,
+        default=0,
+        help="draw --sample from the requests outside the stratified sample of this size (a disjoint second sample)",
+    )
     parser.add_argument("--limit", type=int, default=0, help="only the first N of the selection")
     parser.add_argument("--ids", help="comma-separated request ids (e.g. sgd-003,glaive-010)")
     parser.add_argument("--threads", type=int, default=0, help="llama n_threads (unset: the config's)")

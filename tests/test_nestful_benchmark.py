@@ -289,3 +289,12 @@ def test_the_report_table_names_every_measure() -> None:
     for measure, _ in nestful.ROWS:
         assert measure in table
     assert "sgd" in table.splitlines()[0]
+
+
+def test_a_second_sample_is_disjoint_from_the_first() -> None:
+    args = nestful._parser().parse_args(["--sample", "40", "--after-sample", "40"])
+    second, how = nestful.select(REQUESTS, args)
+    first = {r.id for r in stratified_sample(REQUESTS, 40)}
+    assert len(second) == 40 and not first & {r.id for r in second}
+    assert Counter(r.source for r in second) == {"executable": 11, "glaive": 23, "sgd": 6}
+    assert "outside the sample of 40" in how
