@@ -56,6 +56,8 @@ class Outcome:
     """How long the fault took (the restart command, or stop to start)."""
     drain_s: float
     """From the end of the fault to the last run's end."""
+    other: list[dict[str, Any]]
+    """The answers that were not ``success``, as they came."""
 
 
 async def start_worker(job: dict[str, Any]) -> asyncio.subprocess.Process:
@@ -111,6 +113,7 @@ async def scenario(cluster: Cluster, name: str, n: int, args: argparse.Namespace
         scenario=name, runs=args.runs, success=sum(bool(r) and r.get("status") == "success" for r in responses),
         failed=statuses["ERROR"], stuck=statuses["PENDING"] + statuses["ENQUEUED"], tool_calls=len(per_call),
         tool_reruns=sum(k - 1 for k in per_call.values()), down_s=back - began, drain_s=drained - back,
+        other=[r or {"response": None} for r in responses if not r or r.get("status") != "success"],
     )
 
 
@@ -156,7 +159,9 @@ def report(results: Sequence[Outcome], args: argparse.Namespace) -> str:
         f"SUMMARY {ok}/{total} runs succeeded; {sum(r.stuck for r in results)} stuck, "
         f"{sum(r.failed for r in results)} failed, {sum(r.tool_reruns for r in results)} tool calls run twice"
     )
-    return "\n\n".join([title, format_table(HEADERS, rows, "lrrrrrrr"), machine_line(), summary])
+    others = [f"- {r.scenario}: {json.dumps(o)[:400]}" for r in results for o in r.other]
+    parts = [title, format_table(HEADERS, rows, "lrrrrrrr"), machine_line(), summary]
+    return "\n\n".join(parts + (["Answers other than success:\n" + "\n".join(others)] if others else []))
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -1,8 +1,8 @@
-"""Runs queued to 1, 2 and 4 worker processes (DBOS on PostgreSQL) beside the same runs in one process.
+"""Runs queued to 1, 2 and 3 worker processes (DBOS on PostgreSQL) beside the same runs in one process.
 
 Usage, from the repo root, with a PostgreSQL server (``.ci/run`` starts one; any you may create
 databases on will do): ``PES_AGENT_PG_DSN=postgresql://... python benchmarks/workers.py
-[--runs 200] [--concurrency 8] [--workers 1,2,4] [--latency-ms 50] [--json]``
+[--runs 200] [--concurrency 8] [--workers 1,2,3] [--latency-ms 50] [--json]``
 
 Each run is S1 (plan, two tool steps, answer: six model calls) against the fake OpenAI server in a
 process of its own, each call taking ``--latency-ms``. Every configuration gets two fresh databases
@@ -258,7 +258,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--runs", type=int, default=200)
     parser.add_argument("--concurrency", type=int, default=8)
-    parser.add_argument("--workers", type=lambda s: [int(x) for x in s.split(",")], default=[1, 2, 4])
+    parser.add_argument("--workers", type=lambda s: [int(x) for x in s.split(",")], default=[1, 2, 3])
     parser.add_argument("--latency-ms", type=float, default=50.0)
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--worker", help=argparse.SUPPRESS)

@@ -43,7 +43,7 @@ def test_server_states_decide_for_asyncpg_never_the_message() -> None:
         exceptions.DatabaseDroppedError,
     ):
         assert not is_transient(refusal("connection refused (words that must not matter)")), refusal
-    # client-side states: decided by the store on the connection they happened on, never by type
+    # client-side states: decided by the store on the connection they happened on, never by type alone
     assert not is_transient(exceptions.InternalClientError("cannot switch to state 15; another operation (2) is in progress"))
     assert not is_transient(exceptions.InterfaceError("connection is closed"))
 
@@ -141,31 +141,42 @@ async def test_postgres_a_connection_the_server_ended_is_unavailable_then_replac
     assert state is not None and state.title == "before"
 
 
-async def test_postgres_internal_client_error_is_decided_by_the_connection(pg_database_dsn: str) -> None:
-    """asyncpg's "cannot switch to state 15; another operation (2) is in progress" comes from a
-    connection the server ended while it sat in the pool, or from a misuse of a healthy one: the
-    store probes the connection. Broken: transient, and the connection is dropped. Healthy: a
-    refusal, never retried."""
+async def test_postgres_client_side_errors_are_decided_by_the_connection(pg_database_dsn: str) -> None:
+    """asyncpg's "cannot switch to state 15; another operation (2) is in progress" means the pooled
+    connection's protocol was not idle as the operation began (consuming the server's farewell after a
+    restart: measured by benchmarks/db_faults.py, where a probe right after even passed). Nothing was
+    sent: transient, and that connection is dropped. An InterfaceError on a connection the server
+    ended is transient too; on a healthy connection it is a misuse: a refusal, never retried."""
     asyncpg = pytest.importorskip("asyncpg")
     from pes_agent.state.postgres import PostgresStore
 
     store = PostgresStore(pg_database_dsn, min_size=1, max_size=1)
     message = "cannot switch to state 15; another operation (2) is in progress"
 
-    async def on_healthy(conn: Any) -> None:
+    async def state_lost(conn: Any) -> None:
         raise asyncpg.InternalClientError(message)
 
+    async def misuse(conn: Any) -> None:
+        raise asyncpg.InterfaceError("cannot perform operation: another operation is in progress")
+
     async def on_ended(conn: Any) -> None:
-        await admin(pg_database_dsn, "SELECT pg_terminate_backend($1)", conn.get_server_pid())
+        await admin(pg_database_dsn, "SELECT pg_terminate_backend($1)", await conn.fetchval("SELECT pg_backend_pid()"))
         await asyncio.sleep(0.2)
-        raise asyncpg.InternalClientError(message)
+        raise asyncpg.InterfaceError("connection is closed")
+
+    def backend(conn: Any) -> Any:
+        return conn.fetchval("SELECT pg_backend_pid()")
 
     try:
         await store.save("t1", ThreadState(title="kept"), 0)
-        with pytest.raises(PesAgentError, match="healthy connection") as healthy:
-            await store._run(on_healthy)
-        assert not isinstance(healthy.value, StoreUnavailableError)
+        before = await store._run(backend)
         with pytest.raises(StoreUnavailableError, match="InternalClientError"):
+            await store._run(state_lost)
+        assert await store._run(backend) != before  # that connection was dropped
+        with pytest.raises(PesAgentError, match="healthy connection") as healthy:
+            await store._run(misuse)
+        assert not isinstance(healthy.value, StoreUnavailableError)
+        with pytest.raises(StoreUnavailableError, match="InterfaceError"):
             await store._run(on_ended)
         state, _ = await store.load("t1")
     finally:

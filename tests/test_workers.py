@@ -4,6 +4,7 @@ come from config, a paused run's workflow takes a decision sent from elsewhere."
 from __future__ import annotations
 
 import json
+import re
 import uuid
 from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
@@ -253,6 +254,44 @@ async def test_an_outage_past_the_window_fails_the_run_honestly_and_recover_cont
     state, _ = await store.load("t-outage")
     assert state is not None and state.lease is None
     deployment.provider.assert_complete()
+
+
+def one_step(call_: Any) -> str:
+    """Any number of concurrent runs, each planning one step with the tool its query names
+    ("Letter B, please." pauses for approval when B needs it), then answering."""
+    request = call_.request
+    asked = re.search(r"Letter ([ABC]), please", " ".join(m.content for m in request.messages))
+    letter = asked.group(1) if asked else "A"
+    if request.phase == "planning":
+        step = {"id": "step_1", "description": f"write {letter}", "stepType": "tool",
+                "requiredTools": [f"tool_{letter.lower()}"]}
+        body = {"title": "Write", "intent": "write", "plan": "one step", "todoList": [step]}
+        return f"---JSON_OUTPUT_START---\n{json.dumps(body)}\n---JSON_OUTPUT_END---"
+    if request.phase == "synthesis":
+        return f"<mainContent>{letter} written</mainContent>"
+    if any(m.role == "assistant" for m in request.messages):
+        return done(letter)
+    return call(letter)
+
+
+async def test_paused_runs_free_their_slots_and_a_decision_continues_them(deployment: Deployment) -> None:
+    """By default (``approvalWaitS: 0``) a paused run's workflow ends: more paused runs than slots
+    never keep a new run from starting; the decision enqueues the run that continues the pause."""
+    ran: list[str] = []
+    producer = await deployment.start([one_step] * 100, write_tools(ran, approval="B"), concurrency=2)
+
+    paused = [await producer.enqueue("Letter B, please.", thread_id=f"t-paused-{i}") for i in range(4)]
+    pauses = [await h.response(timeout_s=30) for h in paused]
+    assert [p and p["status"] for p in pauses] == ["suspended"] * 4, pauses
+    fresh = await (await producer.enqueue("Letter A, please.", thread_id="t-fresh")).response(timeout_s=10)
+    assert fresh is not None and fresh["status"] == "success", fresh
+
+    first = pauses[0]
+    assert first is not None
+    decided = await producer.resume(first["thread_id"], first["suspension"]["id"], {"approved": True})
+    final = await decided.response(timeout_s=30)
+    assert final is not None and final["status"] == "success", final
+    assert sorted(ran) == ["A n=1", "B n=2"]
 
 
 async def test_queues_take_rate_limit_and_concurrency_from_config(deployment: Deployment) -> None:

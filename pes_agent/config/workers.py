@@ -35,9 +35,11 @@ class WorkersConfig(ConfigModel):
     DBOS keeps this per queue in the database: the worker started last sets it for all."""
     providers: dict[str, ProviderQueueConfig] = Field(default_factory=dict)
     """Per-provider rate limit and concurrency; a provider not listed has neither."""
-    approval_wait_s: float = Field(default=300.0, ge=0)
-    """How long a paused run's workflow waits (holding its worker slot) for a decision sent by
-    ``resume``; after that it ends `suspended` and a later ``resume`` enqueues a new run."""
+    approval_wait_s: float = Field(default=0.0, ge=0)
+    """How long a paused run's workflow waits for a decision sent by ``resume``, holding its worker
+    slot all that time. 0 (the default): it ends `suspended` at once and frees the slot, so paused
+    runs never keep others from starting; ``resume`` then enqueues a run that continues the same
+    item (a queue poll later). Above 0, a decision within the wait reaches the same workflow."""
     store_outage_s: float = Field(default=60.0, ge=0)
     """How long a worker rides out an unreachable database (a restart, a failover, an outage): each
     store operation is tried again, with a warning per attempt, until the database has been

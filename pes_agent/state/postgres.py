@@ -265,7 +265,17 @@ class PostgresStore:
                 try:
                     return await job(conn)
                 except Exception as exc:
-                    if needs_connection_check(exc) and await _broken(conn):
+                    # asyncpg's InternalClientError ("cannot switch to state 15; another operation (2)
+                    # is in progress") means the connection's protocol was not idle as this operation
+                    # began: after a restart, pooled connections still consume the server's farewell
+                    # for a few seconds (measured: benchmarks/db_faults.py), so a probe right after
+                    # may even pass. It is raised before anything is sent, so nothing was applied and
+                    # another connection may take the operation: the connection is dropped, the fault
+                    # is transient. An InterfaceError is transient only on a connection a probe finds
+                    # broken; on a healthy one it is a misuse, which no retry mends.
+                    if isinstance(exc, self._driver.InternalClientError) or (
+                        needs_connection_check(exc) and await _broken(conn)
+                    ):
                         with contextlib.suppress(Exception):  # already detached: nothing to drop
                             conn.terminate()  # dropped: the pool opens a new one in its place
                         raise _BrokenConnection() from exc
@@ -280,7 +290,7 @@ class PostgresStore:
                         f"PostgreSQL store at {self.where!r}: the server refused the operation: "
                         f"{self._scrub(exc)}. Nothing was applied; check the database user's rights and the schema."
                     ) from exc
-                if isinstance(exc, (self._driver.InterfaceError, self._driver.InternalClientError)):
+                if isinstance(exc, self._driver.InterfaceError):
                     raise PesAgentError(  # on a healthy connection (see `_broken`): a misuse, not an outage
                         f"PostgreSQL store at {self.where!r}: the driver refused the operation on a healthy "
                         f"connection: {self._scrub(exc)}. Nothing was applied; this is a bug to report."

@@ -11,7 +11,7 @@ in ``sys.modules``: a driver that was never imported raised nothing, so this mod
 
 - ``PostgresStore`` raises ``StoreUnavailableError`` for a transient fault (it also decides the two
   ambiguous asyncpg errors, ``InterfaceError`` and ``InternalClientError``, by the state of the
-  connection they happened on: see ``needs_connection_check``).
+  connection they happened on: see ``needs_connection_check`` and ``PostgresStore._run``).
 - ``ride_out`` retries an operation while it fails with a transient fault, for a window the operator
   sets (``workers.storeOutageS``), with a warning per attempt; past it, ``StoreUnavailableError``
   says for how long the database was unreachable.
@@ -85,13 +85,13 @@ def is_transient(exc: BaseException) -> bool:
 
 
 def needs_connection_check(exc: BaseException) -> bool:
-    """asyncpg's ``InterfaceError`` and ``InternalClientError`` are client-side states: a connection
-    the server ended while it sat in the pool fails its next query with "cannot switch to state 15;
-    another operation (2) is in progress" (its protocol still consumes the server's farewell), but a
-    misuse of a healthy connection raises the same types. Their type cannot tell; the connection can:
-    the store probes it, and only a broken one makes the fault transient."""
+    """asyncpg's ``InterfaceError`` is a client-side state: a connection the server ended ("connection
+    is closed", a proxy detached from the pool) or a misuse of a healthy one. Its type cannot tell; the
+    connection can: the store probes it, and only a broken one makes the fault transient.
+    (``InternalClientError`` is decided by the store from the connection's protocol state: see
+    ``PostgresStore._run``.)"""
     asyncpg = sys.modules.get("asyncpg")
-    return asyncpg is not None and isinstance(exc, (asyncpg.InterfaceError, asyncpg.InternalClientError))
+    return asyncpg is not None and isinstance(exc, asyncpg.InterfaceError)
 
 
 def _transient_state(state: str | None) -> bool:
