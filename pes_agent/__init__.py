@@ -1,6 +1,6 @@
 """pes-agent: a Plan-Execute-Synthesize agent with a deterministic tool-argument gate.
 
-Public API (the names in ``__all__`` are a contract; see DESIGN.md §4). Importing this package
+Public API (the names in ``__all__`` are a contract; see docs/architecture.md §3). Importing this package
 loads neither ``openai`` nor ``tiktoken``: adapters import them when a config uses them.
 """
 

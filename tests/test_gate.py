@@ -1,4 +1,4 @@
-"""The argument gate, one step and one hazard at a time (RECOVERY.md, "The gate, in order").
+"""The argument gate, one step and one hazard at a time (docs/recovery.md, "The gate, in order").
 
 Each test builds a call the way a small model gets it wrong and checks the outcome word, the exact
 arguments that would run (or that the field is left for arg-fill / the user), and the repairs.
@@ -180,7 +180,7 @@ def test_valid_call_runs_exactly_as_sent() -> None:
 
 
 def test_rule1_valid_call_gets_every_default_as_a_safe_repair() -> None:
-    """RECOVERY.md "Rules made exact" 1: a call valid as sent runs with the complete set."""
+    """docs/recovery.md, "Rules made exact" 1: a call valid as sent runs with the complete set."""
     result = check("createTask", {"title": "t", "due_days": 2, "priority": "low"})
     assert result.outcome == "execute"
     assert dict(result.call.arguments) == {"title": "t", "due_days": 2, "priority": "low", "notify": False}
@@ -643,7 +643,7 @@ def test_side_effect_target_missing_with_address_in_query_goes_to_arg_fill() -> 
 
 
 def test_side_effect_target_missing_and_ungrounded_asks_only_for_the_target() -> None:
-    """RECOVERY.md: the target goes to the user; its other fields follow the ordinary rules."""
+    """docs/recovery.md ("After the gate"): the target goes to the user; its other fields follow the ordinary rules."""
     result = check(
         "send_email", {"subject": "Report"}, grounding=Grounding(query="email the report to my manager")
     )

@@ -20,7 +20,7 @@ from pes_agent.llm.types import CallOptions, Message, PromptRequest, Usage
 REPO = Path(__file__).resolve().parents[1]
 
 DOCUMENTED = {
-    # building and running (DESIGN.md §4)
+    # building and running (docs/architecture.md §3)
     "load_config",
     "create_art_instance",
     "ArtInstance",

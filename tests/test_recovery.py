@@ -1,4 +1,4 @@
-"""Failure classes F1–F15 of RECOVERY.md through the public API: each test names the outcome word,
+"""Failure classes F1–F15 of docs/recovery.md through the public API: each test names the outcome word,
 the exact arguments the tool ran with (or that it never ran), the extra model calls and the events."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Recovery prompts and the recovery path after the gate (RECOVERY.md, "After the gate").
+"""Recovery prompts and the recovery path after the gate (docs/recovery.md, "After the gate").
 
 Snapshots (snapshots/test_recovery_prompts/*.txt) are taken from real runs through
 `create_art_instance` + `ScriptedProvider`, like every other prompt snapshot: the arg-fill turn as

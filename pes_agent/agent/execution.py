@@ -44,7 +44,7 @@ held nothing usable."""
 
 async def fail_item(ctx: RunContext, item: TodoItem, reason: str, *, code: GiveUp) -> ItemOutcome:
     """Give the item up: failed, with ``reason`` for the user, and an ERROR event saying so, also
-    when the run goes on to other items or ends `partial` (RECOVERY.md, "Rules made exact" 4)."""
+    when the run goes on to other items or ends `partial` (docs/recovery.md, "Rules made exact" 4)."""
     item.error = reason
     item.result = item.result or reason
     await ctx.set_status(item, ItemStatus.FAILED)

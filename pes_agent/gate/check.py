@@ -1,12 +1,12 @@
 """The gate's slow path: one call that is not valid as sent, taken through the repair steps.
 
-The order follows RECOVERY.md ("The gate, in order") with two deliberate swaps. References
+The order follows docs/recovery.md ("The gate, in order") with two deliberate swaps. References
 (step 5) are resolved before values are normalised (step 4), so a reference string is never itself
 coerced (``"$step_1.urls"`` must not become ``["$step_1.urls"]``) and a resolved value gets the
 same lossless fixes as a typed one. Placeholders (step 7) are taken out before defaults (step 6)
 apply, and defaults fill only keys the model did not send: a value the gate takes out (null,
 placeholder, invalid) is never replaced by a default. Defaults apply to every call, the ones that
-take the fast path too (RECOVERY.md, "Rules made exact" 1): ``add_defaults`` is shared.
+take the fast path too (docs/recovery.md, "Rules made exact" 1): ``add_defaults`` is shared.
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ one corrective voice. The repair steps, in order, are in ``check``; their wordin
 A valid call (exact allowed name, declared keys, strictly typed values, nothing that looks like a
 reference, a value alias or a placeholder) takes a fast path: it runs as sent, plus the schema
 defaults of the optional fields it left out, each one a safe repair (every call that runs carries
-the complete set; RECOVERY.md, "Rules made exact" 1).
+the complete set; docs/recovery.md, "Rules made exact" 1).
 """
 
 from __future__ import annotations

@@ -262,7 +262,7 @@ def _first_object(text: str) -> dict[str, Any] | None:
 def parse_fill(
     text: str, fields: Sequence[str], tool_name: str, *, finish_reason: str | None = "stop"
 ) -> dict[str, Any]:
-    """The asked ``fields`` from an arg-fill reply, trying in order (RECOVERY.md, "Rules made exact"
+    """The asked ``fields`` from an arg-fill reply, trying in order (docs/recovery.md, "Rules made exact"
     2): a JSON object of them; a ``toolCalls`` envelope (or a bare call) for ``tool_name``; tagged
     fields, ``<field>value</field>``, anywhere in the reply, the prose around them ignored.
 
