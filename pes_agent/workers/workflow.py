@@ -97,7 +97,8 @@ def _runtime() -> _Runtime:
     return _RUNTIME[0]
 
 
-@DBOS.workflow(name=WORKFLOW)
+# Without the `dbos` extra DBOS is Any and so is its decorator; with it, the decorator is typed.
+@DBOS.workflow(name=WORKFLOW)  # type: ignore[untyped-decorator,unused-ignore]
 async def run_job(job: dict[str, Any]) -> dict[str, Any]:
     new_attempt()
     runtime = _runtime()
