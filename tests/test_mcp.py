@@ -1,5 +1,6 @@
-"""Tools from MCP servers, against a real server (`pes_agent.testing.mcp_server`, the SDK's FastMCP):
-over stdio as a child process the instance starts, and over streamable HTTP on 127.0.0.1."""
+"""Tools from MCP servers, against a real server (`pes_agent.testing.mcp_server`: the SDK's MCPServer on
+mcp 2.x, FastMCP on 1.x): over stdio as a child process the instance starts, and over streamable HTTP on
+127.0.0.1. `.ci/run` runs this file on both SDK majors."""
 
 from __future__ import annotations
 
@@ -160,6 +161,19 @@ async def test_tools_are_listed_named_and_described_by_their_first_line(server: 
         ]
         schema = art.registry.get("mcp_t_convert_currency").input_schema  # type: ignore[union-attr]
         assert schema["properties"]["currency"]["enum"] == ["EUR", "GBP", "USD"]  # the server's inputSchema
+
+
+@needs_mcp
+async def test_a_declared_output_schema_becomes_the_tools_output_schema(server: dict[str, Any]) -> None:
+    art, _ = await make([server])
+    async with art:
+        declared = art.registry.get("mcp_t_convert_currency")
+        assert declared is not None and declared.output_schema is not None  # the server's outputSchema
+        assert declared.output_schema["type"] == "object"
+        assert set(declared.output_schema["properties"]) == {"amount", "currency", "usd"}
+        assert set(declared.output_schema["required"]) == {"amount", "currency", "usd"}
+        plain = art.registry.get("mcp_t_echo")  # `structured_output=False`: no outputSchema declared
+        assert plain is not None and plain.output_schema is None
 
 
 @needs_mcp

@@ -1,11 +1,13 @@
-"""A small real MCP server (the SDK's ``FastMCP``) to test MCP tool sources against; needs the ``mcp`` extra.
+"""A small real MCP server (the SDK's ``MCPServer``; ``FastMCP`` on mcp 1.x) to test MCP tool sources against.
+
+Needs the ``mcp`` extra, either major: 2.x (``mcp.server.mcpserver``) or 1.x (``mcp.server.fastmcp``).
 
 Run it as the agent would: over stdio (``python -m pes_agent.testing.mcp_server``) or over streamable
 HTTP on loopback (``python -m pes_agent.testing.mcp_server --port 8765``: endpoint
 ``http://127.0.0.1:8765/mcp``). Its tools cover what a tool source must handle:
 
 - ``convert_currency``: a schema with a number and an enum, so a model's ``"12.5"`` or ``"eur"``
-  needs the argument gate; returns structured content.
+  needs the argument gate; returns structured content and declares it (``outputSchema``).
 - ``echo``: plain text content, no structured content.
 - ``refuse``: always answers with ``isError`` and the reason.
 - ``sleep``: sleeps the given seconds (past a timeout), then answers.
@@ -25,11 +27,22 @@ import asyncio
 import json
 import os
 from pathlib import Path
-from typing import Literal
+from typing import Literal, TypedDict
 
-from mcp.server.fastmcp import Context, FastMCP
-from mcp.server.fastmcp.exceptions import ToolError
-from mcp.server.fastmcp.tools import Tool
+try:  # mcp 2.x
+    from mcp.server.mcpserver import Context
+    from mcp.server.mcpserver import MCPServer as Server
+    from mcp.server.mcpserver.exceptions import ToolError
+    from mcp.server.mcpserver.tools import Tool
+
+    TRANSPORT_IN_RUN = True  # host and port are arguments of run(), no longer of the constructor
+except ImportError:  # mcp 1.x
+    from mcp.server.fastmcp import Context  # type: ignore[assignment, attr-defined, no-redef, unused-ignore]
+    from mcp.server.fastmcp import FastMCP as Server  # type: ignore[assignment, attr-defined, no-redef, unused-ignore]
+    from mcp.server.fastmcp.exceptions import ToolError  # type: ignore[assignment, attr-defined, no-redef, unused-ignore]
+    from mcp.server.fastmcp.tools import Tool  # type: ignore[assignment, attr-defined, no-redef, unused-ignore]
+
+    TRANSPORT_IN_RUN = False
 
 RATES = {"EUR": 1.08, "GBP": 1.27, "USD": 1.0}
 
@@ -52,7 +65,31 @@ def _catalogued() -> str:
     return "catalogue entry: listing only"
 
 
-def catalog_server(path: str | Path, *, port: int = 8000) -> FastMCP:
+class Converted(TypedDict):
+    """What ``convert_currency`` returns: declared to clients as the tool's ``outputSchema``."""
+
+    amount: float
+    currency: str
+    usd: float
+
+
+def _new_server(name: str, tools: list[Tool] | None = None, *, port: int | None = None) -> Server:
+    if TRANSPORT_IN_RUN or port is None:
+        return Server(name, log_level="WARNING", tools=tools)
+    return Server(name, host="127.0.0.1", port=port, log_level="WARNING", tools=tools)  # type: ignore[call-arg, unused-ignore]
+
+
+def serve(server: Server, port: int | None) -> None:
+    """Run ``server`` over stdio (``port`` None) or streamable HTTP on ``127.0.0.1:port``."""
+    if port is None:
+        server.run("stdio")
+    elif TRANSPORT_IN_RUN:
+        server.run("streamable-http", host="127.0.0.1", port=port)  # type: ignore[call-arg, unused-ignore]
+    else:
+        server.run("streamable-http")
+
+
+def catalog_server(path: str | Path, *, port: int | None = None) -> Server:
     """A server whose tools are a benchmark catalogue's, each with the catalogue's own schema."""
     entries = json.loads(Path(path).read_text(encoding="utf-8"))["tools"]
     tools = [
@@ -61,10 +98,11 @@ def catalog_server(path: str | Path, *, port: int = 8000) -> FastMCP:
         )
         for t in entries
     ]
-    return FastMCP("pes-agent-catalog", host="127.0.0.1", port=port, log_level="WARNING", tools=tools)
+    return _new_server("pes-agent-catalog", tools, port=port)
 
 
-def build_server(*, port: int = 8000, odd_tools: bool = False, dynamic: bool = False) -> FastMCP:
+def build_server(*, port: int | None = None, odd_tools: bool = False, dynamic: bool = False) -> Server:
+    """The test server; ``port`` only matters on mcp 1.x, whose constructor takes it (see ``serve``)."""
     odd = (
         [
             Tool.from_function(_broken, name="broken").model_copy(update={"parameters": BROKEN_SCHEMA}),
@@ -73,15 +111,15 @@ def build_server(*, port: int = 8000, odd_tools: bool = False, dynamic: bool = F
         if odd_tools
         else None
     )
-    server = FastMCP("pes-agent-test", host="127.0.0.1", port=port, log_level="WARNING", tools=odd)
+    server = _new_server("pes-agent-test", odd, port=port)
 
     @server.tool()
-    def convert_currency(amount: float, currency: Literal["EUR", "GBP", "USD"]) -> dict[str, object]:
+    def convert_currency(amount: float, currency: Literal["EUR", "GBP", "USD"]) -> Converted:
         """Convert an amount of money to US dollars.
 
         Uses fixed test rates; `currency` is the currency the amount is in.
         """
-        return {"amount": amount, "currency": currency, "usd": round(amount * RATES[currency], 2)}
+        return Converted(amount=amount, currency=currency, usd=round(amount * RATES[currency], 2))
 
     @server.tool(structured_output=False)
     def echo(text: str) -> str:
@@ -135,12 +173,10 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--catalog", help="serve only the tools of this benchmark catalogue (JSON)")
     args = parser.parse_args(argv)
     if args.catalog:
-        server = catalog_server(args.catalog, port=args.port or 8000)
-        server.run("stdio" if args.port is None else "streamable-http")
-    elif args.port is None:
-        build_server(odd_tools=args.odd_tools, dynamic=args.dynamic).run("stdio")
+        server = catalog_server(args.catalog, port=args.port)
     else:
-        build_server(port=args.port, odd_tools=args.odd_tools, dynamic=args.dynamic).run("streamable-http")
+        server = build_server(port=args.port, odd_tools=args.odd_tools, dynamic=args.dynamic)
+    serve(server, args.port)
 
 
 if __name__ == "__main__":

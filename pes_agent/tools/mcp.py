@@ -7,9 +7,11 @@ owns the process; streamable HTTP: a URL with optional headers), its tools are l
 the server sends ``notifications/tools/list_changed``: tools are then added, replaced or removed) and
 each becomes an ordinary ``ToolSpec`` named ``mcp_<serverId>_<toolName>`` (or with the server's
 ``toolPrefix``): the manifesto shows the first line of its description, a step gets the server's
-``inputSchema`` in full, and the argument gate applies unchanged. A call maps the MCP result to a tool result: ``structuredContent`` when the server sent it,
-else the text contents joined; ``isError``, a timeout and a dropped connection are tool errors (the
-TAEF loop sees them like any other), and after a dropped connection the next call reconnects.
+``inputSchema`` in full, the tool's ``outputSchema`` (when the server declares one) becomes its
+``output_schema``, and the argument gate applies unchanged. A call maps the MCP result to a tool
+result: ``structuredContent`` when the server sent it, else the text contents joined; ``isError``, a
+timeout and a dropped connection are tool errors (the TAEF loop sees them like any other), and after
+a dropped connection the next call reconnects. Both SDK majors (1.x, 2.x) work: see ``mcp_connection``.
 
 Each server's session lives in ``mcp_connection``.
 
@@ -27,13 +29,18 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from mcp import McpError
 from mcp import types as mcp_types
 
 from pes_agent.config.mcp import McpConfig, McpServerConfig
 from pes_agent.errors import ConfigError, ToolDefinitionError
 from pes_agent.tools.decorators import tool_from_schema
-from pes_agent.tools.mcp_connection import McpConnection, describe_server, first_error
+from pes_agent.tools.mcp_connection import (
+    MCP_ERROR,
+    McpConnection,
+    describe_server,
+    first_error,
+    sdk_field,
+)
 from pes_agent.tools.registry import ToolRegistry
 from pes_agent.tools.spec import ToolSpec
 from pes_agent.tools.validation import SchemaValidator
@@ -83,7 +90,7 @@ class McpTools:
             return
         try:
             listed = await connection.list_tools()
-        except (ConnectionError, McpError, TimeoutError) as exc:
+        except (ConnectionError, MCP_ERROR, TimeoutError) as exc:
             logger.warning(
                 "%s: listing its changed tools failed (%s); keeping the old list",
                 connection.label,
@@ -171,7 +178,7 @@ async def _listing(connection: McpConnection) -> list[mcp_types.Tool] | str:
     """The server's tools, or why it has none to give (after closing what was opened)."""
     try:
         return await connection.list_tools()
-    except (ConnectionError, McpError, TimeoutError) as exc:
+    except (ConnectionError, MCP_ERROR, TimeoutError) as exc:
         await connection.aclose()
         why = str(exc)
         if not isinstance(exc, ConnectionError):
@@ -235,14 +242,15 @@ def _spec(connection: McpConnection, item: mcp_types.Tool, name: str) -> ToolSpe
     return tool_from_schema(
         name,
         _description(item, connection.server.id),
-        item.inputSchema,
+        sdk_field(item, "input_schema"),
         call,
-        # the fields a result holds, when the server declares them: planning wires them to later steps
-        output_schema=getattr(item, "outputSchema", None),
+        # the fields a result holds, when the server declares them (MCP `outputSchema`): planning wires
+        # them to later steps
+        output_schema=sdk_field(item, "output_schema"),
         # the connection bounds the call (and a reconnect before it); this is only a backstop
         timeout=connection.server.connect_timeout_s + connection.server.timeout_s + 5,
-        side_effects=not (hints is not None and hints.readOnlyHint),
-        idempotent=bool(hints is not None and hints.idempotentHint),
+        side_effects=not (hints is not None and sdk_field(hints, "read_only_hint")),
+        idempotent=bool(hints is not None and sdk_field(hints, "idempotent_hint")),
         deterministic=False,  # a remote tool may read changing state: an identical call runs again
     )
 

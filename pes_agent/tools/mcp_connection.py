@@ -5,19 +5,30 @@ connection is held open by a task of its own, and calls (from whatever task runs
 requests through its session; ``aclose`` asks that task to leave, which ends the server process.
 A dropped connection is reopened on the next call. Header and environment values are secrets: a
 server is named by its id and where it runs only (``describe_server``).
+
+Both SDK majors are supported, 1.x (from 1.22) and 2.x; what differs between them is kept here, in
+the few helpers below (``MCP_ERROR``, ``sdk_field``, ``error_code``): 2.x renamed ``McpError`` to
+``MCPError``, the fields of its types to snake_case (``input_schema``, ``structured_content``,
+``is_error``, ``next_cursor``), takes timeouts as float seconds, reports its own read timeout as
+JSON-RPC ``-32001`` rather than ``408``, hands notifications over unwrapped, and its streamable HTTP
+client yields two streams, not three. The session is opened with ``initialize()``, the 2025-era
+handshake both majors' servers answer, on which a server still pushes ``tools/list_changed``.
 """
 
 from __future__ import annotations
 
 import asyncio
+import importlib.metadata
+import inspect
 import logging
 from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import AsyncExitStack, asynccontextmanager
 from datetime import timedelta
 from typing import Any
 
+import mcp
 import mcp.client.streamable_http as mcp_http
-from mcp import ClientSession, McpError
+from mcp import ClientSession
 from mcp import types as mcp_types
 from mcp.client.stdio import StdioServerParameters, get_default_environment, stdio_client
 
@@ -26,6 +37,26 @@ from pes_agent.config.mcp import McpServerConfig
 from pes_agent.errors import ToolError
 
 logger = logging.getLogger("pes_agent.tools.mcp")  # one logger for everything MCP, as users filter it
+
+MCP_MAJOR = int(importlib.metadata.version("mcp").split(".")[0])
+MCP_ERROR: type[Exception] = getattr(mcp, "MCPError", None) or getattr(mcp, "McpError")  # 2.x, 1.x
+"""The SDK's protocol error: ``MCPError`` in 2.x, ``McpError`` in 1.x."""
+_TIMEOUT_CODES = frozenset({408, getattr(mcp_types, "REQUEST_TIMEOUT", 408)})  # 1.x: 408; 2.x: -32001
+_PAGED = "params" in inspect.signature(ClientSession.list_tools).parameters  # `cursor=` alone before
+
+
+def sdk_field(value: Any, name: str) -> Any:
+    """A field of an SDK type by its 2.x name (snake_case), read under its 1.x camelCase name there."""
+    if hasattr(value, name):
+        return getattr(value, name)
+    head, *rest = name.split("_")
+    return getattr(value, head + "".join(part.title() for part in rest), None)
+
+
+def error_code(exc: BaseException) -> int | None:
+    """The JSON-RPC code of an ``MCP_ERROR``."""
+    code = getattr(getattr(exc, "error", None), "code", None)
+    return code if isinstance(code, int) else None
 
 
 def describe_server(server: McpServerConfig) -> str:
@@ -60,9 +91,14 @@ class McpConnection:
         cursor: str | None = None
         async with asyncio.timeout(self.server.connect_timeout_s):
             while True:
-                page = await session.list_tools(cursor=cursor) if cursor else await session.list_tools()
+                if not cursor:
+                    page = await session.list_tools()
+                elif _PAGED:
+                    page = await session.list_tools(params=mcp_types.PaginatedRequestParams(cursor=cursor))
+                else:
+                    page = await session.list_tools(cursor=cursor)  # type: ignore[call-arg, unused-ignore]
                 tools.extend(page.tools)
-                cursor = page.nextCursor
+                cursor = sdk_field(page, "next_cursor")
                 if not cursor:
                     return tools
 
@@ -74,23 +110,23 @@ class McpConnection:
         except ConnectionError as exc:
             raise ToolError(f"{exc}; the next call tries again") from None
         timeout = self.server.timeout_s
+        read_timeout: Any = timeout if MCP_MAJOR >= 2 else timedelta(seconds=timeout)
         try:
-            result = await session.call_tool(
-                tool_name, dict(arguments), read_timeout_seconds=timedelta(seconds=timeout)
-            )
-        except McpError as exc:
-            if exc.error.code == 408:  # the SDK's own read timeout (httpx.codes.REQUEST_TIMEOUT)
+            result = await session.call_tool(tool_name, dict(arguments), read_timeout_seconds=read_timeout)
+        except MCP_ERROR as exc:
+            code, message = error_code(exc), getattr(getattr(exc, "error", None), "message", str(exc))
+            if code in _TIMEOUT_CODES:  # the SDK's own read timeout
                 if self.server.transport != "stdio":
                     # Over HTTP a server that went away shows only as silence: start afresh next time.
                     # A stdio server's death is seen (CONNECTION_CLOSED), so its process is kept.
                     await self._drop(session)
                 raise ToolError(f"{where}: no answer within {timeout:g}s (`timeout_s`)") from None
-            if exc.error.code == mcp_types.CONNECTION_CLOSED:
+            if code == mcp_types.CONNECTION_CLOSED:
                 await self._drop(session)
                 raise ToolError(
                     f"{where}: the connection closed during the call; the next call reconnects"
                 ) from None
-            raise ToolError(f"{where}: the server refused the call: {exc.error.message}") from None
+            raise ToolError(f"{where}: the server refused the call: {message}") from None
         except Exception as exc:  # noqa: BLE001 -- whatever broke the transport, reconnect on the next call
             await self._drop(session)
             raise ToolError(
@@ -164,7 +200,7 @@ class McpConnection:
 
     async def _on_message(self, message: Any) -> None:
         """Runs in the session's receive loop: may only start work, never wait for the server."""
-        root = getattr(message, "root", None)
+        root = getattr(message, "root", message)  # 1.x wraps a notification; 2.x hands it over as is
         if isinstance(root, mcp_types.ToolListChangedNotification) and self.on_tools_changed is not None:
             self.on_tools_changed()
 
@@ -194,11 +230,12 @@ class McpConnection:
                 from mcp.shared._httpx_utils import create_mcp_http_client
 
                 client = await stack.enter_async_context(create_mcp_http_client(headers=headers or None))
-                read, write, _ = await stack.enter_async_context(modern(url, http_client=client))
+                streams = await stack.enter_async_context(modern(url, http_client=client))
+                read, write = streams[0], streams[1]  # 1.x adds a session-id getter; 2.x yields two
             else:
-                read, write, _ = await stack.enter_async_context(
-                    mcp_http.streamablehttp_client(url, headers=headers or None)
-                )
+                # mcp < 1.24; gone in 2.x (which takes the branch above), so not named as an attribute
+                legacy = getattr(mcp_http, "streamablehttp_client")  # noqa: B009
+                read, write, _ = await stack.enter_async_context(legacy(url, headers=headers or None))
             yield read, write
 
 
@@ -216,8 +253,7 @@ def tool_output(result: mcp_types.CallToolResult, where: str) -> Any:
     if others:
         texts.append(f"[{', '.join(others)} content not shown]")
     text = "\n".join(texts)
-    if result.isError:
+    if sdk_field(result, "is_error"):
         raise ToolError(f"{where}: {text or 'the server reported an error'}")
-    if result.structuredContent is not None:
-        return result.structuredContent
-    return text
+    structured = sdk_field(result, "structured_content")
+    return text if structured is None else structured
