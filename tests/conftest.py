@@ -23,8 +23,15 @@ from syrupy.assertion import SnapshotAssertion
 
 pytest_plugins = ("pytester",)
 
-_OPT_IN_MARKERS = {"live": "PES_AGENT_LIVE", "slow": "PES_AGENT_SLOW"}
-"""Marker -> environment variable that must be ``1`` for tests carrying it to run."""
+_OPT_IN_MARKERS = {
+    "live": "PES_AGENT_LIVE",
+    "slow": "PES_AGENT_SLOW",
+    "local_model": "PES_AGENT_LOCAL_MODEL",
+    "browser": "PES_AGENT_BROWSER",
+}
+"""Marker -> environment variable that must be ``1`` for tests carrying it to run. The real model and the
+browser take most of a run's time (minutes on 2 cores), so the default run leaves them out; `.ci/run` sets
+all but `live`."""
 
 
 def pytest_configure(config: pytest.Config) -> None:

@@ -228,9 +228,25 @@ def child(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.
         shutil.copy(TESTS_DIR / name, pytester.path / "tests" / name)
     pytester.makeini("[pytest]\ntestpaths = tests\nasyncio_default_fixture_loop_scope = function\n")
     monkeypatch.setenv("PYTHONPATH", str(TESTS_DIR.parent))  # pes_agent from this checkout
-    for variable in ("PES_AGENT_LIVE", "PES_AGENT_SLOW"):
+    for variable in ("PES_AGENT_LIVE", "PES_AGENT_SLOW", "PES_AGENT_LOCAL_MODEL", "PES_AGENT_BROWSER"):
         monkeypatch.delenv(variable, raising=False)
     return pytester
+
+
+def test_real_model_and_browser_tests_run_only_when_asked(
+    child: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (child.path / "tests" / "test_marked.py").write_text(
+        "import pytest\n\n"
+        "@pytest.mark.local_model\ndef test_model():\n    pass\n\n"
+        "@pytest.mark.browser\ndef test_page():\n    pass\n"
+    )
+    left_out = child.runpytest_subprocess("-rs")
+    left_out.assert_outcomes(skipped=2)
+    left_out.stdout.fnmatch_lines(["*set PES_AGENT_LOCAL_MODEL=1*", "*set PES_AGENT_BROWSER=1*"])
+    monkeypatch.setenv("PES_AGENT_LOCAL_MODEL", "1")
+    monkeypatch.setenv("PES_AGENT_BROWSER", "1")
+    child.runpytest_subprocess().assert_outcomes(passed=2)
 
 
 def test_a_run_that_collects_no_tests_fails(child: pytest.Pytester) -> None:
