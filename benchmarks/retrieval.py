@@ -56,7 +56,7 @@ from benchmarks.retrieval_compound import COMPOUND
 from benchmarks.retrieval_queries import QUERIES, LabelledQuery
 from benchmarks.tool_catalogue import catalogue
 from pes_agent import create_art_instance
-from pes_agent.agent.tool_offer import ToolOffer, choose_tools
+from pes_agent.agent.tool_offer import ToolOffer, preview_offer
 from pes_agent.config import RetrievalConfig
 from pes_agent.config.retrieval import DEFAULT_NAMES
 from pes_agent.llm.tokens import count_messages, tokenizer_available
@@ -101,10 +101,9 @@ def recall(specs: Sequence[ToolSpec], queries: Sequence[LabelledQuery], k: int, 
 
 
 def offer(found_by: ToolFinder, text: str, names: Sequence[str], config: RetrievalConfig) -> ToolOffer:
-    """The tools a free-form run's first planning call is shown for ``text`` (as the preview ranks)."""
-    searcher = found_by.preview([text])
-    assert searcher is not None
-    return choose_tools(text, names, config, searcher)
+    """The tools a free-form run's first planning call is shown for ``text`` (as the preview ranks:
+    each part searched on its own, the lists merged fairly)."""
+    return preview_offer(text, names, config, found_by)
 
 
 def compound_recall(specs: Sequence[ToolSpec], k: int, names: int) -> dict[str, dict[str, float]]:

@@ -344,3 +344,95 @@ def test_the_cli_progress_says_how_many_tools_the_planner_saw() -> None:
         "tools: 30 (+2 by name) of 1000 shown to the planner, ranked by bm25 (searched ['q']); embeddings failed, so ..."
     )
     assert "pip install" in (line({"mode": "all_unindexed", "total": 200, "reason": "pip install x"}) or "")
+
+
+# --- compound requests: each part searched on its own (issue 30) ------------------------------------
+
+
+@needs_bm25s
+async def test_a_short_generic_part_keeps_its_tool_beside_a_long_specific_one() -> None:
+    """Ranked as a whole, the long billing part took the whole budget and the web search for "look it
+    up on the internet" was not even named to the planner; each part now has its own list, merged
+    fairly, and the event shows what each part found."""
+    query = ("Look it up on the internet, then update the billing subscription of customer 881 to the annual "
+             "plan with the new discount code")
+    art, provider, events = await instance([plan_reply("web_search"), call_reply("web_search", {"query": "x"}),
+                                            DONE, ANSWER])
+    await art.process(query)
+    prompt = provider.calls[0].messages[1]["content"]
+    assert "web_search" in prompt and "- billing_update_subscription:" in prompt
+    offered = next(e.data for e in events if e.type is EventType.TOOLS_OFFERED)
+    assert offered["searches"] == [query, "Look it up on the internet",
+                                   "update the billing subscription of customer 881 to the annual plan with the new discount code"]
+    assert [p["part"] for p in offered["parts"]] == offered["searches"][1:]
+    assert "billing_update_subscription" in offered["parts"][1]["found"]
+    assert art.planning_prompt(query).messages[1].content == prompt  # the preview shows the same offer
+
+
+@needs_bm25s
+def test_a_request_of_one_part_is_offered_what_its_whole_text_finds() -> None:
+    from pes_agent.agent.tool_offer import preview_offer
+    from pes_agent.config import RetrievalConfig
+    from pes_agent.tools.meaning import BuiltinEmbedder
+
+    registry = ToolRegistry(catalogue())
+    finder = ToolFinder(registry, BuiltinEmbedder())
+    offer = preview_offer(QUERY, registry.names(), RetrievalConfig(), finder)
+    searcher = finder.preview([QUERY])
+    assert searcher is not None
+    whole = searcher.search(QUERY, 30 + 340, frozenset(registry.names()))
+    assert offer.plannable == tuple(h.name for h in whole) and offer.searches == (QUERY,) and offer.parts == ()
+
+
+def test_a_fair_merge_gives_every_list_its_best_first_whatever_the_scores() -> None:
+    from pes_agent.agent.tool_offer import fair_merge
+    from pes_agent.tools.index import ToolHit
+
+    specific = [ToolHit(name=f"billing_{i}", score=90.0 - i) for i in range(5)]
+    generic = [ToolHit(name="web_search", score=2.0), ToolHit(name="billing_0", score=1.5), ToolHit(name="web_news", score=1.0)]
+    merged = [h.name for h in fair_merge([specific, generic], 4)]
+    assert merged == ["billing_0", "web_search", "billing_1", "web_news"]  # a taken tool does not use a turn
+
+
+# --- search words: a tool found by how users name its job -----------------------------------------
+
+
+def _web_tool(**options: Any) -> Any:
+    from pes_agent.tools.decorators import tool
+
+    @tool(name="web_lookup", description="Retrieve ranked pages for a phrase.", **options)
+    def web_lookup(phrase: str) -> str:
+        return phrase
+
+    return web_lookup
+
+
+@needs_bm25s
+async def test_a_tool_authors_search_words_find_it_and_are_not_shown_to_the_model() -> None:
+    """"google" is not in the description; the author's ``keywords=`` make "google the opening hours"
+    find the tool, and neither the planner's list nor the step's schema carries them."""
+    fillers = catalogue()[:300]
+    query = "google the opening hours of the Louvre"
+    for keywords, found in (((), False), (["google", "look online", "internet"], True)):
+        provider = ScriptedProvider([plan_reply("web_lookup"), call_reply("web_lookup", {"phrase": "Louvre"}), DONE,
+                                     ANSWER])
+        config = {"storage": {"type": "memory"}, "retrieval": {"names": 0, "k": 5}}
+        art = await create_art_instance(config, tools=[*fillers, _web_tool(keywords=keywords)],
+                                        providers={"scripted": provider})
+        await art.process(query)
+        planning = provider.calls[0].messages[1]["content"]
+        assert ("- web_lookup:" in planning) is found
+        assert "google" not in planning.replace(query, "") and "x-search-terms" not in planning
+        if found:
+            assert "x-search-terms" not in json.dumps([c.messages for c in provider.calls[1:]], default=str)
+
+
+def test_search_words_come_from_the_schema_or_the_decorator_and_must_be_words() -> None:
+    from pes_agent.errors import ToolDefinitionError
+
+    schema = {"type": "object", "properties": {}, "x-search-terms": ["google"]}
+    spec = tool_from_schema("web_lookup", "Retrieve pages.", schema, lambda: "", keywords=["internet", "google"])
+    assert spec.search_terms == ("google", "internet")
+    assert "x-search-terms" not in spec.model_schema and spec.model_schema["type"] == "object"
+    with pytest.raises(ToolDefinitionError, match="keywords"):
+        _web_tool(keywords="google")

@@ -308,7 +308,7 @@ def test_a_guided_part_naming_arithmetic_is_still_ranked_by_its_embedding() -> N
     semantic = SemanticIndex([t.name for t in tools], [[1.0, 0.0]] + [[0.0, 1.0]] * (len(tools) - 1))
     searcher = Searcher(index=index, semantic=semantic, vectors={"the query": [0.0, 1.0], part: [1.0, 0.0]})
     offer = choose_tools("the query", [t.name for t in tools], RetrievalConfig(k=1, threshold=1), searcher,
-                         parts=[part])
+                         parts=[part], guided=True)
     deduct = [h for h in offer.hits if h.name == "deduct_amount"]
     assert deduct and deduct[0].semantic == 1.0
 

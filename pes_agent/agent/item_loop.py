@@ -91,7 +91,7 @@ def first_request(ctx: RunContext, loop: ItemLoop) -> PromptRequest:
         previous=previous,
         max_result_length=max_len,
         other_tools="\n".join(ctx.registry.manifesto_lines(others)) if others else "",
-        tool_schemas={n: spec.input_schema for n in loop.allowed if (spec := ctx.registry.get(n)) is not None},
+        tool_schemas={n: spec.model_schema for n in loop.allowed if (spec := ctx.registry.get(n)) is not None},
     )
 
 def new_loop(ctx: RunContext, item: TodoItem) -> ItemLoop:

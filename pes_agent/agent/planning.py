@@ -7,11 +7,12 @@ from collections.abc import Callable, Sequence
 from pes_agent.agent.context import PhaseFailure, RunContext
 from pes_agent.agent.plan_items import plan_event_data, todo_from_plan
 from pes_agent.agent.plan_update import apply_plan_update
-from pes_agent.agent.tool_offer import ToolOffer, choose_tools, every_tool, unindexed, widen
+from pes_agent.agent.tool_offer import ToolOffer, choose_tools, every_tool, preview_offer, search_texts, unindexed, widen
 from pes_agent.agent.views import results_before
 from pes_agent.config import RetrievalConfig
 from pes_agent.errors import ParseError
 from pes_agent.events import EventType
+from pes_agent.guided.grounding import query_parts
 from pes_agent.llm.parser import parse_plan
 from pes_agent.llm.plans import find_tools_request
 from pes_agent.llm.replies import ParsedPlan, ParseWarning
@@ -31,16 +32,22 @@ async def emit_warnings(ctx: RunContext, warnings: Sequence[ParseWarning], step_
 
 
 async def offer_tools(ctx: RunContext, *, parts: Sequence[str] = (), keep: Sequence[str] = ()) -> ToolOffer:
-    """The tools the planner is shown for this run. A ``TOOLS_OFFERED`` event tells when that is
-    not simply every tool: chosen by retrieval (with scores), or all for want of the extra."""
+    """The tools the planner is shown for this run, each part of the query searched on its own. A
+    ``TOOLS_OFFERED`` event tells when that is not simply every tool: chosen by retrieval (with
+    scores), or all for want of the extra. ``parts``: given by the guided strategy, whose small model
+    chooses a tool per part among a few candidates each (``choose_tools``' guided offer); free-form
+    planning passes none and is offered the fair merge of the query's parts."""
     offer = every_tool(ctx.enabled_tools, ctx.retrieval, ctx.finder)
     if offer is None:
         assert ctx.finder is not None  # every_tool offers all without one
-        searcher = await ctx.finder.searcher([ctx.query, *parts])
+        guided = bool(parts)
+        parts = parts or query_parts(ctx.query)
+        searcher = await ctx.finder.searcher(search_texts(ctx.query, parts, guided=guided))
         if searcher is None:  # the index could not be built after all
             offer = unindexed(ctx.enabled_tools, ctx.finder)
         else:
-            offer = choose_tools(ctx.query, ctx.enabled_tools, ctx.retrieval, searcher, parts=parts, keep=keep)
+            offer = choose_tools(ctx.query, ctx.enabled_tools, ctx.retrieval, searcher, parts=parts, guided=guided,
+                                 keep=keep)
     if offer.mode != "all":
         await ctx.emit(EventType.TOOLS_OFFERED, offer.event_data(ctx.retrieval.k))
     return offer
@@ -70,8 +77,7 @@ def first_planning_request(
     offer = every_tool(enabled, retrieval, finder)
     if offer is None:
         assert finder is not None  # every_tool offers all without one
-        searcher = finder.preview([query])
-        offer = unindexed(enabled, finder) if searcher is None else choose_tools(query, enabled, retrieval, searcher)
+        offer = preview_offer(query, enabled, retrieval, finder)
     find = offer.searchable and retrieval.find_tools_calls > 0
     return build_planning(
         query, tools_text(registry, offer, find_tools=find), settings, tool_names=offer.plannable, find_tools=find

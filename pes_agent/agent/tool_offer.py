@@ -18,15 +18,17 @@ from typing import Any, Literal
 
 from pes_agent.config.retrieval import RetrievalConfig
 from pes_agent.guided.arithmetic import operation_words
+from pes_agent.guided.grounding import query_parts
 from pes_agent.tools.finder import ToolFinder
 from pes_agent.tools.index import EXTRA_HINT, ToolHit
-from pes_agent.tools.semantic import Searcher
+from pes_agent.tools.semantic import Hits, Searcher
 
 OfferMode = Literal["all", "retrieved", "all_unindexed"]
 
 GUIDED_PART_HITS = 5
 """In guided mode each part of the query adds its own best few tools to those of the whole query:
-the small model chooses a tool per part, so every part needs its candidates."""
+the small model chooses a tool per part, so every part needs its candidates (the free-form planner
+is shown each part's list merged fairly, ``fair_merge``)."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -41,7 +43,9 @@ class ToolOffer:
     named: tuple[ToolHit, ...] = ()
     """Shown by name only, after ``names`` (``retrieval.names``)."""
     searches: tuple[str, ...] = ()
-    """What was searched for: the query, or the planner's ``findTools`` phrases."""
+    """What was searched for: the query (and its parts), or the planner's ``findTools`` phrases."""
+    parts: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    """Each part of the query searched on its own, with its best tools (``PART_SHOWN``)."""
     ranking: str = "bm25"
     reason: str = ""
     """Why every tool is shown (mode ``all`` or ``all_unindexed``), or why configured embeddings
@@ -67,6 +71,8 @@ class ToolOffer:
         if self.retrieved:
             data["ranking"] = self.ranking
             data["searches"] = list(self.searches)
+            if self.parts and not added:
+                data["parts"] = [{"part": part, "found": list(found)} for part, found in self.parts]
             data["tools"] = [_hit_data(h) for h in (added or self.hits)]
             data["named"] = [_hit_data(h) for h in self.named]
         if self.reason:
@@ -104,6 +110,21 @@ def unindexed(enabled: Sequence[str], finder: ToolFinder) -> ToolOffer:
     return ToolOffer(names=tuple(enabled), total=len(enabled), mode="all_unindexed", reason=reason)
 
 
+def preview_offer(query: str, enabled: Sequence[str], config: RetrievalConfig, finder: ToolFinder) -> ToolOffer:
+    """The tools a free-form run's first planning call is shown for ``query`` when they are to be
+    searched (``every_tool`` said None), ranked as a preview can (``ToolFinder.preview``): what
+    ``pes-agent prompts`` shows and ``benchmarks/retrieval.py`` measures."""
+    parts = query_parts(query)
+    searcher = finder.preview(search_texts(query, parts))
+    return unindexed(enabled, finder) if searcher is None else choose_tools(query, enabled, config, searcher, parts=parts)
+
+
+def search_texts(query: str, parts: Sequence[str], *, guided: bool = False) -> tuple[str, ...]:
+    """What ``choose_tools`` searches for, and so what is embedded first: the query, and its parts
+    when it has more than one (a single part is the query itself) or in guided mode."""
+    return (query, *parts) if len(parts) > 1 or guided else (query,)
+
+
 def choose_tools(
     query: str,
     enabled: Sequence[str],
@@ -111,23 +132,68 @@ def choose_tools(
     searcher: Searcher,
     *,
     parts: Sequence[str] = (),
+    guided: bool = False,
     keep: Iterable[str] = (),
 ) -> ToolOffer:
-    """The tools to show for ``query``: the best ``k`` described, the next ``names`` by name.
-    ``parts``: the query's parts (guided mode), each adding its own best tools, and no names-only
-    tier (a small model chooses among a few per part); ``keep``: tools shown whatever their score
-    (a plan being refined uses them)."""
+    """The tools to show for ``query`` (of ``parts``, as planning splits it): the best ``k``
+    described, the next ``names`` by name. ``keep``: tools shown whatever their score (a plan being
+    refined uses them).
+
+    Each part is searched on its own: ranked as a whole, the part with more specific words took the
+    budget and a short generic part ("look on the internet") lost its tool (issue 30). The free-form
+    planner is shown the parts' lists merged fairly (``fair_merge``: every part's best first, then
+    every part's second...) and the whole query's list beside them, for tools only the whole names.
+    Guided mode (``guided``): the query's best ``k`` and each part's best ``GUIDED_PART_HITS``, by
+    score, and no names-only tier (a small model chooses among a few per part)."""
     allowed = frozenset(enabled)
-    named_only = 0 if parts else config.named_only
-    found = searcher.search(query, config.k + named_only, allowed)
-    hits = list(found[: config.k])
-    for part in parts:  # arithmetic named in other words is searched as its verb ("12 * 7": multiply)
-        hits += searcher.search(part, GUIDED_PART_HITS, allowed, words=operation_words(part))
-    chosen = _merge([n for n in keep if n in allowed], hits)
-    described = {h.name for h in chosen}
-    named = tuple(h for h in found[config.k :] if h.name not in described)
+    kept = [n for n in keep if n in allowed]
+    several = tuple(parts) if len(parts) > 1 or guided else ()
+    depth = GUIDED_PART_HITS if guided else config.k + config.named_only
+    per_part = _part_lists(several, searcher, depth, allowed)
+    named: tuple[ToolHit, ...] = ()
+    if guided:
+        found = searcher.search(query, config.k, allowed)
+        chosen = _merge(kept, [h for hits in (found, *per_part) for h in hits])
+    else:
+        ranked = fair_merge([*per_part, searcher.search(query, depth, allowed)], depth)
+        chosen = _merge(kept, ranked[: config.k], by_score=not several)
+        described = {h.name for h in chosen}
+        named = tuple(h for h in ranked[config.k : config.k + config.named_only] if h.name not in described)
+    shown = tuple((part, tuple(h.name for h in hits[:PART_SHOWN])) for part, hits in zip(several, per_part, strict=True))
     return ToolOffer(names=tuple(h.name for h in chosen), total=len(enabled), mode="retrieved", hits=tuple(chosen),
-                     named=named, searches=(query, *parts), ranking=searcher.ranking, reason=searcher.note)
+                     named=named, searches=(query, *several), ranking=searcher.ranking, reason=searcher.note,
+                     parts=shown)
+
+
+PART_SHOWN = 5
+"""How many of each part's best tools the ``TOOLS_OFFERED`` event lists under ``parts``."""
+
+
+def _part_lists(parts: Sequence[str], searcher: Searcher, depth: int, allowed: frozenset[str]) -> list[Sequence[ToolHit]]:
+    """Each part's own ranking; arithmetic named in other words is searched as its verb too
+    ("12 * 7": multiply)."""
+    return [searcher.search(part, depth, allowed, words=operation_words(part)) for part in parts]
+
+
+def fair_merge(lists: Sequence[Sequence[ToolHit]], limit: int | None = None) -> list[ToolHit]:
+    """One ranking of several: each list in turn gives its best tool not yet taken (round robin),
+    so any budget cut from the front is shared equally, whatever the lists' scores (a short generic
+    part's scores are lower than a long specific one's). At most ``limit`` tools."""
+    taken: dict[str, ToolHit] = {}
+    budget = sum(len(hits) for hits in lists) if limit is None else limit
+    names = [hits.names if isinstance(hits, Hits) else [h.name for h in hits] for hits in lists]
+    ahead = [0] * len(lists)
+    live = list(range(len(lists)))
+    while live and len(taken) < budget:
+        for i in live:
+            row, at = names[i], ahead[i]
+            while at < len(row) and row[at] in taken:
+                at += 1
+            ahead[i] = at + 1
+            if at < len(row) and len(taken) < budget:
+                taken[row[at]] = lists[i][at]
+        live = [i for i in live if ahead[i] < len(names[i])]
+    return list(taken.values())
 
 
 def widen(offer: ToolOffer, phrases: Sequence[str], enabled: Collection[str], config: RetrievalConfig,
@@ -153,12 +219,14 @@ def widen(offer: ToolOffer, phrases: Sequence[str], enabled: Collection[str], co
     return wider, tuple(added)
 
 
-def _merge(kept: Sequence[str], hits: Iterable[ToolHit]) -> list[ToolHit]:
-    """The kept tools first (score 0 unless found too), then the found ones by best score."""
+def _merge(kept: Sequence[str], hits: Iterable[ToolHit], *, by_score: bool = True) -> list[ToolHit]:
+    """The kept tools first (score 0 unless found too), then the found ones by best score (or in
+    their given order: a fair merge's)."""
     best: dict[str, ToolHit] = {}
     for hit in hits:
         if hit.name not in best or hit.score > best[hit.name].score:
             best[hit.name] = hit
     first = [best.get(name) or ToolHit(name=name, score=0.0) for name in dict.fromkeys(kept)]
     firsts = {h.name for h in first}
-    return first + sorted((h for h in best.values() if h.name not in firsts), key=lambda h: -h.score)
+    rest = [h for h in best.values() if h.name not in firsts]
+    return first + (sorted(rest, key=lambda h: -h.score) if by_score else rest)

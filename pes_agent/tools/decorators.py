@@ -26,7 +26,7 @@ from pydantic.fields import FieldInfo
 from pes_agent.errors import ToolDefinitionError, ToolError
 from pes_agent.prompts.schemas import inline_refs
 from pes_agent.tools.registry import check_tool_name
-from pes_agent.tools.spec import ExecutionMode, ToolContext, ToolSpec
+from pes_agent.tools.spec import SEARCH_TERMS, ExecutionMode, ToolContext, ToolSpec
 from pes_agent.tools.validation import SchemaValidator
 
 _SECTION = re.compile(r"^(Args|Arguments|Parameters|Params):\s*$")
@@ -42,7 +42,7 @@ _SCHEMA_LIST = ("anyOf", "allOf", "oneOf", "prefixItems")
 _OPTIONS = frozenset({
     "name", "description", "input_schema", "output_schema", "capabilities", "examples",
     "execution_mode", "requires_approval", "timeout", "side_effects", "idempotent", "deterministic", "aliases",
-    "value_aliases",
+    "value_aliases", "keywords",
 })
 
 Fn = Callable[..., Any]
@@ -69,6 +69,7 @@ def tool(
     deterministic: bool = True,
     aliases: Mapping[str, str] | None = None,
     value_aliases: Mapping[str, Mapping[str, Any]] | None = None,
+    keywords: Sequence[str] = (),
 ) -> Callable[[Fn], ToolSpec]: ...
 
 
@@ -104,16 +105,19 @@ def tool_from_schema(
     aliases: Mapping[str, str] | None = None,
     value_aliases: Mapping[str, Mapping[str, Any]] | None = None,
     context_param: str | None = None,
+    keywords: Sequence[str] = (),
 ) -> ToolSpec:
     """Build a tool from data (a scenario catalogue, a remote tool list); ``fn`` gets the arguments
-    as keyword arguments, plus the ``ToolContext`` under ``context_param`` when given."""
+    as keyword arguments, plus the ``ToolContext`` under ``context_param`` when given. ``keywords``:
+    words the tool is also found by when tools are retrieved (``x-search-terms``), not shown to the
+    model: how users name its job when the description says it otherwise."""
     check_tool_name(name)
     if not callable(fn):
         raise ToolDefinitionError(f"tool {name!r}: `fn` must be callable, got {type(fn).__name__}.")
     return ToolSpec(
         name=name,
         description=description.strip(),
-        input_schema=_checked_object_schema(input_schema, name, "input_schema"),
+        input_schema=_with_keywords(_checked_object_schema(input_schema, name, "input_schema"), keywords, name),
         fn=fn,
         output_schema=_optional_schema(output_schema, name),
         capabilities=tuple(capabilities),
@@ -128,6 +132,16 @@ def tool_from_schema(
         value_aliases={k: dict(v) for k, v in (value_aliases or {}).items()},
         context_param=context_param,
     )
+
+
+def _with_keywords(schema: Mapping[str, Any], keywords: Sequence[str], name: str) -> Mapping[str, Any]:
+    """``schema`` with ``keywords`` added to its ``x-search-terms`` (kept once each, in order)."""
+    if isinstance(keywords, str) or not all(isinstance(k, str) for k in keywords):
+        raise ToolDefinitionError(f"tool {name!r}: `keywords` must be a list of strings, e.g. ['google', 'look online'].")
+    if not keywords:
+        return schema
+    terms = [*(schema.get(SEARCH_TERMS) or ()), *keywords]
+    return {**schema, SEARCH_TERMS: list(dict.fromkeys(t.strip() for t in terms if t.strip()))}
 
 
 def _from_function(

@@ -145,7 +145,7 @@ def _contract(spec: ToolSpec) -> dict[str, Any]:
     contract: dict[str, Any] = {
         "name": spec.name,
         "description": spec.description,
-        "input_schema": spec.input_schema,
+        "input_schema": spec.model_schema,
     }
     if spec.examples:
         contract["examples"] = list(spec.examples)

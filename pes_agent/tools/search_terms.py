@@ -56,9 +56,10 @@ def words(text: str) -> list[str]:
 
 def tool_terms(spec: ToolSpec) -> list[str]:
     """What a tool is found by: its name (twice: the name is the most telling text a tool has), its
-    description, the names of its arguments and its capabilities."""
+    description, the names of its arguments, its capabilities and its author's search words."""
     name = words(spec.name)
-    return [*name, *name, *words(spec.description), *_argument_words(spec), *words(" ".join(spec.capabilities))]
+    return [*name, *name, *words(spec.description), *_argument_words(spec), *words(" ".join(spec.capabilities)),
+            *words(" ".join(spec.search_terms))]
 
 
 def _argument_words(spec: ToolSpec) -> Iterable[str]:

@@ -13,9 +13,9 @@ only when an index with embeddings is built.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Protocol, overload
 
 from pes_agent.tools.index import ToolHit, ToolIndex
 from pes_agent.tools.spec import ToolSpec
@@ -35,8 +35,10 @@ class Embedder(Protocol):
 
 
 def tool_text(spec: ToolSpec) -> str:
-    """What is embedded for a tool: its name as words and its description."""
-    return f"{spec.name.replace('_', ' ')}: {spec.description}"
+    """What is embedded for a tool: its name as words, its description, and its author's search
+    words (``ToolSpec.search_terms``) when it has any."""
+    text = f"{spec.name.replace('_', ' ')}: {spec.description}"
+    return f"{text} ({', '.join(spec.search_terms)})" if spec.search_terms else text
 
 
 class SemanticIndex:
@@ -46,6 +48,8 @@ class SemanticIndex:
         import numpy as np  # the `retrieval` extra, with bm25s
 
         self.names = tuple(names)
+        self._position = {name: i for i, name in enumerate(self.names)}
+        self._mask: tuple[Collection[str] | None, Any] = (None, None)
         matrix = np.asarray(vectors, dtype=np.float32).reshape(len(self.names), -1)
         norms = np.linalg.norm(matrix, axis=1, keepdims=True)
         self._matrix: Any = matrix / np.where(norms == 0, 1.0, norms)
@@ -67,6 +71,84 @@ class SemanticIndex:
         order = np.argsort(-scores, kind="stable")  # ties: the earlier-registered tool first
         return [(self.names[i], float(scores[i])) for i in order.tolist()
                 if allowed is None or self.names[i] in allowed]
+
+
+    def fused(self, lexical: Sequence[ToolHit], vector: Sequence[float], k: int,
+              allowed: Collection[str] | None = None) -> Sequence[ToolHit]:
+        """``fuse(lexical, self.rank(vector, allowed), k)``, computed over arrays: a request searches
+        once per part (issue 30), and ranking every tool in Python took most of its time."""
+        import numpy as np
+
+        if any(h.name not in self._position for h in lexical):  # a tool newer than the vectors
+            return fuse(lexical, self.rank(vector, allowed), k)
+        query = np.asarray(vector, dtype=np.float32)
+        norm = float(np.linalg.norm(query))
+        if query.shape[0] != self._matrix.shape[1] or not self.names or norm == 0:
+            return fuse(lexical, [], k)
+        cosines = self._matrix @ (query / norm)
+        order = np.argsort(-cosines, kind="stable")
+        if allowed is not None:
+            order = order[self._allowed(allowed)[order]]
+        places = np.zeros(len(self.names), dtype=np.float64)  # 1-based semantic rank, 0: not ranked
+        places[order] = np.arange(1, len(order) + 1)
+        scores = np.where(places > 0, 1.0 / (RRF_K0 + places), 0.0)
+        first = np.where(places > 0, len(lexical) + places, np.inf)  # ties: BM25's order, then meaning's
+        words: dict[str, float] = {}
+        for rank, hit in enumerate(lexical, 1):
+            at = self._position[hit.name]
+            scores[at] = 1.0 / (RRF_K0 + rank) + scores[at]
+            first[at] = rank
+            words[hit.name] = hit.score
+        found = np.flatnonzero(np.isfinite(first))
+        if len(found) > k > 0:  # only those scoring at least the k-th best can be among the k
+            found = found[scores[found] >= np.partition(scores[found], len(found) - k)[len(found) - k]]
+        best = found[np.lexsort((first[found], -scores[found]))][:k]
+        ranked = places[best].tolist()
+        return Hits(
+            [self.names[i] for i in best.tolist()], np.round(scores[best] * 1000, 3).tolist(),
+            [m if r > 0 else None for m, r in zip(np.round(cosines[best].astype(np.float64), 4).tolist(), ranked, strict=True)],
+            words,
+        )
+
+    def _allowed(self, allowed: Collection[str]) -> Any:
+        """A mask of the allowed tools, kept for the last set asked (a request's parts share it)."""
+        import numpy as np
+
+        if self._mask[0] is not allowed:
+            self._mask = (allowed, np.fromiter((n in allowed for n in self.names), dtype=bool, count=len(self.names)))
+        return self._mask[1]
+
+
+class Hits(Sequence[ToolHit]):
+    """A fused ranking whose hits are made when read: a request's parts are each ranked ``k + names``
+    deep, and a fair merge reads only the front of each."""
+
+    def __init__(self, names: list[str], scores: list[float], meaning: list[float | None],
+                 words: Mapping[str, float]) -> None:
+        self.names, self._scores, self._meaning, self._words = names, scores, meaning, words
+
+    def __len__(self) -> int:
+        return len(self.names)
+
+    @overload
+    def __getitem__(self, at: int) -> ToolHit: ...
+
+    @overload
+    def __getitem__(self, at: slice) -> tuple[ToolHit, ...]: ...
+
+    def __getitem__(self, at: int | slice) -> ToolHit | tuple[ToolHit, ...]:
+        if isinstance(at, slice):
+            return tuple(self[i] for i in range(*at.indices(len(self.names))))
+        name = self.names[at]
+        return ToolHit(name=name, score=self._scores[at], lexical=self._words.get(name), semantic=self._meaning[at])
+
+    def __iter__(self) -> Iterator[ToolHit]:
+        return (self[i] for i in range(len(self.names)))
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Sequence) and tuple(self) == tuple(other)
+
+    __hash__ = None  # type: ignore[assignment]
 
 
 class ToolVectors:
@@ -149,7 +231,7 @@ class Searcher:
 
     def search(
         self, text: str, k: int, allowed: Collection[str] | None = None, *, words: Sequence[str] = ()
-    ) -> tuple[ToolHit, ...]:
+    ) -> Sequence[ToolHit]:
         """The ``k`` best tools for ``text``; ``words`` join it for BM25 only (the plain verb of the
         arithmetic a guided part names), so ``text`` keeps the vector fetched for it."""
         vector = self.vectors.get(text)
@@ -157,4 +239,4 @@ class Searcher:
         if self.semantic is None or vector is None:
             return self.index.search(lexical_text, k, allowed)
         lexical = self.index.search(lexical_text, LEXICAL_POOL, allowed)
-        return fuse(lexical, self.semantic.rank(vector, allowed), k)
+        return self.semantic.fused(lexical, vector, k, allowed)

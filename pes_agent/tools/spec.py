@@ -22,6 +22,11 @@ class ToolContext:
     user_id: str | None = None
 
 
+SEARCH_TERMS = "x-search-terms"
+"""The input-schema keyword holding a tool's search words (a list of strings): MCP and A2A tools
+carry it in their schema, ``@tool(keywords=...)`` writes it. Validators ignore ``x-`` keywords."""
+
+
 @dataclass(frozen=True, kw_only=True, eq=False)
 class ToolSpec:
     """A tool as registered: its contract with the model and the function that runs it.
@@ -48,6 +53,22 @@ class ToolSpec:
     aliases: Mapping[str, str] = field(default_factory=dict)
     value_aliases: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     context_param: str | None = None
+
+    @property
+    def search_terms(self) -> tuple[str, ...]:
+        """Words the tool is also found by (``x-search-terms`` in its input schema, or the decorator's
+        ``keywords=``): the words users say for its job ("google", "look online") that its description
+        does not use. Retrieval reads them; the model is not shown them."""
+        terms = self.input_schema.get(SEARCH_TERMS)
+        return tuple(str(t) for t in terms if isinstance(t, str)) if isinstance(terms, (list, tuple)) else ()
+
+    @property
+    def model_schema(self) -> Mapping[str, Any]:
+        """The input schema as the model is shown it: without the search words, which are for
+        retrieval (they would cost tokens on every step and say nothing about the arguments)."""
+        if SEARCH_TERMS not in self.input_schema:
+            return self.input_schema
+        return {k: v for k, v in self.input_schema.items() if k != SEARCH_TERMS}
 
     @property
     def summary(self) -> str:
