@@ -67,8 +67,14 @@ class Harness:
 async def s1_harness(base_url: str, *, timeout_s: float = 60.0, max_retries: int = 3) -> Harness:
     scenario = load_scenario("S1")
     log, store = ToolLog(), ForgetfulStore()
-    provider = {"adapter": "openai", "base_url": base_url, "model": "fake", "api_key": "x",
-                "timeout_s": timeout_s, "max_retries": max_retries}
+    provider = {
+        "adapter": "openai",
+        "base_url": base_url,
+        "model": "fake",
+        "api_key": "x",
+        "timeout_s": timeout_s,
+        "max_retries": max_retries,
+    }
     config = {"storage": {"type": "memory"}, "providers": {"openai": provider}}
     art = await create_art_instance(config, tools=scenario_tools(scenario, log), store=store)
     return Harness(art=art, store=store, log=log, query=scenario["userQuery"])
@@ -126,9 +132,16 @@ async def timed_batch(
     outcomes = await asyncio.gather(*(one(i) for i in range(runs)))
     wall, cpu = time.perf_counter() - start, time.process_time() - cpu
     failed = next((o for o in outcomes if o.kind != "success"), None)
-    return Batch(label=label, runs=runs, requests=requests, wall_s=wall, cpu_s=cpu, rss_mb=current_rss_mb(),
-                 outcomes=dict(Counter(o.kind for o in outcomes)),
-                 first_error=f"{failed.kind}: {failed.detail}" if failed else "")
+    return Batch(
+        label=label,
+        runs=runs,
+        requests=requests,
+        wall_s=wall,
+        cpu_s=cpu,
+        rss_mb=current_rss_mb(),
+        outcomes=dict(Counter(o.kind for o in outcomes)),
+        first_error=f"{failed.kind}: {failed.detail}" if failed else "",
+    )
 
 
 async def framework_batch(h: Harness, runs: int, label: str, bound_s: float | None = None) -> Batch:
@@ -216,7 +229,6 @@ async def measure(server: FakeServerProcess, runs: int, batches: int, warmup: in
         return Measured(floors, done, peak_rss_mb(), len(locks) if locks is not None else None)
 
 
-
 # --- several worker processes -----------------------------------------------------------------------
 
 
@@ -254,10 +266,14 @@ def multi_process(server: FakeServerProcess, processes: int, runs: int, warmup: 
     for r in results:
         outcomes.update(r.outcomes)
     return Batch(
-        label=f"{processes} processes × {share}", runs=share * processes,
+        label=f"{processes} processes × {share}",
+        runs=share * processes,
         requests=share * processes * CALLS_PER_RUN,
-        wall_s=wall, cpu_s=sum(r.cpu_s for r in results), rss_mb=max(r.rss_mb for r in results),
-        outcomes=dict(outcomes), first_error=next((r.first_error for r in results if r.first_error), ""),
+        wall_s=wall,
+        cpu_s=sum(r.cpu_s for r in results),
+        rss_mb=max(r.rss_mb for r in results),
+        outcomes=dict(outcomes),
+        first_error=next((r.first_error for r in results if r.first_error), ""),
         server_cpu_s=server.reset().get("cpu_s"),
     )
 
@@ -265,15 +281,38 @@ def multi_process(server: FakeServerProcess, processes: int, runs: int, warmup: 
 # --- report -----------------------------------------------------------------------------------------
 
 
-HEADERS = ("batch", "runs", "requests", "wall s", "× bound", "× floor", "errors", "CPU s", "CPU ms/req",
-           "server CPU s", "RSS after MB", "note")
+HEADERS = (
+    "batch",
+    "runs",
+    "requests",
+    "wall s",
+    "× bound",
+    "× floor",
+    "errors",
+    "CPU s",
+    "CPU ms/req",
+    "server CPU s",
+    "RSS after MB",
+    "note",
+)
 
 
 def _cells(b: Batch, bound: float, floor: float) -> list[str]:
     server = "-" if b.server_cpu_s is None else f"{b.server_cpu_s:.2f}"
-    return [b.label, str(b.runs), f"{b.requests:,}", f"{b.wall_s:.2f}", f"{b.wall_s / bound:.1f}",
-            f"{b.wall_s / floor:.2f}", str(b.errors), f"{b.cpu_s:.2f}", f"{b.cpu_ms_per_request:.3f}", server,
-            f"{b.rss_mb:.1f}", b.first_error[:120]]
+    return [
+        b.label,
+        str(b.runs),
+        f"{b.requests:,}",
+        f"{b.wall_s:.2f}",
+        f"{b.wall_s / bound:.1f}",
+        f"{b.wall_s / floor:.2f}",
+        str(b.errors),
+        f"{b.cpu_s:.2f}",
+        f"{b.cpu_ms_per_request:.3f}",
+        server,
+        f"{b.rss_mb:.1f}",
+        b.first_error[:120],
+    ]
 
 
 def verdicts(m: Measured, bound: float) -> tuple[str, bool]:
@@ -284,9 +323,11 @@ def verdicts(m: Measured, bound: float) -> tuple[str, bool]:
     memory_ok = m.batches[-1].rss_mb <= m.batches[0].rss_mb * (1 + GROWTH_LIMIT)
     rss = " → ".join(f"{b.rss_mb:.1f}" for b in m.batches)
     parts = [
-        (f"wall {wall:.2f} s (median of {len(m.batches)} batches) = "
-         f"{wall / max(bound, floor):.2f} × max(bound {bound:.2f} s, floor {floor:.2f} s) "
-         f"(target <= {TARGET_RATIO}): {_verdict(time_ok)}"),
+        (
+            f"wall {wall:.2f} s (median of {len(m.batches)} batches) = "
+            f"{wall / max(bound, floor):.2f} × max(bound {bound:.2f} s, floor {floor:.2f} s) "
+            f"(target <= {TARGET_RATIO}): {_verdict(time_ok)}"
+        ),
         f"errors {errors} (target 0): {_verdict(errors_ok)}",
         f"RSS after batches {rss} MB (target growth <= {GROWTH_LIMIT:.0%}): {_verdict(memory_ok)}",
         f"peak RSS {m.peak_rss_mb:.1f} MB",
@@ -305,13 +346,19 @@ def format_report(m: Measured, *, runs: int, latency_s: float) -> str:
     fw = statistics.median(b.cpu_ms_per_request for b in m.batches)
     bare = statistics.median(b.cpu_ms_per_request for b in m.floors)
     lines = [
-        (f"{runs} concurrent S1 runs ({CALLS_PER_RUN} model calls each, {latency_s * 1e3:g} ms per call "
-         f"at the fake server, in its own process), one event loop. Latency bound {bound:.2f} s; "
-         f"bare-client floor {m.floor_s:.2f} s (median). {machine_line()}"),
-        "", table, "",
-        (f"Client CPU per model call: bare openai client {bare:.3f} ms, pes-agent {fw:.3f} ms "
-         f"(the framework's own share {fw - bare:.3f} ms per call, "
-         f"{(fw - bare) * CALLS_PER_RUN:.2f} ms per run)."),
+        (
+            f"{runs} concurrent S1 runs ({CALLS_PER_RUN} model calls each, {latency_s * 1e3:g} ms per call "
+            f"at the fake server, in its own process), one event loop. Latency bound {bound:.2f} s; "
+            f"bare-client floor {m.floor_s:.2f} s (median). {machine_line()}"
+        ),
+        "",
+        table,
+        "",
+        (
+            f"Client CPU per model call: bare openai client {bare:.3f} ms, pes-agent {fw:.3f} ms "
+            f"(the framework's own share {fw - bare:.3f} ms per call, "
+            f"{(fw - bare) * CALLS_PER_RUN:.2f} ms per run)."
+        ),
     ]
     if m.thread_locks is not None:
         lines.append(f"Per-thread locks still held by the instance after all batches: {m.thread_locks:,}.")
@@ -324,13 +371,17 @@ def _processes_note(m: Measured, bound: float) -> str:
     one_cpu = statistics.median(b.cpu_ms_per_request for b in m.batches)
     cores = os.cpu_count() or 1
     if m.processes is None:
-        return (f"Worker processes: not measured (--processes K). K event loops split the client CPU "
-                f"only over spare cores; this machine has {cores}, one kept busy by the fake server.")
+        return (
+            f"Worker processes: not measured (--processes K). K event loops split the client CPU "
+            f"only over spare cores; this machine has {cores}, one kept busy by the fake server."
+        )
     p = m.processes
-    return (f"Worker processes: {p.label} took {p.wall_s:.2f} s ({p.wall_s / bound:.1f} × bound) against "
-            f"{one:.2f} s for one process ({one / p.wall_s:.2f}× faster) on {cores} cores shared with the "
-            f"fake server (server CPU {p.server_cpu_s or 0:.2f} s). Client CPU per call "
-            f"{p.cpu_ms_per_request:.3f} ms against {one_cpu:.3f} ms in one process.")
+    return (
+        f"Worker processes: {p.label} took {p.wall_s:.2f} s ({p.wall_s / bound:.1f} × bound) against "
+        f"{one:.2f} s for one process ({one / p.wall_s:.2f}× faster) on {cores} cores shared with the "
+        f"fake server (server CPU {p.server_cpu_s or 0:.2f} s). Client CPU per call "
+        f"{p.cpu_ms_per_request:.3f} ms against {one_cpu:.3f} ms in one process."
+    )
 
 
 def main(argv: Sequence[str] | None = None) -> int:

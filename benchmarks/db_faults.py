@@ -62,8 +62,14 @@ class Outcome:
 
 async def start_worker(job: dict[str, Any]) -> asyncio.subprocess.Process:
     proc = await asyncio.create_subprocess_exec(
-        sys.executable, str(CHILD), json.dumps(job), cwd=_ROOT, env={**os.environ, "PYTHONPATH": _ROOT},
-        stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.DEVNULL,
+        sys.executable,
+        str(CHILD),
+        json.dumps(job),
+        cwd=_ROOT,
+        env={**os.environ, "PYTHONPATH": _ROOT},
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.DEVNULL,
     )
     assert proc.stdout is not None
     line = await asyncio.wait_for(proc.stdout.readline(), 120)
@@ -84,13 +90,20 @@ async def scenario(cluster: Cluster, name: str, n: int, args: argparse.Namespace
     system = cluster.create_database(f"dbos_{n}")
     tool_file = tmp / f"tool_runs_{n}.txt"
     job = {
-        "storage": {"type": "postgres", "dsn": store}, "system_database": system, "concurrency": args.concurrency,
-        "responder": "generic", "record_file": str(tool_file), "tool_s": 0.3, "store_outage_s": 60,
+        "storage": {"type": "postgres", "dsn": store},
+        "system_database": system,
+        "concurrency": args.concurrency,
+        "responder": "generic",
+        "record_file": str(tool_file),
+        "tool_s": 0.3,
+        "store_outage_s": 60,
     }
     workers = [await start_worker({**job, "executor_id": f"w{i + 1}"}) for i in range(args.workers)]
     producer = await Producer.open(config_from_dict({"workers": {"systemDatabase": system}}))
     try:
-        handles = [await producer.enqueue(f"Record run {i}.", thread_id=f"t{i:02d}") for i in range(args.runs)]
+        handles = [
+            await producer.enqueue(f"Record run {i}.", thread_id=f"t{i:02d}") for i in range(args.runs)
+        ]
         await until_busy(producer, args.workers)
         began = time.monotonic()
         if name == "restart":
@@ -102,7 +115,9 @@ async def scenario(cluster: Cluster, name: str, n: int, args: argparse.Namespace
         back = time.monotonic()
         responses = await asyncio.gather(*(h.response(timeout_s=TIMEOUT_S) for h in handles))
         drained = time.monotonic()
-        statuses = Counter(w.status for w in await producer._client.list_workflows_async(load_input=False, load_output=False))
+        statuses = Counter(
+            w.status for w in await producer._client.list_workflows_async(load_input=False, load_output=False)
+        )
     finally:
         await producer.aclose()
         for proc in workers:
@@ -110,9 +125,15 @@ async def scenario(cluster: Cluster, name: str, n: int, args: argparse.Namespace
     lines = tool_file.read_text(encoding="utf-8").splitlines() if tool_file.exists() else []
     per_call = Counter(tuple(line.split()[:2]) for line in lines)
     return Outcome(
-        scenario=name, runs=args.runs, success=sum(bool(r) and r.get("status") == "success" for r in responses),
-        failed=statuses["ERROR"], stuck=statuses["PENDING"] + statuses["ENQUEUED"], tool_calls=len(per_call),
-        tool_reruns=sum(k - 1 for k in per_call.values()), down_s=back - began, drain_s=drained - back,
+        scenario=name,
+        runs=args.runs,
+        success=sum(bool(r) and r.get("status") == "success" for r in responses),
+        failed=statuses["ERROR"],
+        stuck=statuses["PENDING"] + statuses["ENQUEUED"],
+        tool_calls=len(per_call),
+        tool_reruns=sum(k - 1 for k in per_call.values()),
+        down_s=back - began,
+        drain_s=drained - back,
         other=[r or {"response": None} for r in responses if not r or r.get("status") != "success"],
     )
 
@@ -145,8 +166,13 @@ def report(results: Sequence[Outcome], args: argparse.Namespace) -> str:
     rows = [
         [
             r.scenario if r.scenario == "restart" else f"stopped {args.outage_s:g} s",
-            f"{r.down_s:.1f} s", f"{r.success}/{r.runs}", str(r.failed), str(r.stuck), str(r.tool_calls),
-            str(r.tool_reruns), f"{r.drain_s:.1f} s after",
+            f"{r.down_s:.1f} s",
+            f"{r.success}/{r.runs}",
+            str(r.failed),
+            str(r.stuck),
+            str(r.tool_calls),
+            str(r.tool_reruns),
+            f"{r.drain_s:.1f} s after",
         ]
         for r in results
     ]
@@ -179,7 +205,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
     RESULTS.mkdir(parents=True, exist_ok=True)
     (RESULTS / f"db-faults-{stamp}.md").write_text(text + "\n", encoding="utf-8")
-    (RESULTS / f"db-faults-{stamp}.json").write_text(json.dumps([asdict(r) for r in results], indent=2), encoding="utf-8")
+    (RESULTS / f"db-faults-{stamp}.json").write_text(
+        json.dumps([asdict(r) for r in results], indent=2), encoding="utf-8"
+    )
     return 0 if all(r.success == r.runs and not r.stuck for r in results) else 1
 
 

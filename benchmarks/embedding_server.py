@@ -53,8 +53,12 @@ def build_app(model_path: str) -> Any:
         vectors = encoder.encode(texts, batch_size=64, normalize_embeddings=True, show_progress_bar=False)
         data = [{"object": "embedding", "index": i, "embedding": v.tolist()} for i, v in enumerate(vectors)]
         tokens = sum(len(t.split()) for t in texts)
-        return {"object": "list", "data": data, "model": MODEL_ID,
-                "usage": {"prompt_tokens": tokens, "total_tokens": tokens}}
+        return {
+            "object": "list",
+            "data": data,
+            "model": MODEL_ID,
+            "usage": {"prompt_tokens": tokens, "total_tokens": tokens},
+        }
 
     return app
 
@@ -65,9 +69,13 @@ def main() -> int:
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--port", type=int, default=8765)
-    parser.add_argument("--threads", type=int, default=1,
-                        help="PyTorch threads; 1 by default: on a shared 2-core machine more threads spin against "
-                             "other processes (a one-line query took 0.5 s with 2, ~10 ms with 1)")
+    parser.add_argument(
+        "--threads",
+        type=int,
+        default=1,
+        help="PyTorch threads; 1 by default: on a shared 2-core machine more threads spin against "
+        "other processes (a one-line query took 0.5 s with 2, ~10 ms with 1)",
+    )
     args = parser.parse_args()
     import torch
 

@@ -20,7 +20,9 @@ from pes_agent.tools.spec import ToolSpec
 
 Currency = Annotated[
     Literal["USD", "EUR", "GBP", "JPY"],
-    Field(description="ISO 4217 code: USD (US dollars), EUR (euros), GBP (British pounds), JPY (Japanese yen)."),
+    Field(
+        description="ISO 4217 code: USD (US dollars), EUR (euros), GBP (British pounds), JPY (Japanese yen)."
+    ),
 ]
 ProductId = Annotated[str, Field(pattern="^P-[0-9]{4}$", description="A product id such as P-1234.")]
 Email = Annotated[str, Field(json_schema_extra={"format": "email"}, description="An email address.")]
@@ -150,7 +152,13 @@ def send_email(to: Email, subject: str) -> Sent:
 
 
 IMPLIED_TOOLS: list[ToolSpec] = [
-    capital_of, city_weather, search_products, place_order, convert_currency, find_employee, send_email,
+    capital_of,
+    city_weather,
+    search_products,
+    place_order,
+    convert_currency,
+    find_employee,
+    send_email,
 ]
 
 
@@ -162,8 +170,11 @@ Ticker = Annotated[str, Field(pattern="^[A-Z]{1,5}$", description="A stock ticke
 RecipeId = Annotated[str, Field(pattern="^R-[0-9]{3}$", description="A recipe id such as R-123.")]
 IsoDay = Annotated[str, Field(pattern="^[0-9]{4}-[0-9]{2}-[0-9]{2}$", json_schema_extra={"format": "date"})]
 
-AIRPORTS = {"denver": ("DEN", "Denver International"), "chicago": ("ORD", "O'Hare International"),
-            "lisbon": ("LIS", "Humberto Delgado")}
+AIRPORTS = {
+    "denver": ("DEN", "Denver International"),
+    "chicago": ("ORD", "O'Hare International"),
+    "lisbon": ("LIS", "Humberto Delgado"),
+}
 FLIGHTS = {("DEN", "ORD", "2025-06-03"): ("FL2041", 189.0)}
 TICKERS = {"nordwind motors": "NWM", "halvard foods": "HLVD"}
 QUOTES = {"NWM": 41.25, "HLVD": 12.8}
@@ -288,6 +299,13 @@ def open_ticket(customer_email: Email, summary: str) -> Ticket:
 
 
 IMPLIED_TOOLS_2: list[ToolSpec] = [
-    lookup_airport, search_flights, book_flight, company_ticker, stock_quote, recipe_lookup, scale_recipe,
-    customer_by_name, open_ticket,
+    lookup_airport,
+    search_flights,
+    book_flight,
+    company_ticker,
+    stock_quote,
+    recipe_lookup,
+    scale_recipe,
+    customer_by_name,
+    open_ticket,
 ]

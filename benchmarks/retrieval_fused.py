@@ -77,8 +77,13 @@ async def rankings(url: str, model: str) -> dict[str, Any]:
         out.append({"bm25": lexical, "fused": fused, "cosine": cosine, "searcher": searcher})
     await client.aclose()
     per_query.sort()
-    return {"per_query": out, "build_s": build_s, "build_requests": build_requests,
-            "query_ms_median": statistics.median(per_query), "query_ms_p95": per_query[int(0.95 * len(per_query)) - 1]}
+    return {
+        "per_query": out,
+        "build_s": build_s,
+        "build_requests": build_requests,
+        "query_ms_median": statistics.median(per_query),
+        "query_ms_p95": per_query[int(0.95 * len(per_query)) - 1],
+    }
 
 
 def rrf(lexical: Ranking, cosine: Ranking, k0: int) -> Ranking:
@@ -102,7 +107,10 @@ def tune_k0(per_query: Sequence[dict[str, Any]], k: int, names: int) -> dict[str
     """Recall offered (k + names) on the tuning half for each fusion constant."""
     tune_q, _ = halves(QUERIES)
     tune_r, _ = halves(per_query)
-    return {str(k0): recall(tune_q, [rrf(r["bm25"], r["cosine"], k0) for r in tune_r], k + names) for k0 in K0_VALUES}
+    return {
+        str(k0): recall(tune_q, [rrf(r["bm25"], r["cosine"], k0) for r in tune_r], k + names)
+        for k0 in K0_VALUES
+    }
 
 
 def recall_table(per_query: Sequence[dict[str, Any]], key: str) -> dict[str, dict[str, list[float]]]:
@@ -110,8 +118,17 @@ def recall_table(per_query: Sequence[dict[str, Any]], key: str) -> dict[str, dic
     tune_q, test_q = halves(QUERIES)
     ranked = [r[key] for r in per_query]
     tune_r, test_r = halves(ranked)
-    return {str(k): {str(m): [recall(tune_q, tune_r, k + m), recall(test_q, test_r, k + m), recall(QUERIES, ranked, k + m)]
-                     for m in NAMES_VALUES} for k in K_VALUES}
+    return {
+        str(k): {
+            str(m): [
+                recall(tune_q, tune_r, k + m),
+                recall(test_q, test_r, k + m),
+                recall(QUERIES, ranked, k + m),
+            ]
+            for m in NAMES_VALUES
+        }
+        for k in K_VALUES
+    }
 
 
 def check_offer(per_query: Sequence[dict[str, Any]], k: int, names: int) -> float:
@@ -141,7 +158,9 @@ class _Fixed:
         return self.searcher_for(self.query)
 
 
-async def tokens_by_size(per_query: Sequence[dict[str, Any]], k: int, names: int, sizes: Sequence[int]) -> dict[str, Any]:
+async def tokens_by_size(
+    per_query: Sequence[dict[str, Any]], k: int, names: int, sizes: Sequence[int]
+) -> dict[str, Any]:
     """Planning-prompt tokens of the first planning call, tools as the fused path chooses them."""
     picks = list(range(0, len(QUERIES), max(1, len(QUERIES) // 40)))
     out: dict[str, Any] = {}
@@ -184,32 +203,57 @@ def measure_fused(url: str, model: str, k: int, names: int, sizes: Sequence[int]
 
 def report_fused(r: dict[str, Any]) -> str:
     k, names = r["k"], r["names"]
-    lines = [(f"Embeddings over HTTP: {r['model']} at {r['url']} (retrieval.embeddings), fused with BM25 by RRF "
-             f"(k0 = {semantic.RRF_K0}); recall = [tuning half (even), held-out half (odd), all]"), ""]
+    lines = [
+        (
+            f"Embeddings over HTTP: {r['model']} at {r['url']} (retrieval.embeddings), fused with BM25 by RRF "
+            f"(k0 = {semantic.RRF_K0}); recall = [tuning half (even), held-out half (odd), all]"
+        ),
+        "",
+    ]
     for label, key in (("BM25 alone", "recall_bm25"), ("fused", "recall_fused")):
-        rows = [[kk, *(("/".join(f"{x:.3f}" for x in r[key][kk][m])) for m in map(str, NAMES_VALUES))]
-                for kk in map(str, K_VALUES)]
-        lines += [f"{label}: recall of the needed tools offered, k described + names named only:",
-                  format_table(["k", *(f"+{m}" for m in NAMES_VALUES)], rows, "r" * (1 + len(NAMES_VALUES))), ""]
-    lines.append(f"fusion constant on the tuning half at k = {k}, names = {names}: "
-                 + ", ".join(f"k0 {a}: {b:.3f}" for a, b in r["k0_tuning"].items()))
+        rows = [
+            [kk, *(("/".join(f"{x:.3f}" for x in r[key][kk][m])) for m in map(str, NAMES_VALUES))]
+            for kk in map(str, K_VALUES)
+        ]
+        lines += [
+            f"{label}: recall of the needed tools offered, k described + names named only:",
+            format_table(["k", *(f"+{m}" for m in NAMES_VALUES)], rows, "r" * (1 + len(NAMES_VALUES))),
+            "",
+        ]
+    lines.append(
+        f"fusion constant on the tuning half at k = {k}, names = {names}: "
+        + ", ".join(f"k0 {a}: {b:.3f}" for a, b in r["k0_tuning"].items())
+    )
     lines.append(f"choose_tools at k = {k}, names = {names}, all queries: {r['recall_offer_check']:.3f}")
     tok_rows = [[n, f"{v['mean']:.0f}", str(v["max"])] for n, v in r["tokens"].items()]
-    lines += ["", f"planning prompt tokens (o200k) with embeddings, k = {k}, names = {names}:",
-              format_table(["N", "mean", "max"], tok_rows, "rrr"), ""]
-    lines.append(f"index build at 1,000 tools (BM25 + embedding the catalogue, {r['build_requests']} requests): "
-                 f"{r['build_s']:.2f} s; choosing one query's tools incl. its embedding request: median "
-                 f"{r['query_ms_median']:.1f} ms, p95 {r['query_ms_p95']:.1f} ms")
+    lines += [
+        "",
+        f"planning prompt tokens (o200k) with embeddings, k = {k}, names = {names}:",
+        format_table(["N", "mean", "max"], tok_rows, "rrr"),
+        "",
+    ]
+    lines.append(
+        f"index build at 1,000 tools (BM25 + embedding the catalogue, {r['build_requests']} requests): "
+        f"{r['build_s']:.2f} s; choosing one query's tools incl. its embedding request: median "
+        f"{r['query_ms_median']:.1f} ms, p95 {r['query_ms_p95']:.1f} ms"
+    )
     offered = r["recall_fused"][str(k)][str(names)]
     tokens = r["tokens"]
     top, at_200 = tokens["1000"]["max"], tokens["200"]["max"]
-    lines += ["", "targets, with embeddings:",
-              (f"  recall offered ({k} described + {names} named) >= {RECALL_TARGET}: {offered[2]:.3f} (held-out half "
-               f"{offered[1]:.3f}) {_verdict(offered[2] >= RECALL_TARGET and offered[1] >= RECALL_TARGET)}"),
-              f"  planning prompt at 1,000 tools <= {TOKENS_TARGET}: max {top} {_verdict(top <= TOKENS_TARGET)}",
-              f"  flat in N (largest at 1,000 within 25 % of that at 200): {at_200} -> {top} {_verdict(top <= 1.25 * at_200)}",
-              (f"  <= {LATENCY_TARGET_MS} ms per query (with its embedding request): p95 {r['query_ms_p95']:.1f} ms "
-               f"{_verdict(r['query_ms_p95'] <= LATENCY_TARGET_MS)}")]
+    lines += [
+        "",
+        "targets, with embeddings:",
+        (
+            f"  recall offered ({k} described + {names} named) >= {RECALL_TARGET}: {offered[2]:.3f} (held-out half "
+            f"{offered[1]:.3f}) {_verdict(offered[2] >= RECALL_TARGET and offered[1] >= RECALL_TARGET)}"
+        ),
+        f"  planning prompt at 1,000 tools <= {TOKENS_TARGET}: max {top} {_verdict(top <= TOKENS_TARGET)}",
+        f"  flat in N (largest at 1,000 within 25 % of that at 200): {at_200} -> {top} {_verdict(top <= 1.25 * at_200)}",
+        (
+            f"  <= {LATENCY_TARGET_MS} ms per query (with its embedding request): p95 {r['query_ms_p95']:.1f} ms "
+            f"{_verdict(r['query_ms_p95'] <= LATENCY_TARGET_MS)}"
+        ),
+    ]
     return "\n".join(lines)
 
 

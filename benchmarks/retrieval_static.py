@@ -78,18 +78,34 @@ def main() -> int:
         for k in OFFERED:
             for label, ranking in (("bm25", by_words), ("static", by_meaning), ("fused", together)):
                 found[k][label] += sum(t in ranking[:k] for t in query.tools)
-    rows = [[str(k), *(f"{found[k][m] / needed:.3f}" for m in ("bm25", "static", "fused")), str(names_tokens(names, k - 30))]
-            for k in OFFERED]
-    text = "\n".join([
-        f"recall of the needed tools among the first k ({len(QUERIES)} queries, {needed} tools, 1,000 tools):",
-        format_table(["k", "BM25", "model2vec (MiniLM, static)", "RRF fused", "names line"], rows, "rrrrr"),
-        "",
-        (f"distilled in {distill_s:.1f} s; embedding table {size_mb:.1f} MB ({PCA_DIMS} dims, {model.embedding.dtype}); "
-         f"one query {per_query_ms:.3f} ms (numpy)"),
-    ])
+    rows = [
+        [
+            str(k),
+            *(f"{found[k][m] / needed:.3f}" for m in ("bm25", "static", "fused")),
+            str(names_tokens(names, k - 30)),
+        ]
+        for k in OFFERED
+    ]
+    text = "\n".join(
+        [
+            f"recall of the needed tools among the first k ({len(QUERIES)} queries, {needed} tools, 1,000 tools):",
+            format_table(
+                ["k", "BM25", "model2vec (MiniLM, static)", "RRF fused", "names line"], rows, "rrrrr"
+            ),
+            "",
+            (
+                f"distilled in {distill_s:.1f} s; embedding table {size_mb:.1f} MB ({PCA_DIMS} dims, {model.embedding.dtype}); "
+                f"one query {per_query_ms:.3f} ms (numpy)"
+            ),
+        ]
+    )
     print(text)
-    save_experiment("retrieval-static", "Tool retrieval with a static embedding model (experiment)",
-                    "retrieval_static.py", text)
+    save_experiment(
+        "retrieval-static",
+        "Tool retrieval with a static embedding model (experiment)",
+        "retrieval_static.py",
+        text,
+    )
     return 0
 
 

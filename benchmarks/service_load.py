@@ -44,7 +44,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks._common import REPO_ROOT, format_table
 
-QUERY = "Find recent articles about the James Webb Space Telescope's discoveries and summarize the key findings."
+QUERY = (
+    "Find recent articles about the James Webb Space Telescope's discoveries and summarize the key findings."
+)
 TOKENS = {"tok-load-ana": "ana", "tok-load-ben": "ben", "tok-load-cy": "cy", "tok-load-di": "di"}
 START_WAIT_S = 60.0
 REQUEST_TIMEOUT_S = 600.0
@@ -143,14 +145,28 @@ def measure(config: Path, runs: int, users: int, workers: int) -> Outcome:
         port = _free_port()
         env = {
             **os.environ,
-            "PYTHONPATH": os.pathsep.join([str(REPO_ROOT), os.environ.get("PYTHONPATH", "")]).rstrip(os.pathsep),
+            "PYTHONPATH": os.pathsep.join([str(REPO_ROOT), os.environ.get("PYTHONPATH", "")]).rstrip(
+                os.pathsep
+            ),
             "PES_AGENT_CONFIG": str(service_config),
             "PES_AGENT_SERVICE_CONFIG": str(access),
             "PES_AGENT_TOKENS": ",".join(f"{t}:{TOKENS[t]}" for t in tokens),
         }
         command = [
-            sys.executable, "-m", "uvicorn", "examples.service.app:app", "--host", "127.0.0.1", "--port", str(port),
-            "--workers", str(workers), "--timeout-graceful-shutdown", "5", "--log-level", "warning",
+            sys.executable,
+            "-m",
+            "uvicorn",
+            "examples.service.app:app",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--workers",
+            str(workers),
+            "--timeout-graceful-shutdown",
+            "5",
+            "--log-level",
+            "warning",
         ]
         log = (workdir / "server.log").open("w+b")
         server = subprocess.Popen(command, cwd=workdir, env=env, stdout=log, stderr=subprocess.STDOUT)
@@ -171,8 +187,9 @@ def measure(config: Path, runs: int, users: int, workers: int) -> Outcome:
                 start.wait()
                 began = time.perf_counter()
                 try:
-                    status, body = _request(port, "POST", f"/threads/{uuid.uuid4()}/messages", tokens[n % users],
-                                            {"query": QUERY})
+                    status, body = _request(
+                        port, "POST", f"/threads/{uuid.uuid4()}/messages", tokens[n % users], {"query": QUERY}
+                    )
                 except OSError as exc:
                     return "error", time.perf_counter() - began, f"{type(exc).__name__}: {exc}"
                 took = time.perf_counter() - began
@@ -237,12 +254,29 @@ def _wait_until_up(server: subprocess.Popen[bytes], port: int, token: str, worke
 
 
 def report(outcomes: list[Outcome]) -> str:
-    headers = ["workers", "runs", "answers by status", "success", "p50 s", "p99 s", "max s", "wall s", "runs/s",
-               "peak RSS MB"]
+    headers = [
+        "workers",
+        "runs",
+        "answers by status",
+        "success",
+        "p50 s",
+        "p99 s",
+        "max s",
+        "wall s",
+        "runs/s",
+        "peak RSS MB",
+    ]
     rows = [
         [
-            str(o.workers), str(o.runs), ", ".join(f"{k}: {v}" for k, v in o.statuses.items()), str(o.succeeded),
-            f"{o.p50_s:.2f}", f"{o.p99_s:.2f}", f"{o.max_s:.2f}", f"{o.wall_s:.2f}", f"{o.runs_per_s:.1f}",
+            str(o.workers),
+            str(o.runs),
+            ", ".join(f"{k}: {v}" for k, v in o.statuses.items()),
+            str(o.succeeded),
+            f"{o.p50_s:.2f}",
+            f"{o.p99_s:.2f}",
+            f"{o.max_s:.2f}",
+            f"{o.wall_s:.2f}",
+            f"{o.runs_per_s:.1f}",
             f"{o.peak_rss_mb:.0f}",
         ]
         for o in outcomes
@@ -256,7 +290,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--users", type=int, default=2, choices=range(1, len(TOKENS) + 1))
     parser.add_argument("--workers", type=int, nargs="+", default=[1, 2])
     parser.add_argument("--config", type=Path, default=REPO_ROOT / "config" / "demo.yaml")
-    parser.add_argument("--no-save", action="store_true", help="print only; write nothing under benchmarks/results")
+    parser.add_argument(
+        "--no-save", action="store_true", help="print only; write nothing under benchmarks/results"
+    )
     args = parser.parse_args(argv)
     outcomes = [measure(args.config.resolve(), args.runs, args.users, workers) for workers in args.workers]
     table = report(outcomes)
@@ -276,7 +312,12 @@ def main(argv: list[str] | None = None) -> int:
     if not args.no_save:
         results = REPO_ROOT / "benchmarks" / "results"
         (results / f"service_load-{stamp}.md").write_text(text, encoding="utf-8")
-        data = {"command": command.strip(), "stamp": stamp, "load": load, "outcomes": [asdict(o) for o in outcomes]}
+        data = {
+            "command": command.strip(),
+            "stamp": stamp,
+            "load": load,
+            "outcomes": [asdict(o) for o in outcomes],
+        }
         (results / f"service_load-{stamp}.json").write_text(json.dumps(data, indent=2), encoding="utf-8")
     five_xx = sum(n for o in outcomes for k, n in o.statuses.items() if k.startswith("5") or k == "error")
     return 1 if five_xx else 0

@@ -86,11 +86,19 @@ def main() -> int:
     ids = token_ids(model, texts)
     documents = [tool_text(s) for s in catalogue(1000)]
     digest = hashlib.sha256(json.dumps(token_ids(model, documents)).encode()).hexdigest()
-    FIXTURE.write_text(json.dumps({"texts": [[t, i] for t, i in zip(texts, ids, strict=True)],
-                                   "catalogue_sha256": digest}, ensure_ascii=False, indent=0) + "\n",
-                       encoding="utf-8")
-    print(f"{TABLE.relative_to(_ROOT)}: {len(model.tokens)} tokens x {PCA_DIMS} dims, "
-          f"{TABLE.stat().st_size / 1e6:.1f} MB; {FIXTURE.relative_to(_ROOT)}: {len(texts)} texts")
+    FIXTURE.write_text(
+        json.dumps(
+            {"texts": [[t, i] for t, i in zip(texts, ids, strict=True)], "catalogue_sha256": digest},
+            ensure_ascii=False,
+            indent=0,
+        )
+        + "\n",
+        encoding="utf-8",
+    )
+    print(
+        f"{TABLE.relative_to(_ROOT)}: {len(model.tokens)} tokens x {PCA_DIMS} dims, "
+        f"{TABLE.stat().st_size / 1e6:.1f} MB; {FIXTURE.relative_to(_ROOT)}: {len(texts)} texts"
+    )
     return 0
 
 

@@ -289,8 +289,18 @@ def summary_line(targets: Sequence[Target]) -> str:
 
 
 HEADERS = (
-    "scenario", "tools", "calls", "ref calls", "ratio", "planning", "ref planning", "ratio",
-    "whole run", "ref whole run", "ratio", "note",
+    "scenario",
+    "tools",
+    "calls",
+    "ref calls",
+    "ratio",
+    "planning",
+    "ref planning",
+    "ratio",
+    "whole run",
+    "ref whole run",
+    "ratio",
+    "note",
 )
 
 

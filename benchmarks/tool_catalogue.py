@@ -53,8 +53,22 @@ _ACTION_TEXT: Mapping[str, str] = {
     "export": "Export {many} as a CSV spreadsheet.",
     "count": "Count {many} matching filters.",
 }
-_IDS = {"get", "update", "delete", "pdf", "send", "void", "approve", "reject", "cancel", "assign", "comment",
-        "archive", "restore", "history"}
+_IDS = {
+    "get",
+    "update",
+    "delete",
+    "pdf",
+    "send",
+    "void",
+    "approve",
+    "reject",
+    "cancel",
+    "assign",
+    "comment",
+    "archive",
+    "restore",
+    "history",
+}
 _PLURAL_NAME = {"list", "search", "export", "count"}
 
 
@@ -93,8 +107,11 @@ def _schema(action: str, record: Record, required: Sequence[str] = ()) -> dict[s
     if action in _IDS or action not in _PLURAL_NAME | {"create"}:
         props[id_name] = {"type": "string", "description": f"Id of the {record.noun.replace('_', ' ')}."}
     if action in ("list", "export", "count"):
-        props.update(status={"type": "string"}, created_after={"type": "string", "format": "date"},
-                     limit={"type": "integer", "minimum": 1})
+        props.update(
+            status={"type": "string"},
+            created_after={"type": "string", "format": "date"},
+            limit={"type": "integer", "minimum": 1},
+        )
     if action == "search":
         props["query"] = {"type": "string", "description": "Words to look for."}
     if action in ("create", "update"):
@@ -118,12 +135,17 @@ def _all_tools() -> tuple[ToolSpec, ...]:
         for record in domain.records:
             for action in record.actions:
                 name = f"{domain.prefix}_{_action_name(action, record)}"
-                specs.append(tool_from_schema(
-                    name, _action_description(action, record, domain), _schema(action, record), _noop
-                ))
+                specs.append(
+                    tool_from_schema(
+                        name, _action_description(action, record, domain), _schema(action, record), _noop
+                    )
+                )
         for suffix, description, required in domain.extras:
-            schema = {"type": "object", "properties": {n: {"type": "string"} for n in required},
-                      "required": list(required)}
+            schema = {
+                "type": "object",
+                "properties": {n: {"type": "string"} for n in required},
+                "required": list(required),
+            }
             specs.append(tool_from_schema(f"{domain.prefix}_{suffix}", description, schema, _noop))
     return tuple(specs)
 
@@ -136,7 +158,9 @@ def catalogue(n: int = SIZE, *, keep: Collection[str] | None = None) -> list[Too
     specs = _all_tools()
     names = [s.name for s in specs]
     if len(set(names)) != len(names):
-        raise AssertionError(f"duplicate tool names in the catalogue: {sorted({x for x in names if names.count(x) > 1})}")
+        raise AssertionError(
+            f"duplicate tool names in the catalogue: {sorted({x for x in names if names.count(x) > 1})}"
+        )
     if len(specs) < SIZE:
         raise AssertionError(f"the catalogue has {len(specs)} tools, fewer than {SIZE}")
     rng = random.Random(SEED)

@@ -69,7 +69,9 @@ class Figures:
     """CPU time (user + system) of the processes running the runs, over the timed runs."""
 
 
-def config(base_url: str, store_dsn: str, system_db: str | None = None, concurrency: int = 8) -> dict[str, Any]:
+def config(
+    base_url: str, store_dsn: str, system_db: str | None = None, concurrency: int = 8
+) -> dict[str, Any]:
     provider = {"adapter": "openai", "base_url": base_url, "model": "fake", "api_key": "x", "timeout_s": 60}
     cfg: dict[str, Any] = {"providers": {"fake": provider}, "storage": {"type": "postgres", "dsn": store_dsn}}
     if system_db is not None:
@@ -161,9 +163,12 @@ async def workers(dsn: str, base_url: str, runs: int, concurrency: int, count: i
         start_wall = time.time()
         handles = [await producer.enqueue(query, thread_id=f"t{i}") for i in range(runs)]
         results = await asyncio.gather(*(h.result() for h in handles))
-        statuses = {s.workflow_id: s for s in await producer._client.list_workflows_async(
-            workflow_id_prefix="pes-agent:", status="SUCCESS", load_input=False, load_output=False
-        )}
+        statuses = {
+            s.workflow_id: s
+            for s in await producer._client.list_workflows_async(
+                workflow_id_prefix="pes-agent:", status="SUCCESS", load_input=False, load_output=False
+            )
+        }
         cpu = sum(_cpu_s(p.pid) for p in procs) - cpu
         after = (await commits(dsn, store_name), await commits(dsn, dbos_name))
         await producer.aclose()
@@ -183,7 +188,9 @@ async def workers(dsn: str, base_url: str, runs: int, concurrency: int, count: i
 def _start_worker(cfg: dict[str, Any], executor_id: str) -> subprocess.Popen[str]:
     args = [sys.executable, __file__, "--worker", json.dumps({"config": cfg, "id": executor_id})]
     env = {**os.environ, "PYTHONPATH": _ROOT}
-    return subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, cwd=_ROOT, env=env)
+    return subprocess.Popen(
+        args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, cwd=_ROOT, env=env
+    )
 
 
 async def _worker_main(spec: dict[str, Any]) -> None:
@@ -191,7 +198,8 @@ async def _worker_main(spec: dict[str, Any]) -> None:
     from pes_agent.workers import Worker
 
     worker = Worker(
-        config_from_dict(spec["config"]), executor_id=spec["id"],
+        config_from_dict(spec["config"]),
+        executor_id=spec["id"],
         tools=scenario_tools(load_scenario("S1"), ToolLog()),
     )
     await worker.start()
@@ -208,8 +216,16 @@ def figures(
 ) -> Figures:
     cuts, wall = statistics.quantiles(walls, n=20), max(walls)
     return Figures(
-        setup=setup, runs=runs, ok=ok, wall_s=wall, runs_per_s=runs / wall, p50_s=statistics.median(walls),
-        p95_s=cuts[18], store_xact_per_run=store_x, dbos_xact_per_run=dbos_x, cpu_ms_per_run=1000 * cpu_s / runs,
+        setup=setup,
+        runs=runs,
+        ok=ok,
+        wall_s=wall,
+        runs_per_s=runs / wall,
+        p50_s=statistics.median(walls),
+        p95_s=cuts[18],
+        store_xact_per_run=store_x,
+        dbos_xact_per_run=dbos_x,
+        cpu_ms_per_run=1000 * cpu_s / runs,
     )
 
 
@@ -230,8 +246,14 @@ HEADERS = ["setup", "runs ok", "runs/s", "p50 wall", "p95 wall", "CPU/run", "sto
 def report(results: Sequence[Figures], args: argparse.Namespace) -> str:
     rows = [
         [
-            r.setup, f"{r.ok}/{r.runs}", f"{r.runs_per_s:.1f}", f"{r.p50_s:.2f} s", f"{r.p95_s:.2f} s",
-            f"{r.cpu_ms_per_run:.0f} ms", f"{r.store_xact_per_run:.0f}", "-" if r.dbos_xact_per_run is None else f"{r.dbos_xact_per_run:.0f}",
+            r.setup,
+            f"{r.ok}/{r.runs}",
+            f"{r.runs_per_s:.1f}",
+            f"{r.p50_s:.2f} s",
+            f"{r.p95_s:.2f} s",
+            f"{r.cpu_ms_per_run:.0f} ms",
+            f"{r.store_xact_per_run:.0f}",
+            "-" if r.dbos_xact_per_run is None else f"{r.dbos_xact_per_run:.0f}",
         ]
         for r in results
     ]
@@ -272,7 +294,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
     RESULTS.mkdir(parents=True, exist_ok=True)
     (RESULTS / f"workers-{stamp}.md").write_text(text + "\n", encoding="utf-8")
-    (RESULTS / f"workers-{stamp}.json").write_text(json.dumps([asdict(r) for r in results], indent=2), encoding="utf-8")
+    (RESULTS / f"workers-{stamp}.json").write_text(
+        json.dumps([asdict(r) for r in results], indent=2), encoding="utf-8"
+    )
     return 0
 
 

@@ -23,7 +23,9 @@ _EXIT = {"success": 0, "error": 1, "partial": 3, "needs_input": 3, "suspended": 
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="pes-agent", description=__doc__.splitlines()[0] if __doc__ else None)
+    parser = argparse.ArgumentParser(
+        prog="pes-agent", description=__doc__.splitlines()[0] if __doc__ else None
+    )
     sub = parser.add_subparsers(dest="command", required=True)
     run = sub.add_parser("run", help="answer a query (progress on stderr, answer on stdout)")
     run.add_argument("--config", required=True, help="ArtInstanceConfig file (.yaml, .json, .toml)")
@@ -41,16 +43,27 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--config", required=True)
     serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     serve.add_argument("--port", type=int, default=9100)
-    serve.add_argument("--url", help="the address clients reach it by, put in the card (default http://HOST:PORT/)")
+    serve.add_argument(
+        "--url", help="the address clients reach it by, put in the card (default http://HOST:PORT/)"
+    )
     serve.add_argument("--name", help="the agent's name on its card (default: the persona's name)")
     serve.add_argument("--description", help="what the agent does, on its card")
-    serve.add_argument("--open", action="store_true",
-                       help="serve without auth on a non-loopback address (PES_AGENT_TOKENS unset)")
+    serve.add_argument(
+        "--open",
+        action="store_true",
+        help="serve without auth on a non-loopback address (PES_AGENT_TOKENS unset)",
+    )
     worker = sub.add_parser("worker", help="run queued runs (the `workers` section; needs the dbos extra)")
     worker.add_argument("--config", required=True)
-    worker.add_argument("--concurrency", type=int, help="runs at once in this process (default: workers.concurrency)")
-    worker.add_argument("--id", help="stable worker id: restarted with it, a worker resumes its unfinished runs")
-    enqueue = sub.add_parser("enqueue", help="queue a run for the workers; prints its thread and workflow ids")
+    worker.add_argument(
+        "--concurrency", type=int, help="runs at once in this process (default: workers.concurrency)"
+    )
+    worker.add_argument(
+        "--id", help="stable worker id: restarted with it, a worker resumes its unfinished runs"
+    )
+    enqueue = sub.add_parser(
+        "enqueue", help="queue a run for the workers; prints its thread and workflow ids"
+    )
     enqueue.add_argument("--config", required=True)
     enqueue.add_argument("--thread", help="thread id to continue (default: a new thread)")
     enqueue.add_argument("--wait", action="store_true", help="wait for the run's response and print it")
@@ -66,8 +79,10 @@ def progress_line(event: Event) -> str | None:
             if d.get("mode") == "retrieved":
                 named = f" (+{len(d['named'])} by name)" if d.get("named") else ""
                 why = f"; {d['reason']}" if d.get("reason") else ""  # configured embeddings not used
-                return (f"tools: {d.get('shown')}{named} of {d.get('total')} shown to the planner, ranked by "
-                        f"{d.get('ranking', 'bm25')} (searched {d.get('searches')}){why}")
+                return (
+                    f"tools: {d.get('shown')}{named} of {d.get('total')} shown to the planner, ranked by "
+                    f"{d.get('ranking', 'bm25')} (searched {d.get('searches')}){why}"
+                )
             return f"tools: all {d.get('total')} shown to the planner: {d.get('reason')}"
         case EventType.PLAN:
             return f"plan: {d.get('title') or '(untitled)'} ({len(d.get('todo_list', []))} steps)"
@@ -185,7 +200,9 @@ async def _serve_a2a(args: argparse.Namespace, err: TextIO) -> int:
         app = a2a_app(art, url=url, name=args.name, description=args.description, tokens=tokens)
         server = uvicorn.Server(uvicorn.Config(app, host=args.host, port=args.port, log_level="warning"))
         auth = f"bearer tokens of {len(set(tokens.values()))} user(s)" if tokens else "no auth"
-        print(f"pes-agent: serving {art.config.persona.name!r} over A2A at {url} ({auth})", file=err, flush=True)
+        print(
+            f"pes-agent: serving {art.config.persona.name!r} over A2A at {url} ({auth})", file=err, flush=True
+        )
         await server.serve()
     return 0
 

@@ -55,7 +55,7 @@ class Decision:
             if given is None:
                 continue
             if not isinstance(given, Mapping):
-                raise _wrong(name, given, "an object of argument names and values, such as {\"title\": \"...\"}")
+                raise _wrong(name, given, 'an object of argument names and values, such as {"title": "..."}')
             if any(not isinstance(key, str) or not key for key in given):
                 raise InvalidDecisionError(
                     f"`decision.{name}` has a key that is not an argument name (every key must be "
@@ -83,7 +83,9 @@ class Decision:
             )
 
     @classmethod
-    def approve(cls, *, modified_args: Mapping[str, Any] | None = None, reason: str | None = None) -> Decision:
+    def approve(
+        cls, *, modified_args: Mapping[str, Any] | None = None, reason: str | None = None
+    ) -> Decision:
         return cls(approved=True, modified_args=modified_args, reason=reason)
 
     @classmethod

@@ -116,9 +116,16 @@ class ArtInstance(ThreadReads):
         options: ThreadConfig | Mapping[str, Any] | None = None,
     ) -> AgentFinalResponse:
         """Plan, execute and synthesize an answer to ``query`` on a thread (new when not given)."""
-        props = query if isinstance(query, AgentProps) else AgentProps(
-            query=query, thread_id=thread_id, trace_id=trace_id, user_id=user_id,
-            options=thread_config(options),
+        props = (
+            query
+            if isinstance(query, AgentProps)
+            else AgentProps(
+                query=query,
+                thread_id=thread_id,
+                trace_id=trace_id,
+                user_id=user_id,
+                options=thread_config(options),
+            )
         )
         if not isinstance(props.query, str) or not props.query.strip():
             raise InvalidInputError("the query is empty; pass the user's request as a non-empty string")
@@ -169,7 +176,11 @@ class ArtInstance(ThreadReads):
             check_suspension(thread_id, state, suspension_id)
             answer = self._checked(thread_id, state, decision, options, user_id)
             return await self._continue(
-                thread_id, state, version, options, user_id,
+                thread_id,
+                state,
+                version,
+                options,
+                user_id,
                 lambda ctx, history: run_pes(ctx, history, plan=False, resume=answer),
             )
 
@@ -210,9 +221,16 @@ class ArtInstance(ThreadReads):
         assert suspension is not None  # check_suspension passed
         parsed = Decision.from_mapping(decision)  # None and other non-objects are refused there
         call, stored = thread_config(options), state.config or self.config.thread_defaults
-        levels = (call.execution if call else None, stored.execution if stored else None, self.config.execution)
+        levels = (
+            call.execution if call else None,
+            stored.execution if stored else None,
+            self.config.execution,
+        )
         scope = DecisionScope(
-            thread_id=thread_id, state=state, query=state.query or "", gate=self._gate,
+            thread_id=thread_id,
+            state=state,
+            query=state.query or "",
+            gate=self._gate,
             schema_mode=resolve_execution(*levels).tool_schema_mode,
             enabled_tools=self._enabled_tools(call, stored),
         )
@@ -263,7 +281,10 @@ class ArtInstance(ThreadReads):
         async with self._abandon_on_error(thread_id, trace):
             check_access(thread_id, state, user_id)
             props = AgentProps(
-                query=state.query or "", thread_id=thread_id, trace_id=trace, user_id=user_id,
+                query=state.query or "",
+                thread_id=thread_id,
+                trace_id=trace,
+                user_id=user_id,
                 options=thread_config(options),
             )
             ctx = self._context(props, thread_id, state, version)
@@ -310,7 +331,9 @@ class ArtInstance(ThreadReads):
         answered = Resumption(suspension=suspension, decision=Decision(values=values), free_text=True)
         return await self._finish(ctx, run_pes(ctx, history, plan=False, resume=answered))
 
-    def process_stream(self, query: str | AgentProps, **kwargs: Any) -> AsyncIterator[Event | AgentFinalResponse]:
+    def process_stream(
+        self, query: str | AgentProps, **kwargs: Any
+    ) -> AsyncIterator[Event | AgentFinalResponse]:
         """Yield the events of one run as they happen, then its ``AgentFinalResponse``."""
         props = query if isinstance(query, AgentProps) else AgentProps(query=query, **kwargs)
         return stream_run(self, props)
@@ -320,7 +343,9 @@ class ArtInstance(ThreadReads):
         persona = (thread_config.persona if thread_config else None) or self.config.persona
         settings = self._settings(persona, thread_config)
         names = self._enabled_tools(thread_config)
-        return first_planning_request(query, names, self.registry, settings, self.config.retrieval, self._finder)
+        return first_planning_request(
+            query, names, self.registry, settings, self.config.retrieval, self._finder
+        )
 
     # -- threads ------------------------------------------------------------------------------
 
@@ -383,7 +408,9 @@ class ArtInstance(ThreadReads):
 
     def _thread_lock(self, thread_id: str) -> AbstractAsyncContextManager[None]:
         """In-process guard; the lease (`_claim`) guards across processes."""
-        return self._locks.hold(thread_id, refuse_when_busy=self.config.concurrency.on_busy_thread == "refuse")
+        return self._locks.hold(
+            thread_id, refuse_when_busy=self.config.concurrency.on_busy_thread == "refuse"
+        )
 
     async def _update_thread(self, thread_id: str, change: Callable[[ThreadState], None]) -> None:
         async with self._thread_lock(thread_id):
@@ -393,7 +420,9 @@ class ArtInstance(ThreadReads):
             await self.store.save(thread_id, state, version)
 
     async def _set_tools(self, thread_id: str, names: Collection[str], *, enable: bool) -> None:
-        change = toggle_tools(self.registry.names(), names, enable=enable, defaults=self.config.thread_defaults)
+        change = toggle_tools(
+            self.registry.names(), names, enable=enable, defaults=self.config.thread_defaults
+        )
         await self._update_thread(thread_id, change)
 
     def _provider(self, name: str) -> Provider:
@@ -450,7 +479,9 @@ class ArtInstance(ThreadReads):
 
     def _derive_setup(self, call: ThreadConfig | None, stored: ThreadConfig | None) -> RunSetup:
         names = self.registry.names()
-        return derive_setup(self.config, self._templates, names, self._overrides, self._provider, call, stored)
+        return derive_setup(
+            self.config, self._templates, names, self._overrides, self._provider, call, stored
+        )
 
     def _settings(self, persona: PersonaConfig, *levels: ThreadConfig | None) -> PromptSettings:
         return prompt_settings(self.config, self._templates, persona, *levels)
@@ -460,14 +491,12 @@ class ArtInstance(ThreadReads):
 
     async def _history(self, ctx: RunContext) -> list[HistoryTurn]:
         call = ctx.state.config
-        limit = (call.history_limit if call and call.history_limit is not None else None)
+        limit = call.history_limit if call and call.history_limit is not None else None
         limit = self.config.history.limit if limit is None else limit
         if limit == 0:
             return []
         stored = await self.store.messages(ctx.thread_id, limit=limit)
         return [HistoryTurn(role=m.role, content=m.content) for m in stored]
-
-
 
 
 async def _prepare(provider: Provider) -> None:

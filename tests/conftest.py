@@ -79,8 +79,11 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     lingering = [t.name for t in threading.enumerate() if t is not threading.main_thread() and not t.daemon]
     if not lingering:
         return
-    print(f"tests/conftest.py: {len(lingering)} non-daemon threads left by stopped DBOS workers "
-          f"({', '.join(lingering[:5])}); exiting without waiting for them", file=sys.stderr)
+    print(
+        f"tests/conftest.py: {len(lingering)} non-daemon threads left by stopped DBOS workers "
+        f"({', '.join(lingering[:5])}); exiting without waiting for them",
+        file=sys.stderr,
+    )
     sys.stdout.flush()
     sys.stderr.flush()
     os._exit(config.stash.get(_EXIT_STATUS, int(pytest.ExitCode.INTERNAL_ERROR)))

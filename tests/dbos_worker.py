@@ -51,8 +51,13 @@ def letter_tools(job: dict[str, Any]) -> list[ToolSpec]:
 
         idempotent = letter == "B" and bool(job.get("idempotent_b"))
         return tool_from_schema(
-            f"tool_{letter.lower()}", f"Append one {letter} line.", _SCHEMA, write, side_effects=True,
-            idempotent=idempotent, requires_approval=letter in job.get("approval", ""),
+            f"tool_{letter.lower()}",
+            f"Append one {letter} line.",
+            _SCHEMA,
+            write,
+            side_effects=True,
+            idempotent=idempotent,
+            requires_approval=letter in job.get("approval", ""),
         )
 
     return [make(letter) for letter in "ABC"]
@@ -73,7 +78,9 @@ def record_tool(dsn: str | None, tool_s: float, path: str | None = None) -> Tool
             try:
                 await conn.execute(
                     "INSERT INTO tool_runs (thread_id, call_id, pid) VALUES ($1, $2, $3)",
-                    context.thread_id, context.call_id, os.getpid(),
+                    context.thread_id,
+                    context.call_id,
+                    os.getpid(),
                 )
             finally:
                 await conn.close()
@@ -82,7 +89,13 @@ def record_tool(dsn: str | None, tool_s: float, path: str | None = None) -> Tool
 
     # Idempotent: a call cut short by a dead worker is run again without asking a person.
     return tool_from_schema(
-        "tool_rec", "Record one row.", _SCHEMA, record, side_effects=True, idempotent=True, context_param="context",
+        "tool_rec",
+        "Record one row.",
+        _SCHEMA,
+        record,
+        side_effects=True,
+        idempotent=True,
+        context_param="context",
     )
 
 
@@ -96,8 +109,12 @@ def generic(call: ScriptedCall) -> str:
     if request.phase == "synthesis":
         return "<mainContent>recorded</mainContent>"
     if any(m.role == "assistant" for m in request.messages):
-        return "```json\n" + json.dumps({"content": "recorded", "nextStepDecision": "complete_item"}) + "\n```"
-    return "```json\n" + json.dumps({"toolCalls": [{"toolName": "tool_rec", "arguments": {"n": 1}}]}) + "\n```"
+        return (
+            "```json\n" + json.dumps({"content": "recorded", "nextStepDecision": "complete_item"}) + "\n```"
+        )
+    return (
+        "```json\n" + json.dumps({"toolCalls": [{"toolName": "tool_rec", "arguments": {"n": 1}}]}) + "\n```"
+    )
 
 
 def slow_acks(delay_s: float) -> None:
@@ -115,13 +132,16 @@ def slow_acks(delay_s: float) -> None:
 async def main(job: dict[str, Any]) -> None:
     if job.get("ack_delay_s"):
         slow_acks(float(job["ack_delay_s"]))
-    config = config_from_dict({
-        "storage": job["storage"],
-        "workers": {
-            "systemDatabase": job["system_database"], "approvalWaitS": job.get("approval_wait_s", 60),
-            "storeOutageS": job.get("store_outage_s", 60),
-        },
-    })
+    config = config_from_dict(
+        {
+            "storage": job["storage"],
+            "workers": {
+                "systemDatabase": job["system_database"],
+                "approvalWaitS": job.get("approval_wait_s", 60),
+                "storeOutageS": job.get("store_outage_s", 60),
+            },
+        }
+    )
     if job.get("responder") == "generic":
         provider = ScriptedProvider([generic] * 100_000)
         tools = [record_tool(job.get("record_dsn"), float(job.get("tool_s", 0.05)), job.get("record_file"))]
@@ -129,7 +149,10 @@ async def main(job: dict[str, Any]) -> None:
         provider = ScriptedProvider(job["replies"])
         tools = letter_tools(job)
     worker = Worker(
-        config, tools=tools, providers={"scripted": provider}, executor_id=job["executor_id"],
+        config,
+        tools=tools,
+        providers={"scripted": provider},
+        executor_id=job["executor_id"],
         concurrency=job.get("concurrency"),
     )
     await worker.start()

@@ -20,7 +20,10 @@ SKIP_REASON = "no PostgreSQL binaries (initdb, pg_ctl) to run a cluster of the t
 
 
 def find_bin() -> Path | None:
-    found = sorted(glob.glob("/usr/lib/postgresql/*/bin/initdb"), key=lambda p: [int(x) for x in p.split("/")[4].split(".") if x.isdigit()])
+    found = sorted(
+        glob.glob("/usr/lib/postgresql/*/bin/initdb"),
+        key=lambda p: [int(x) for x in p.split("/")[4].split(".") if x.isdigit()],
+    )
     initdb = found[-1] if found else shutil.which("initdb")
     return Path(initdb).parent if initdb else None
 
@@ -42,7 +45,9 @@ class Cluster:
         with socket.socket() as s:
             s.bind(("127.0.0.1", 0))
             self.port = s.getsockname()[1]
-        self._run("initdb", "-D", str(self.data), "-U", "postgres", "-A", "trust", "-E", "UTF8", "--no-locale")
+        self._run(
+            "initdb", "-D", str(self.data), "-U", "postgres", "-A", "trust", "-E", "UTF8", "--no-locale"
+        )
 
     def dsn(self, database: str = "postgres") -> str:
         return f"postgresql://postgres@127.0.0.1:{self.port}/{database}"
@@ -52,11 +57,35 @@ class Cluster:
             f"-c listen_addresses=127.0.0.1 -p {self.port} -c unix_socket_directories={self.dir} "
             "-c max_connections=200 -c fsync=off"
         )
-        self._run("pg_ctl", "-D", str(self.data), "-l", str(self.dir / "server.log"), "-w", "-t", "60", "-o", options, "start")
+        self._run(
+            "pg_ctl",
+            "-D",
+            str(self.data),
+            "-l",
+            str(self.dir / "server.log"),
+            "-w",
+            "-t",
+            "60",
+            "-o",
+            options,
+            "start",
+        )
 
     def restart(self) -> None:
         """``pg_ctl restart -m fast``: every connection is ended, the server is back within seconds."""
-        self._run("pg_ctl", "-D", str(self.data), "-l", str(self.dir / "server.log"), "-m", "fast", "-w", "-t", "60", "restart")
+        self._run(
+            "pg_ctl",
+            "-D",
+            str(self.data),
+            "-l",
+            str(self.dir / "server.log"),
+            "-m",
+            "fast",
+            "-w",
+            "-t",
+            "60",
+            "restart",
+        )
 
     def stop(self) -> None:
         self._run("pg_ctl", "-D", str(self.data), "-m", "fast", "-w", "-t", "60", "stop")
@@ -67,8 +96,13 @@ class Cluster:
 
     def remove(self) -> None:
         if (self.data / "postmaster.pid").exists():
-            subprocess.run(self._command("pg_ctl", "-D", str(self.data), "-m", "immediate", "-w", "stop"),
-                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False, timeout=120)
+            subprocess.run(
+                self._command("pg_ctl", "-D", str(self.data), "-m", "immediate", "-w", "stop"),
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                check=False,
+                timeout=120,
+            )
         shutil.rmtree(self.dir, ignore_errors=True)
 
     def _command(self, tool: str, *args: str) -> list[str]:
@@ -79,7 +113,9 @@ class Cluster:
         """Output to a file, not a pipe: a server ``pg_ctl`` starts would hold a pipe open for ever."""
         log = self.dir / f"{tool}.log"
         with log.open("ab") as out:
-            done = subprocess.run(self._command(tool, *args), stdout=out, stderr=out, check=False, timeout=120)
+            done = subprocess.run(
+                self._command(tool, *args), stdout=out, stderr=out, check=False, timeout=120
+            )
         if done.returncode != 0:
             tail = log.read_text(encoding="utf-8", errors="replace")[-2000:]
             raise RuntimeError(f"{tool} failed ({done.returncode}): {tail}")

@@ -27,8 +27,10 @@ def pg_dsn() -> str:
     dsn = os.environ.get(DSN_VARIABLE, "").strip()
     if not dsn:
         pytest.skip(SKIP_REASON)
-    pytest.importorskip("asyncpg", reason="a PostgreSQL server is set but its driver is not installed: "
-                        "pip install -e '.[postgres]'")
+    pytest.importorskip(
+        "asyncpg",
+        reason="a PostgreSQL server is set but its driver is not installed: pip install -e '.[postgres]'",
+    )
     return dsn
 
 

@@ -54,7 +54,12 @@ def web_search(**args: Any) -> dict[str, Any]:
     input_schema={
         "type": "object",
         "properties": {
-            "urls": {"type": "array", "items": {"type": "string"}, "minItems": 1, "description": "URLs to extract."}
+            "urls": {
+                "type": "array",
+                "items": {"type": "string"},
+                "minItems": 1,
+                "description": "URLs to extract.",
+            }
         },
         "required": ["urls"],
         "additionalProperties": False,

@@ -35,6 +35,7 @@ def _outputs(scenario: Mapping[str, Any]) -> list[Mapping[str, Any]]:
 
 def scenario_tools(scenario: Mapping[str, Any], log: ToolLog) -> list[ToolSpec]:
     """Fake tools that answer exactly as the original's recorded tools did, by (tool, arguments)."""
+
     def make(name: str) -> Any:
         # Async: the fakes never block, so they run on the event loop (a sync tool would be run in
         # a worker thread, which is right for real blocking tools but not what the replays measure).
@@ -55,7 +56,11 @@ def scenario_tools(scenario: Mapping[str, Any], log: ToolLog) -> list[ToolSpec]:
         mode = "blocking" if entry.get("executionMode") == "blocking" else "automatic"
         specs.append(
             tool_from_schema(
-                entry["name"], entry["description"], entry["inputSchema"], make(entry["name"]), execution_mode=mode
+                entry["name"],
+                entry["description"],
+                entry["inputSchema"],
+                make(entry["name"]),
+                execution_mode=mode,
             )
         )
     return specs
@@ -109,7 +114,7 @@ def new_messages(calls: list[Any], index: int) -> list[dict[str, str]]:
     previous = next((c for c in reversed(calls[:index]) if c.step_id == call.step_id), None)
     if previous is None:
         return list(call.messages)
-    added = call.messages[len(previous.messages):]
+    added = call.messages[len(previous.messages) :]
     return [m for m in added if m["role"] != "assistant"]
 
 

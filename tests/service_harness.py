@@ -80,7 +80,9 @@ def publish_post(title: str, body: str) -> dict[str, str]:
 
 def plan(tool_name: str) -> str:
     body = {
-        "title": "t", "intent": "i", "plan": "p",
+        "title": "t",
+        "intent": "i",
+        "plan": "p",
         "todoList": [
             {"id": "step_1", "description": "use the tool", "stepType": "tool", "requiredTools": [tool_name]}
         ],
@@ -176,7 +178,12 @@ class Client:
         return Client(self.port, token)
 
     def exchange(
-        self, method: str, path: str, body: Any = None, *, raw: bytes | None = None,
+        self,
+        method: str,
+        path: str,
+        body: Any = None,
+        *,
+        raw: bytes | None = None,
         headers: Mapping[str, str] | None = None,
     ) -> Reply:
         conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=TIMEOUT)
@@ -246,7 +253,9 @@ def serving(
 
     async def factory() -> ArtInstance:
         art = await create_art_instance(
-            {"storage": {"type": "memory"}}, tools=[add, confirm_publish, publish_post, *tools], providers={"s": provider}
+            {"storage": {"type": "memory"}},
+            tools=[add, confirm_publish, publish_post, *tools],
+            providers={"s": provider},
         )
         close = art.aclose
 
@@ -293,5 +302,3 @@ def wait_for(condition: Callable[[], bool], what: str) -> None:
 
 def subscriptions(art: ArtInstance) -> int:
     return len(art.bus._subs)  # no public count; a leak here grows with every client that ever left
-
-

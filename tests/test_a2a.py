@@ -72,7 +72,9 @@ async def scripted_agent(*extra: str) -> AsyncIterator[str]:
         await asyncio.to_thread(child.wait, 10)
 
 
-async def caller(agents: list[dict[str, Any]], replies: Sequence[Any] = ()) -> tuple[ArtInstance, ScriptedProvider]:
+async def caller(
+    agents: list[dict[str, Any]], replies: Sequence[Any] = ()
+) -> tuple[ArtInstance, ScriptedProvider]:
     provider = ScriptedProvider(list(replies))
     cfg = {"storage": {"type": "memory"}, "agents": agents}
     return await create_art_instance(cfg, providers={"scripted": provider}), provider
@@ -90,13 +92,27 @@ async def delegate(art: ArtInstance, name: str, task: str, thread_id: str = "th"
 def test_agents_load_and_bad_entries_are_clear_config_errors() -> None:
     cfg = config_from_dict({"agents": [{"id": "calc", "url": "http://127.0.0.1:9100", "timeoutS": 5}]})
     assert (cfg.agents[0].id, cfg.agents[0].timeout_s, cfg.agents[0].card_path) == (
-        "calc", 5.0, "/.well-known/agent-card.json"
+        "calc",
+        5.0,
+        "/.well-known/agent-card.json",
     )
     cases = [
         ({"agents": [{"id": "calc", "url": "ftp://x"}]}, "agents[0].url", "http(s) base URL"),
-        ({"agents": [{"id": "no spaces", "url": "http://a"}]}, "agents[0].id", "cannot be part of a tool name"),
-        ({"agents": [{"id": "a", "url": "http://a"}, {"id": "a", "url": "http://b"}]}, "agents[1].id", "used twice"),
-        ({"agents": [{"id": "a", "url": "http://a", "cardPath": "x.json"}]}, "agents[0].cardPath", "starting with `/`"),
+        (
+            {"agents": [{"id": "no spaces", "url": "http://a"}]},
+            "agents[0].id",
+            "cannot be part of a tool name",
+        ),
+        (
+            {"agents": [{"id": "a", "url": "http://a"}, {"id": "a", "url": "http://b"}]},
+            "agents[1].id",
+            "used twice",
+        ),
+        (
+            {"agents": [{"id": "a", "url": "http://a", "cardPath": "x.json"}]},
+            "agents[0].cardPath",
+            "starting with `/`",
+        ),
         ({"execution": {"enableA2ADelegation": True}}, "execution.enableA2ADelegation", "no enabled agent"),
         (
             {"execution": {"enableA2ADelegation": False}, "agents": [{"id": "a", "url": "http://a"}]},
@@ -108,7 +124,11 @@ def test_agents_load_and_bad_entries_are_clear_config_errors() -> None:
             "threadDefaults.execution.enableA2ADelegation",
             "set for the instance",
         ),
-        ({"a2aConfig": {"discoveryEndpoint": "http://x"}}, "a2aConfig", "list the remote agents under `agents`"),
+        (
+            {"a2aConfig": {"discoveryEndpoint": "http://x"}},
+            "a2aConfig",
+            "list the remote agents under `agents`",
+        ),
     ]
     for raw, where, says in cases:
         with pytest.raises(ConfigError) as caught:
@@ -165,7 +185,9 @@ async def test_a_task_past_the_timeout_is_cancelled_and_the_next_one_works() -> 
             slow = await delegate(art, "agent_t", "sleep 30")
             took = time.monotonic() - started
             quick = await delegate(art, "agent_t", "echo still here")
-    assert slow.status == "error" and "no answer within 1s (`timeoutS`)" in (slow.error or "").replace("timeout_s", "timeoutS")
+    assert slow.status == "error" and "no answer within 1s (`timeoutS`)" in (slow.error or "").replace(
+        "timeout_s", "timeoutS"
+    )
     assert took < 15  # far below the 30 s the agent would have worked
     assert quick.output == {"answer": "still here", "data": []}
 
@@ -199,7 +221,9 @@ async def test_unreachable_or_bad_card_agents_are_left_out_and_the_others_serve(
     assert SECRET not in logged
 
 
-async def test_a_url_password_and_a_header_an_agent_echoes_are_masked(caplog: pytest.LogCaptureFixture) -> None:
+async def test_a_url_password_and_a_header_an_agent_echoes_are_masked(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
     caplog.set_level(logging.INFO, logger="pes_agent.tools.a2a")
     down = f"http://ana:{SECRET}@127.0.0.1:{free_port()}/base"  # the SDK quotes the URL it was given
     async with scripted_agent() as good:
@@ -237,7 +261,9 @@ def test_without_the_extra_an_agents_section_asks_for_it(monkeypatch: pytest.Mon
     monkeypatch.delitem(sys.modules, "pes_agent.tools.a2a", raising=False)
     monkeypatch.delitem(sys.modules, "pes_agent.tools.a2a_connection", raising=False)
     with pytest.raises(ConfigError, match=r"pip install 'pes-agent\[a2a\]'"):
-        asyncio.run(create_art_instance({"storage": {"type": "memory"}, "agents": [{"id": "t", "url": "http://a"}]}))
+        asyncio.run(
+            create_art_instance({"storage": {"type": "memory"}, "agents": [{"id": "t", "url": "http://a"}]})
+        )
 
 
 def test_a_guided_step_sends_the_steps_request_whole_to_an_agent() -> None:

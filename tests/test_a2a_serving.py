@@ -49,7 +49,9 @@ async def serving(art: ArtInstance, tokens: dict[str, str] | None = None) -> Asy
 
     port = free_port()
     url = f"http://127.0.0.1:{port}/"
-    server = uvicorn.Server(uvicorn.Config(a2a_app(art, url=url, tokens=tokens), host="127.0.0.1", port=port, log_level="warning"))
+    server = uvicorn.Server(
+        uvicorn.Config(a2a_app(art, url=url, tokens=tokens), host="127.0.0.1", port=port, log_level="warning")
+    )
     task = asyncio.create_task(server.serve())
     while not server.started:
         if task.done():
@@ -81,7 +83,12 @@ async def served_instance(replies: Sequence[Any], *tools: Any) -> tuple[ArtInsta
 
 def multiplying(a: float, b: float, answer: str) -> list[str]:
     """What the served instance's model says for one task: plan, call, close, answer."""
-    return [plan("multiply"), call("multiply", {"a": a, "b": b}), content(f"{a:g} x {b:g}"), f"<mainContent>{answer}</mainContent>"]
+    return [
+        plan("multiply"),
+        call("multiply", {"a": a, "b": b}),
+        content(f"{a:g} x {b:g}"),
+        f"<mainContent>{answer}</mainContent>",
+    ]
 
 
 # --- a pes-agent instance served, called by a second one ----------------------------------------
@@ -147,16 +154,29 @@ async def test_a_clarification_is_asked_as_input_required_and_answered_in_the_sa
     from a2a.helpers import get_artifact_text, new_text_message
     from a2a.types import a2a_pb2 as a2a
 
-    replies = [plan("multiply"), call("multiply", {}), '{"a": null, "b": null}',
-               '{"a": 4, "b": 5}', content("4 x 5"), "<mainContent>20</mainContent>"]
+    replies = [
+        plan("multiply"),
+        call("multiply", {}),
+        '{"a": null, "b": null}',
+        '{"a": 4, "b": 5}',
+        content("4 x 5"),
+        "<mainContent>20</mainContent>",
+    ]
     served, _ = await served_instance(replies)
     async with served, serving(served) as url:
         client = await create_client(url.rstrip("/"), client_config=ClientConfig(streaming=False))
         try:
-            first = [e async for e in client.send_message(a2a.SendMessageRequest(message=new_text_message("Multiply", role=a2a.ROLE_USER)))]
+            first = [
+                e
+                async for e in client.send_message(
+                    a2a.SendMessageRequest(message=new_text_message("Multiply", role=a2a.ROLE_USER))
+                )
+            ]
             task = first[-1].task
             assert task.status.state == a2a.TASK_STATE_INPUT_REQUIRED, task.status
-            answer = new_text_message("4 and 5", context_id=task.context_id, task_id=task.id, role=a2a.ROLE_USER)
+            answer = new_text_message(
+                "4 and 5", context_id=task.context_id, task_id=task.id, role=a2a.ROLE_USER
+            )
             second = [e async for e in client.send_message(a2a.SendMessageRequest(message=answer))]
         finally:
             await client.close()
@@ -171,8 +191,12 @@ async def test_approval_pauses_the_task_and_a_data_part_decision_resumes_it() ->
     from a2a.types import a2a_pb2 as a2a
 
     SENT.clear()
-    replies = [plan("send_invoice"), call("send_invoice", {"customer": "ACME", "amount": 120}),
-               content("sent"), "<mainContent>The invoice went out.</mainContent>"]
+    replies = [
+        plan("send_invoice"),
+        call("send_invoice", {"customer": "ACME", "amount": 120}),
+        content("sent"),
+        "<mainContent>The invoice went out.</mainContent>",
+    ]
     served, _ = await served_instance(replies, send_invoice)
     async with served, serving(served) as url:
         client = await create_client(url.rstrip("/"), client_config=ClientConfig(streaming=True))
@@ -182,20 +206,32 @@ async def test_approval_pauses_the_task_and_a_data_part_decision_resumes_it() ->
             paused = first[-1].status_update
             assert paused.status.state == a2a.TASK_STATE_INPUT_REQUIRED
             asked = get_data_parts(list(paused.status.message.parts))[0]
-            assert asked["tool"] == "send_invoice" and asked["arguments"] == {"customer": "ACME", "amount": 120}
-            words_only = new_text_message("yes", context_id=paused.context_id, task_id=paused.task_id,
-                                          role=a2a.ROLE_USER)
+            assert asked["tool"] == "send_invoice" and asked["arguments"] == {
+                "customer": "ACME",
+                "amount": 120,
+            }
+            words_only = new_text_message(
+                "yes", context_id=paused.context_id, task_id=paused.task_id, role=a2a.ROLE_USER
+            )
             refused = [e async for e in client.send_message(a2a.SendMessageRequest(message=words_only))]
             assert refused[-1].status_update.status.state == a2a.TASK_STATE_FAILED
             assert "answer with a data part" in str(refused[-1].status_update.status.message)
-            lenient = a2a.Message(message_id="m2b", context_id=paused.context_id, role=a2a.ROLE_USER,
-                                  parts=[new_data_part({"approved": "false"})])
+            lenient = a2a.Message(
+                message_id="m2b",
+                context_id=paused.context_id,
+                role=a2a.ROLE_USER,
+                parts=[new_data_part({"approved": "false"})],
+            )
             bad = [e async for e in client.send_message(a2a.SendMessageRequest(message=lenient))]
             assert bad[-1].status_update.status.state == a2a.TASK_STATE_FAILED  # not read as an approval
             assert "`decision.approved` must be true or false" in str(bad[-1].status_update.status.message)
             assert SENT == []
-            decision = a2a.Message(message_id="m3", context_id=paused.context_id, role=a2a.ROLE_USER,
-                                   parts=[new_data_part({"approved": True})])
+            decision = a2a.Message(
+                message_id="m3",
+                context_id=paused.context_id,
+                role=a2a.ROLE_USER,
+                parts=[new_data_part({"approved": True})],
+            )
             done = [e async for e in client.send_message(a2a.SendMessageRequest(message=decision))]
         finally:
             await client.close()
@@ -214,14 +250,28 @@ def served_by_cli(tmp_path: Path) -> Iterator[str]:
     script = tmp_path / "replies.json"
     script.write_text(json.dumps({"replies": multiplying(6, 7, "42, computed remotely.")}), encoding="utf-8")
     config = tmp_path / "served.yaml"
-    config.write_text(yaml.safe_dump({
-        "providers": {"replay": {"adapter": "scripted", "script": str(script)}},
-        "storage": {"type": "memory"},
-        "persona": {"name": "Calc"},
-        "tools": ["tests.tools_for_loading:multiply"],
-    }), encoding="utf-8")
+    config.write_text(
+        yaml.safe_dump(
+            {
+                "providers": {"replay": {"adapter": "scripted", "script": str(script)}},
+                "storage": {"type": "memory"},
+                "persona": {"name": "Calc"},
+                "tools": ["tests.tools_for_loading:multiply"],
+            }
+        ),
+        encoding="utf-8",
+    )
     port = free_port()
-    command = [sys.executable, "-m", "pes_agent.cli", "serve-a2a", "--config", str(config), "--port", str(port)]
+    command = [
+        sys.executable,
+        "-m",
+        "pes_agent.cli",
+        "serve-a2a",
+        "--config",
+        str(config),
+        "--port",
+        str(port),
+    ]
     child = subprocess.Popen(command, stderr=subprocess.PIPE, cwd=Path(__file__).resolve().parents[1])
     try:
         wait_for_port(port, child, "pes-agent serve-a2a")
@@ -240,8 +290,10 @@ async def test_serve_a2a_serves_a_config_that_a_second_instance_delegates_to(ser
 
 def test_cli_tools_lists_agents_with_their_source(served_by_cli: str, tmp_path: Path) -> None:
     config = tmp_path / "caller.yaml"
-    config.write_text(yaml.safe_dump({"storage": {"type": "memory"}, "agents": [{"id": "calc", "url": served_by_cli}]}),
-                      encoding="utf-8")
+    config.write_text(
+        yaml.safe_dump({"storage": {"type": "memory"}, "agents": [{"id": "calc", "url": served_by_cli}]}),
+        encoding="utf-8",
+    )
     out, err = io.StringIO(), io.StringIO()
     assert main(["tools", "--config", str(config)], out=out, err=err) == 0, err.getvalue()
     assert " ".join(out.getvalue().split()) == (
@@ -260,7 +312,16 @@ def test_two_local_model_instances_delegate_over_a2a(tmp_path: Path) -> None:
     served_file = tmp_path / "served.yaml"
     served_file.write_text(yaml.safe_dump(served), encoding="utf-8")
     port = free_port()
-    command = [sys.executable, "-m", "pes_agent.cli", "serve-a2a", "--config", str(served_file), "--port", str(port)]
+    command = [
+        sys.executable,
+        "-m",
+        "pes_agent.cli",
+        "serve-a2a",
+        "--config",
+        str(served_file),
+        "--port",
+        str(port),
+    ]
     child = subprocess.Popen(command, stderr=subprocess.DEVNULL, cwd=repo)
     try:
         wait_for_port(port, child, "pes-agent serve-a2a on the local model")
@@ -270,7 +331,9 @@ def test_two_local_model_instances_delegate_over_a2a(tmp_path: Path) -> None:
         caller_file = tmp_path / "caller.yaml"
         caller_file.write_text(yaml.safe_dump(caller_cfg), encoding="utf-8")
         out, err = io.StringIO(), io.StringIO()
-        code = main(["run", "--config", str(caller_file), "Ask the helper agent to compute 12 * 7."], out=out, err=err)
+        code = main(
+            ["run", "--config", str(caller_file), "Ask the helper agent to compute 12 * 7."], out=out, err=err
+        )
     finally:
         child.terminate()
         child.wait(timeout=10)
@@ -291,15 +354,21 @@ async def test_with_tokens_calls_need_one_and_a_conversation_stays_its_users() -
     async with served, serving(served, TOKENS) as url:
         async with httpx.AsyncClient() as http:
             card = (await http.get(f"{url}.well-known/agent-card.json")).json()  # the card stays public
-            refused = await http.post(url, json={"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": {}})
+            refused = await http.post(
+                url, json={"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": {}}
+            )
             wrong = await http.post(url, json={}, headers={"Authorization": "Bearer tok-nobody"})
         assert card["securitySchemes"]["bearer"]["httpAuthSecurityScheme"]["scheme"] == "Bearer"
         assert (refused.status_code, refused.headers["www-authenticate"]) == (401, "Bearer")
         assert "Authorization: Bearer <token>" in refused.json()["error"]
         assert wrong.status_code == 401 and "tok-nobody" not in wrong.text
 
-        ana, _ = await caller([{"id": "calc", "url": url, "headers": {"Authorization": "Bearer tok-ana-5551"}}])
-        ben, _ = await caller([{"id": "calc", "url": url, "headers": {"Authorization": "Bearer tok-ben-7772"}}])
+        ana, _ = await caller(
+            [{"id": "calc", "url": url, "headers": {"Authorization": "Bearer tok-ana-5551"}}]
+        )
+        ben, _ = await caller(
+            [{"id": "calc", "url": url, "headers": {"Authorization": "Bearer tok-ben-7772"}}]
+        )
         async with ana, ben:
             first = await delegate(ana, "agent_calc", "Multiply 2 by 3.", thread_id="shared-name")
             # ben's instance derives the same context id for the same thread name: ana's conversation
@@ -311,12 +380,18 @@ async def test_with_tokens_calls_need_one_and_a_conversation_stays_its_users() -
     assert state is not None and state.owner == "ana" and state.run_count == 1
 
 
-def test_serve_a2a_refuses_an_open_non_loopback_address(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_serve_a2a_refuses_an_open_non_loopback_address(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.delenv("PES_AGENT_TOKENS", raising=False)
     config = tmp_path / "served.yaml"
     config.write_text(yaml.safe_dump({"storage": {"type": "memory"}}), encoding="utf-8")
     out, err = io.StringIO(), io.StringIO()
-    code = main(["serve-a2a", "--config", str(config), "--host", "0.0.0.0", "--port", str(free_port())], out=out, err=err)
+    code = main(
+        ["serve-a2a", "--config", str(config), "--host", "0.0.0.0", "--port", str(free_port())],
+        out=out,
+        err=err,
+    )
     assert code == 2
     assert "set PES_AGENT_TOKENS=token:user,... or pass --open" in err.getvalue()
 

@@ -111,7 +111,9 @@ async def run_on(adapter: str, name: str, tmp_path: Path) -> dict[str, Any]:
         log = ToolLog()
         art = await create_art_instance(config, tools=scenario_tools(scenario, log), providers=overrides)
         async with art:
-            response = await art.process(scenario["userQuery"], thread_id=scenario["config"]["processProps"]["threadId"])
+            response = await art.process(
+                scenario["userQuery"], thread_id=scenario["config"]["processProps"]["threadId"]
+            )
         if adapter == "llamacpp":
             assert model.replies == [], "the stand-in model was not asked for every reply"
     return outcome(response, log)

@@ -54,7 +54,11 @@ def tool_step(step_id: str = "step_1", deps: list[str] | None = None) -> dict[st
 
 
 def call(city: str = "Lima") -> str:
-    return "```json\n" + json.dumps({"toolCalls": [{"toolName": "lookup", "arguments": {"city": city}}]}) + "\n```"
+    return (
+        "```json\n"
+        + json.dumps({"toolCalls": [{"toolName": "lookup", "arguments": {"city": city}}]})
+        + "\n```"
+    )
 
 
 def content(text: str) -> str:
@@ -64,7 +68,9 @@ def content(text: str) -> str:
 ANSWER = "<mainContent>Lima has about 9.75 million people.</mainContent>"
 
 
-async def make(replies: list[Any], config: dict[str, Any] | None = None) -> tuple[ArtInstance, ScriptedProvider]:
+async def make(
+    replies: list[Any], config: dict[str, Any] | None = None
+) -> tuple[ArtInstance, ScriptedProvider]:
     provider = ScriptedProvider(replies)
     cfg = {"storage": {"type": "memory"}, **(config or {})}
     art = await create_art_instance(cfg, tools=[lookup], providers={"scripted": provider})
@@ -140,7 +146,9 @@ async def test_tool_error_goes_back_to_the_model_as_an_error() -> None:
 
 
 async def test_invalid_arguments_never_run() -> None:
-    bad = "```json\n" + json.dumps({"toolCalls": [{"toolName": "lookup", "arguments": {"town": 3}}]}) + "\n```"
+    bad = (
+        "```json\n" + json.dumps({"toolCalls": [{"toolName": "lookup", "arguments": {"town": 3}}]}) + "\n```"
+    )
     art, provider = await make([plan(tool_step()), bad, call(), content("ok"), ANSWER])
     response = await art.process("Population of Lima?")
     assert CALLS == [("lookup", {"city": "Lima"})]  # `town` stripped, `city` asked for, never run without it
@@ -149,7 +157,9 @@ async def test_invalid_arguments_never_run() -> None:
 
 
 async def test_invalid_arguments_never_run_without_the_gate() -> None:
-    bad = "```json\n" + json.dumps({"toolCalls": [{"toolName": "lookup", "arguments": {"town": 3}}]}) + "\n```"
+    bad = (
+        "```json\n" + json.dumps({"toolCalls": [{"toolName": "lookup", "arguments": {"town": 3}}]}) + "\n```"
+    )
     art, provider = await make(
         [plan(tool_step()), bad, call(), content("ok"), ANSWER], {"gate": {"enabled": False}}
     )
@@ -184,9 +194,7 @@ async def test_provider_failure_is_an_error_status_with_its_phase(failing_call: 
 
 async def test_items_not_reached_make_the_run_partial() -> None:
     steps = [tool_step("step_1"), {**tool_step("step_2", ["step_1"]), "description": "again"}]
-    art, _ = await make(
-        [plan(*steps), "no tool for me", "still no", "nope", ANSWER]
-    )
+    art, _ = await make([plan(*steps), "no tool for me", "still no", "nope", ANSWER])
     response = await art.process("Population of Lima twice?")
     statuses = {i.id: i.status.value for i in response.todo_list}
     assert statuses == {"step_1": "failed", "step_2": "pending"}
@@ -247,13 +255,18 @@ async def test_state_is_saved_after_every_step() -> None:
             self.note(state)
             return await super().save(thread_id, state, expected_version)
 
-        async def finish_calls_and_save(self, thread_id: str, state: Any, expected_version: int, finished: Any) -> int:
+        async def finish_calls_and_save(
+            self, thread_id: str, state: Any, expected_version: int, finished: Any
+        ) -> int:
             self.note(state)
             return await super().finish_calls_and_save(thread_id, state, expected_version, finished)
 
     provider = ScriptedProvider([plan(tool_step()), call(), content("ok"), ANSWER])
     art = await create_art_instance(
-        {"storage": {"type": "memory"}}, tools=[lookup], providers={"scripted": provider}, store=RecordingStore()
+        {"storage": {"type": "memory"}},
+        tools=[lookup],
+        providers={"scripted": provider},
+        store=RecordingStore(),
     )
     await art.process("Population of Lima?", thread_id="s")
     # The lease claim, the plan (before any item runs), the tool result, the step's end, and the run's
@@ -327,7 +340,8 @@ async def test_close_step_on_tool_success_skips_the_closing_turn() -> None:
 
 async def test_close_step_on_tool_success_waits_when_a_call_failed() -> None:
     art, provider = await make(
-        [plan(tool_step()), call("Atlantis"), call("Lima"), ANSWER], {"execution": {"closeStepOnToolSuccess": True}}
+        [plan(tool_step()), call("Atlantis"), call("Lima"), ANSWER],
+        {"execution": {"closeStepOnToolSuccess": True}},
     )
     response = await art.process("Population of Atlantis or Lima?")
     assert [c.phase for c in provider.calls] == ["planning", "execution", "execution", "synthesis"]

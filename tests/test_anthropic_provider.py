@@ -17,7 +17,12 @@ SCHEMA = {"type": "object", "properties": {"answer": {"type": "string"}}, "requi
 MESSAGES = (Message(role="system", content="You plan."), Message(role="user", content="hello world"))
 PLAN = PromptRequest(phase="planning", step_id=None, messages=MESSAGES, response_schema=SCHEMA)
 ANSWER = PromptRequest(phase="synthesis", step_id=None, messages=MESSAGES)
-USAGE = {"input_tokens": 12, "cache_read_input_tokens": 900, "cache_creation_input_tokens": 30, "output_tokens": 40}
+USAGE = {
+    "input_tokens": 12,
+    "cache_read_input_tokens": 900,
+    "cache_creation_input_tokens": 30,
+    "output_tokens": 40,
+}
 
 
 @pytest.fixture
@@ -25,7 +30,9 @@ def sleeps() -> Sleeps:
     return Sleeps()
 
 
-async def test_a_whole_reply_sends_the_system_prefix_as_a_cache_breakpoint_and_reads_usage(sleeps: Sleeps) -> None:
+async def test_a_whole_reply_sends_the_system_prefix_as_a_cache_breakpoint_and_reads_usage(
+    sleeps: Sleeps,
+) -> None:
     reply = FakeReply(text="Plan ready.", usage={**USAGE, "output_tokens_details": {"thinking_tokens": 25}})
     async with serving("anthropic", [reply], sleeps, temperature=0.2) as served:
         out = await served.provider.complete(ANSWER, CallOptions())
@@ -48,7 +55,9 @@ async def test_prompt_caching_can_be_turned_off(sleeps: Sleeps) -> None:
     assert served.bodies[0]["system"] == [{"type": "text", "text": "You plan."}]
 
 
-async def test_turns_of_one_role_are_merged_and_a_later_system_message_joins_the_user_turn(sleeps: Sleeps) -> None:
+async def test_turns_of_one_role_are_merged_and_a_later_system_message_joins_the_user_turn(
+    sleeps: Sleeps,
+) -> None:
     messages = (
         *MESSAGES,
         Message(role="assistant", content='{"toolCalls": []}'),
@@ -56,7 +65,9 @@ async def test_turns_of_one_role_are_merged_and_a_later_system_message_joins_the
         Message(role="user", content="Go on."),
     )
     async with serving("anthropic", ["ok"], sleeps) as served:
-        await served.provider.complete(PromptRequest(phase="execution", step_id="s1", messages=messages), CallOptions())
+        await served.provider.complete(
+            PromptRequest(phase="execution", step_id="s1", messages=messages), CallOptions()
+        )
     assert served.bodies[0]["messages"] == [
         {"role": "user", "content": "hello world"},
         {"role": "assistant", "content": '{"toolCalls": []}'},
@@ -73,7 +84,9 @@ async def test_a_structured_reply_is_a_forced_tool_whose_input_is_the_reply(slee
     assert out.text == '{"answer": "42"}' and out.finish_reason == "stop"
 
 
-async def test_a_schema_that_is_no_object_is_wrapped_for_the_tool_and_unwrapped_in_the_reply(sleeps: Sleeps) -> None:
+async def test_a_schema_that_is_no_object_is_wrapped_for_the_tool_and_unwrapped_in_the_reply(
+    sleeps: Sleeps,
+) -> None:
     schema = {"type": "array", "items": {"type": "string"}}
     request = PromptRequest(phase="planning", step_id=None, messages=MESSAGES, response_schema=schema)
     replies = ['{"reply": ["a", "b"]}', FakeReply(text='{"reply": ["c"]}', chunk_chars=3)]
@@ -101,20 +114,30 @@ async def test_with_thinking_the_schema_goes_as_json_output_and_thinking_stays_o
     assert served.server.refused == 0
 
 
-async def test_a_streamed_reply_reports_thinking_and_answer_apart_and_reads_the_final_usage(sleeps: Sleeps) -> None:
+async def test_a_streamed_reply_reports_thinking_and_answer_apart_and_reads_the_final_usage(
+    sleeps: Sleeps,
+) -> None:
     reply = FakeReply(text="The answer is 42.", reasoning_content="6 * 7", usage=USAGE, chunk_chars=5)
     pieces: list[tuple[TokenKind, str]] = []
     async with serving("anthropic", [reply], sleeps, thinking_budget=1024) as served:
-        out = await served.provider.complete(ANSWER, CallOptions(), on_token=lambda k, t: pieces.append((k, t)))
+        out = await served.provider.complete(
+            ANSWER, CallOptions(), on_token=lambda k, t: pieces.append((k, t))
+        )
     assert served.bodies[0]["stream"] is True
     assert "".join(t for k, t in pieces if k == "answer") == out.text == "The answer is 42."
     assert "".join(t for k, t in pieces if k == "thinking") == out.thinking == "6 * 7"
-    assert (out.usage.prompt_tokens, out.usage.cached_prompt_tokens, out.usage.completion_tokens) == (942, 900, 40)
+    assert (out.usage.prompt_tokens, out.usage.cached_prompt_tokens, out.usage.completion_tokens) == (
+        942,
+        900,
+        40,
+    )
 
 
 @pytest.mark.parametrize("stream", [False, True])
 async def test_max_tokens_is_a_truncated_reply_and_nothing_in_it_runs(sleeps: Sleeps, stream: bool) -> None:
-    cut = FakeReply(text='{"toolCalls": [{"toolName": "calc", "arguments": {"expr": "1+', finish_reason="length")
+    cut = FakeReply(
+        text='{"toolCalls": [{"toolName": "calc", "arguments": {"expr": "1+', finish_reason="length"
+    )
     sink: Any = (lambda k, t: None) if stream else None
     async with serving("anthropic", [cut], sleeps) as served:
         out = await served.provider.complete(PLAN.with_phase("execution"), CallOptions(), on_token=sink)

@@ -47,8 +47,12 @@ def test_overhead_measures_both_catalogues_without_loading_openai_or_tiktoken(
         assert re.fullmatch(r"[\d.]+ [\d.]+", cells[11]), (name, cells)  # one median per round
     assert "top 10 by cumulative:" in out and "pes_agent/instance.py" in out
     summary = _summary(out)
-    assert re.search(r"2 tools: median [\d.]+ ms, CPU [\d.]+ ms \(target <= 1.4\): (PASS|FAIL)", summary), summary
-    assert re.search(r"200 tools: median [\d.]+ ms, CPU [\d.]+ ms \(target <= 2.7\): (PASS|FAIL)", summary), summary
+    assert re.search(r"2 tools: median [\d.]+ ms, CPU [\d.]+ ms \(target <= 1.4\): (PASS|FAIL)", summary), (
+        summary
+    )
+    assert re.search(r"200 tools: median [\d.]+ ms, CPU [\d.]+ ms \(target <= 2.7\): (PASS|FAIL)", summary), (
+        summary
+    )
     assert re.search(r"peak RSS [\d.]+ / [\d.]+ MB \(target < 86\): (PASS|FAIL)", summary), summary
     assert "openai/tiktoken not loaded: PASS" in summary
 
@@ -110,7 +114,9 @@ def test_faults_end_every_run_cleanly_and_account_for_every_request(
     assert re.search(r"requests accounted [\d,]+ = [\d,]+ \+ [\d,]+ \+ [\d,]+: PASS", summary), summary
 
 
-def test_service_load_serves_every_run_from_both_users_without_a_5xx(capsys: pytest.CaptureFixture[str]) -> None:
+def test_service_load_serves_every_run_from_both_users_without_a_5xx(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     pytest.importorskip("uvicorn", reason="the service example needs the `service` extra")
     assert service_load.main(["--runs", "6", "--workers", "1", "--no-save"]) == 0
     rows = _table_rows(capsys.readouterr().out, ("1",))

@@ -42,7 +42,9 @@ def content(text: str) -> str:
     return "```json\n" + json.dumps({"content": text, "nextStepDecision": "complete_item"}) + "\n```"
 
 
-def held(reply: str, entered: asyncio.Event, release: asyncio.Event) -> Callable[[ScriptedCall], Awaitable[str]]:
+def held(
+    reply: str, entered: asyncio.Event, release: asyncio.Event
+) -> Callable[[ScriptedCall], Awaitable[str]]:
     """A reply that signals the run is in flight (lease taken, model called), then waits."""
 
     async def answer(_: ScriptedCall) -> str:
@@ -94,14 +96,17 @@ async def race(
 async def test_two_instances_sharing_a_file_run_one_at_a_time(tmp_path: Path) -> None:
     db = tmp_path / "state.db"
     entered, release = asyncio.Event(), asyncio.Event()
-    p1 = ScriptedProvider([held(plan("first run", "s1", "s2"), entered, release), content("one"), content("two"), ANSWER])
+    p1 = ScriptedProvider(
+        [held(plan("first run", "s1", "s2"), entered, release), content("one"), content("two"), ANSWER]
+    )
     p2 = ScriptedProvider([plan("second run", "x"), content("x"), ANSWER])
     art1, art2 = await instance(db, p1), await instance(db, p2)
     async with art1, art2:
         won, lost = await race(
             lambda: art1.process("first query", thread_id=THREAD),
             lambda: art2.process("second query", thread_id=THREAD),
-            entered, release,
+            entered,
+            release,
         )
     assert isinstance(lost, ThreadBusyError), lost
     assert THREAD in str(lost)
@@ -110,7 +115,8 @@ async def test_two_instances_sharing_a_file_run_one_at_a_time(tmp_path: Path) ->
     state = await stored(db)
     assert state.title == "first run" and state.query == "first query"
     assert [(i.id, i.status.value, i.result) for i in state.todo_list] == [
-        ("s1", "completed", "one"), ("s2", "completed", "two"),
+        ("s1", "completed", "one"),
+        ("s2", "completed", "two"),
     ]
     assert state.lease is None
 
@@ -124,7 +130,8 @@ async def test_a_second_run_in_the_same_instance_is_refused(tmp_path: Path) -> N
         won, lost = await race(
             lambda: art.process("first query", thread_id=THREAD),
             lambda: art.process("second query", thread_id=THREAD),
-            entered, release,
+            entered,
+            release,
         )
     assert isinstance(lost, ThreadBusyError), lost
     assert isinstance(won, AgentFinalResponse) and won.status == "success"
@@ -144,14 +151,23 @@ async def test_a_run_in_another_process_makes_the_thread_busy(tmp_path: Path) ->
     """The deployment case: two worker processes on one SQLite file."""
     db = tmp_path / "state.db"
     job = {
-        "mode": "process", "storage": {"type": "sqlite", "path": str(db)}, "thread_id": THREAD,
-        "query": "worker query", "effects": str(tmp_path / "effects.txt"), "hold": True,
+        "mode": "process",
+        "storage": {"type": "sqlite", "path": str(db)},
+        "thread_id": THREAD,
+        "query": "worker query",
+        "effects": str(tmp_path / "effects.txt"),
+        "hold": True,
         "replies": [plan("worker run", "s1"), content("from the worker"), ANSWER],
     }
     child = await asyncio.create_subprocess_exec(
-        sys.executable, str(REPO / "tests" / "crash_worker.py"), json.dumps(job),
-        stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
-        env={**os.environ, "PYTHONPATH": str(REPO)}, cwd=str(REPO),
+        sys.executable,
+        str(REPO / "tests" / "crash_worker.py"),
+        json.dumps(job),
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+        cwd=str(REPO),
     )
     assert child.stdin is not None and child.stdout is not None
     try:
@@ -174,7 +190,9 @@ async def test_a_run_in_another_process_makes_the_thread_busy(tmp_path: Path) ->
     assert result["response"]["status"] == "success", err.decode()
     state = await stored(db)
     assert state.title == "worker run" and state.query == "worker query"
-    assert [(i.id, i.status.value, i.result) for i in state.todo_list] == [("s1", "completed", "from the worker")]
+    assert [(i.id, i.status.value, i.result) for i in state.todo_list] == [
+        ("s1", "completed", "from the worker")
+    ]
     assert state.lease is None
 
 
@@ -187,10 +205,14 @@ WAIT = {"concurrency": {"onBusyThread": "wait"}}
 async def test_with_wait_configured_the_second_run_queues_behind_the_first(tmp_path: Path) -> None:
     db = tmp_path / "state.db"
     entered, release = asyncio.Event(), asyncio.Event()
-    provider = ScriptedProvider([
-        held(plan("first run"), entered, release), "<mainContent>first answer</mainContent>",
-        plan("second run"), "<mainContent>second answer</mainContent>",
-    ])
+    provider = ScriptedProvider(
+        [
+            held(plan("first run"), entered, release),
+            "<mainContent>first answer</mainContent>",
+            plan("second run"),
+            "<mainContent>second answer</mainContent>",
+        ]
+    )
     art = await instance(db, provider, **WAIT)
     async with art:
         first = asyncio.ensure_future(art.process("first query", thread_id=THREAD))
@@ -223,7 +245,6 @@ class WatchedStore(SQLiteStore):
         return await super().load(thread_id)
 
 
-
 async def test_with_wait_configured_another_instance_queues_behind_the_first(tmp_path: Path) -> None:
     db = tmp_path / "state.db"
     entered, release = asyncio.Event(), asyncio.Event()
@@ -235,7 +256,9 @@ async def test_with_wait_configured_another_instance_queues_behind_the_first(tmp
             release.set()
         return plan("second run")
 
-    p1 = ScriptedProvider([held(plan("first run"), entered, release), "<mainContent>first answer</mainContent>"])
+    p1 = ScriptedProvider(
+        [held(plan("first run"), entered, release), "<mainContent>first answer</mainContent>"]
+    )
     p2 = ScriptedProvider([second_plan, "<mainContent>second answer</mainContent>"])
     art1 = await instance(db, p1, **WAIT)
     watched = WatchedStore(str(db), release)

@@ -407,7 +407,11 @@ def test_original_shape_errors_point_at_what_the_user_wrote() -> None:
 @pytest.mark.parametrize("adapter", ["anthropic", "AnthropicAdapter", "gemini", "GeminiAdapter"])
 def test_original_anthropic_and_gemini_adapters_map_to_the_native_ones(adapter: str) -> None:
     config = config_from_dict(
-        {"providers": {"availableProviders": [{"name": "x", "adapter": adapter, "baseOptions": {"model": "m"}}]}}
+        {
+            "providers": {
+                "availableProviders": [{"name": "x", "adapter": adapter, "baseOptions": {"model": "m"}}]
+            }
+        }
     )
     provider = config.providers["x"]
     assert provider.adapter == adapter.lower().removesuffix("adapter")
@@ -437,7 +441,11 @@ def preset_view(config: Any, name: str) -> tuple[Any, ...]:
 def test_a_preset_is_the_openai_adapter_with_the_services_defaults_in_both_shapes(preset: str) -> None:
     ours = config_from_dict({"providers": {"p": {"adapter": preset, "model": "m"}}})
     theirs = config_from_dict(
-        {"providers": {"availableProviders": [{"name": "p", "adapter": preset, "baseOptions": {"model": "m"}}]}}
+        {
+            "providers": {
+                "availableProviders": [{"name": "p", "adapter": preset, "baseOptions": {"model": "m"}}]
+            }
+        }
     )
     url, key_env, dialect = PRESET_DEFAULTS[preset]
     assert preset_view(ours, "p") == preset_view(theirs, "p") == ("openai", preset, url, key_env, dialect)
@@ -452,7 +460,11 @@ def test_a_presets_defaults_are_each_overridable_in_both_shapes() -> None:
     }
     ours = config_from_dict({"providers": {"p": {"adapter": "groq", **options}}})
     theirs = config_from_dict(
-        {"providers": {"availableProviders": [{"name": "p", "adapter": "GroqAdapter", "baseOptions": options}]}}
+        {
+            "providers": {
+                "availableProviders": [{"name": "p", "adapter": "GroqAdapter", "baseOptions": options}]
+            }
+        }
     )
     expected = ("openai", "groq", "http://127.0.0.1:9/v1", "MY_GROQ", "json_object")
     assert preset_view(ours, "p") == preset_view(theirs, "p") == expected
@@ -462,7 +474,9 @@ def test_a_presets_defaults_are_each_overridable_in_both_shapes() -> None:
     ("adapter", "dialect"), [("openai", "tool"), ("anthropic", "json_object"), ("gemini", "tool")]
 )
 def test_a_dialect_the_adapter_does_not_speak_is_refused(adapter: str, dialect: str) -> None:
-    error = dict_error({"providers": {"p": {"adapter": adapter, "model": "m", "structured_output_dialect": dialect}}})
+    error = dict_error(
+        {"providers": {"p": {"adapter": adapter, "model": "m", "structured_output_dialect": dialect}}}
+    )
     assert error.key_path == "providers.p.structured_output_dialect" and dialect in str(error)
 
 
@@ -597,7 +611,13 @@ def test_scripted_without_script_is_allowed() -> None:
 
 @pytest.mark.parametrize(
     "name",
-    ["openai.example.yaml", "providers.example.yaml", "original-shape.example.json", "demo.yaml", "mcp-demo.yaml"],
+    [
+        "openai.example.yaml",
+        "providers.example.yaml",
+        "original-shape.example.json",
+        "demo.yaml",
+        "mcp-demo.yaml",
+    ],
 )
 def test_shipped_examples_load(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", KEY)

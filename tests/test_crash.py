@@ -38,11 +38,21 @@ ANSWER_TEXT = "A, B and C were each written once."
 
 def plan() -> str:
     steps = [
-        {"id": f"step_{i}", "description": f"write {letter}", "stepType": "tool",
-         "requiredTools": [f"tool_{letter.lower()}"], "dependencies": [f"step_{i - 1}"] if i > 1 else []}
+        {
+            "id": f"step_{i}",
+            "description": f"write {letter}",
+            "stepType": "tool",
+            "requiredTools": [f"tool_{letter.lower()}"],
+            "dependencies": [f"step_{i - 1}"] if i > 1 else [],
+        }
         for i, letter in enumerate("ABC", start=1)
     ]
-    body = {"title": "Write three lines", "intent": "write A, B, C", "plan": "one per step", "todoList": steps}
+    body = {
+        "title": "Write three lines",
+        "intent": "write A, B, C",
+        "plan": "one per step",
+        "todoList": steps,
+    }
     return f"---JSON_OUTPUT_START---\n{json.dumps(body)}\n---JSON_OUTPUT_END---"
 
 
@@ -53,7 +63,11 @@ def call(letter: str) -> str:
 
 
 def done(letter: str) -> str:
-    return "```json\n" + json.dumps({"content": f"{letter} written", "nextStepDecision": "complete_item"}) + "\n```"
+    return (
+        "```json\n"
+        + json.dumps({"content": f"{letter} written", "nextStepDecision": "complete_item"})
+        + "\n```"
+    )
 
 
 ANSWER = f"<mainContent>{ANSWER_TEXT}</mainContent>"
@@ -68,7 +82,11 @@ async def run_worker(job: dict[str, Any], *, killed: bool = False) -> dict[str, 
     proc = await asyncio.to_thread(
         subprocess.run,
         [sys.executable, str(WORKER), json.dumps(job)],
-        env=env, cwd=str(REPO), capture_output=True, text=True, timeout=TIMEOUT_S,
+        env=env,
+        cwd=str(REPO),
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT_S,
     )
     where = f"worker {job['mode']!r} exited with {proc.returncode}\n--- stdout\n{proc.stdout}\n--- stderr\n{proc.stderr}"
     if killed:
@@ -96,10 +114,17 @@ async def store(storage: dict[str, Any]) -> AsyncIterator[StateStore]:
     await opened.aclose()
 
 
-def job(storage: dict[str, Any], tmp_path: Path, mode: str, replies: list[str], **extra: Any) -> dict[str, Any]:
+def job(
+    storage: dict[str, Any], tmp_path: Path, mode: str, replies: list[str], **extra: Any
+) -> dict[str, Any]:
     return {
-        "mode": mode, "storage": storage, "thread_id": THREAD, "query": QUERY,
-        "effects": str(tmp_path / "effects.txt"), "replies": replies, **extra,
+        "mode": mode,
+        "storage": storage,
+        "thread_id": THREAD,
+        "query": QUERY,
+        "effects": str(tmp_path / "effects.txt"),
+        "replies": replies,
+        **extra,
     }
 
 
@@ -145,7 +170,10 @@ async def test_killed_after_a_tool_completed_resumes_without_running_it_again(
     assert effects(tmp_path) == ["A n=1", "B n=2", "C n=3"]
     # No new plan; step_2 continues where it stopped, told that tool_b already ran.
     assert steps(out["calls"]) == [
-        ("execution", "step_2"), ("execution", "step_3"), ("execution", "step_3"), ("synthesis", None),
+        ("execution", "step_2"),
+        ("execution", "step_3"),
+        ("execution", "step_3"),
+        ("synthesis", None),
     ]
     resumed_turn = out["calls"][0]["text"]
     assert "This step was interrupted" in resumed_turn and "tool_b" in resumed_turn
@@ -153,12 +181,16 @@ async def test_killed_after_a_tool_completed_resumes_without_running_it_again(
     final = await stored(store)
     assert statuses(final) == {"step_1": "completed", "step_2": "completed", "step_3": "completed"}
     assert [[r.tool_name for r in item.tool_results] for item in final.todo_list] == [
-        ["tool_a"], ["tool_b"], ["tool_c"],
+        ["tool_a"],
+        ["tool_b"],
+        ["tool_c"],
     ]
     assert final.lease is None and final.suspension is None
     journal = await store.calls(THREAD)
     assert [(e.item_id, e.tool_name, e.finished) for e in journal] == [
-        ("step_1", "tool_a", True), ("step_2", "tool_b", True), ("step_3", "tool_c", True),
+        ("step_1", "tool_a", True),
+        ("step_2", "tool_b", True),
+        ("step_3", "tool_c", True),
     ]
 
 
@@ -167,7 +199,9 @@ async def test_killed_after_a_tool_completed_resumes_without_running_it_again(
 
 async def _killed_inside_b(storage: dict[str, Any], tmp_path: Path, **extra: Any) -> None:
     await run_worker(
-        job(storage, tmp_path, "process", [plan(), call("A"), done("A"), call("B")], kill="inside_b", **extra),
+        job(
+            storage, tmp_path, "process", [plan(), call("A"), done("A"), call("B")], kill="inside_b", **extra
+        ),
         killed=True,
     )
     assert effects(tmp_path) == ["A n=1", "B n=2"]
@@ -193,10 +227,16 @@ async def test_killed_inside_a_non_idempotent_tool_asks_before_running_it_again(
     assert waiting.suspension is not None and waiting.suspension.id == suspension["id"]
     assert waiting.lease is None
 
-    approved = await run_worker(job(
-        storage, tmp_path, "decide", [done("B"), call("C"), done("C"), ANSWER],
-        suspension_id=suspension["id"], decision={"approved": True},
-    ))
+    approved = await run_worker(
+        job(
+            storage,
+            tmp_path,
+            "decide",
+            [done("B"), call("C"), done("C"), ANSWER],
+            suspension_id=suspension["id"],
+            decision={"approved": True},
+        )
+    )
 
     assert approved["response"]["status"] == "success"
     assert approved["response"]["response"] == ANSWER_TEXT
@@ -222,10 +262,16 @@ async def test_rejecting_the_rerun_continues_without_running_the_tool_again(
     paused = await run_worker(job(storage, tmp_path, "recover", []))
     suspension = paused["response"]["suspension"]
 
-    rejected = await run_worker(job(
-        storage, tmp_path, "decide", [done("B"), call("C"), done("C"), ANSWER],
-        suspension_id=suspension["id"], decision={"approved": False, "reason": "it already went out"},
-    ))
+    rejected = await run_worker(
+        job(
+            storage,
+            tmp_path,
+            "decide",
+            [done("B"), call("C"), done("C"), ANSWER],
+            suspension_id=suspension["id"],
+            decision={"approved": False, "reason": "it already went out"},
+        )
+    )
 
     assert effects(tmp_path) == ["A n=1", "B n=2", "C n=3"]  # B never ran again
     told = rejected["calls"][0]["text"]
@@ -241,9 +287,15 @@ async def test_killed_inside_an_idempotent_tool_resumes_without_asking(
 ) -> None:
     await _killed_inside_b(storage, tmp_path, idempotent_b=True)
 
-    out = await run_worker(job(
-        storage, tmp_path, "recover", [call("B"), done("B"), call("C"), done("C"), ANSWER], idempotent_b=True,
-    ))
+    out = await run_worker(
+        job(
+            storage,
+            tmp_path,
+            "recover",
+            [call("B"), done("B"), call("C"), done("C"), ANSWER],
+            idempotent_b=True,
+        )
+    )
 
     assert out["response"]["status"] == "success"
     assert out["response"]["suspension"] is None

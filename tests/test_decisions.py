@@ -37,14 +37,20 @@ def multiply(a: int, b: int) -> int:
 
 def _plan(tool_name: str) -> str:
     body = {
-        "title": "t", "intent": "i", "plan": "p",
-        "todoList": [{"id": "step_1", "description": "do it", "stepType": "tool", "requiredTools": [tool_name]}],
+        "title": "t",
+        "intent": "i",
+        "plan": "p",
+        "todoList": [
+            {"id": "step_1", "description": "do it", "stepType": "tool", "requiredTools": [tool_name]}
+        ],
     }
     return f"---JSON_OUTPUT_START---\n{json.dumps(body)}\n---JSON_OUTPUT_END---"
 
 
 def _call(tool_name: str, arguments: dict[str, Any]) -> str:
-    return "```json\n" + json.dumps({"toolCalls": [{"toolName": tool_name, "arguments": arguments}]}) + "\n```"
+    return (
+        "```json\n" + json.dumps({"toolCalls": [{"toolName": tool_name, "arguments": arguments}]}) + "\n```"
+    )
 
 
 def _done(text: str) -> str:
@@ -61,7 +67,9 @@ def _clear() -> None:
 
 async def _paused(replies: list[Any]) -> tuple[ArtInstance, ScriptedProvider, str]:
     provider = ScriptedProvider(replies)
-    art = await create_art_instance({"storage": {"type": "memory"}}, tools=[schedule, multiply], providers={"s": provider})
+    art = await create_art_instance(
+        {"storage": {"type": "memory"}}, tools=[schedule, multiply], providers={"s": provider}
+    )
     first = await art.process("Schedule 2 reminders titled Standup", thread_id="t")
     assert first.status in ("suspended", "needs_input"), first
     assert first.suspension is not None
@@ -94,9 +102,18 @@ APPROVAL = [_plan("schedule"), _call("schedule", {"title": "Standup", "count": 2
         ({"approved": True, "modified_args": {"title": None}}, "modified_args.title", ""),
     ],
     ids=[
-        "string-approved", "number-approved", "string-modified-args", "list-modified-args", "empty", "reason-only",
-        "unknown-key", "number-reason", "modified-args-with-rejection", "values-for-an-approval",
-        "schema-refuses-modified-value", "modified-args-clear-a-required-field",
+        "string-approved",
+        "number-approved",
+        "string-modified-args",
+        "list-modified-args",
+        "empty",
+        "reason-only",
+        "unknown-key",
+        "number-reason",
+        "modified-args-with-rejection",
+        "values-for-an-approval",
+        "schema-refuses-modified-value",
+        "modified-args-clear-a-required-field",
     ],
 )
 async def test_a_bad_decision_is_refused_and_the_pause_stands_until_a_proper_one(

@@ -19,7 +19,9 @@ _SOURCES = [
 ]
 _CITE = re.compile(r"docs/([a-z_]+\.md)")
 _OUTSIDE = re.compile(r"\b(?:DESIGN|RECOVERY|PARITY|STYLE|LAYOUT|ENGINES|MODELS)\.md\b")
-_RULE = re.compile(r'docs/recovery\.md[,:]? \(?\\?"(Rules made exact|The gate, in order)\\?",? (?:step )?(\d)')
+_RULE = re.compile(
+    r'docs/recovery\.md[,:]? \(?\\?"(Rules made exact|The gate, in order)\\?",? (?:step )?(\d)'
+)
 
 
 def _texts() -> dict[Path, str]:
@@ -27,7 +29,9 @@ def _texts() -> dict[Path, str]:
 
 
 def test_every_cited_docs_file_exists() -> None:
-    cited = {(path.relative_to(ROOT), name) for path, text in _texts().items() for name in _CITE.findall(text)}
+    cited = {
+        (path.relative_to(ROOT), name) for path, text in _texts().items() for name in _CITE.findall(text)
+    }
     assert cited, "nothing cites docs/: the pattern is wrong"
     missing = sorted(f"{path}: docs/{name}" for path, name in cited if not (DOCS / name).is_file())
     assert not missing
@@ -35,7 +39,9 @@ def test_every_cited_docs_file_exists() -> None:
 
 def test_no_code_cites_a_contract_file_outside_the_repository() -> None:
     outside = sorted(
-        f"{path.relative_to(ROOT)}: {m.group(0)}" for path, text in _texts().items() for m in _OUTSIDE.finditer(text)
+        f"{path.relative_to(ROOT)}: {m.group(0)}"
+        for path, text in _texts().items()
+        for m in _OUTSIDE.finditer(text)
     )
     assert not outside
 
@@ -49,7 +55,9 @@ def test_cited_recovery_rules_exist() -> None:
     cited = {(s, int(n)) for text in _texts().values() for s, n in _RULE.findall(text)}
     assert ("Rules made exact", 1) in cited
     for section, number in sorted(cited):
-        assert re.search(rf"^{number}\. ", sections[section], re.M), f"{section} {number} is not in docs/recovery.md"
+        assert re.search(rf"^{number}\. ", sections[section], re.M), (
+            f"{section} {number} is not in docs/recovery.md"
+        )
 
 
 def test_failure_classes_f1_to_f15_are_defined() -> None:

@@ -22,15 +22,30 @@ from pes_agent.tools.validation import SchemaValidator
 CATALOG = Path(__file__).parent / "fixtures" / "catalogs" / "catalog_N200.json"
 
 HAND_WRITTEN: list[dict[str, Any]] = [
-    {"type": "object", "properties": {"n": {"type": "integer", "minimum": 1, "maximum": 5}}, "required": ["n"]},
+    {
+        "type": "object",
+        "properties": {"n": {"type": "integer", "minimum": 1, "maximum": 5}},
+        "required": ["n"],
+    },
     {"type": "object", "properties": {"x": {"type": "number", "exclusiveMinimum": 0, "exclusiveMaximum": 1}}},
-    {"type": "object", "properties": {"s": {"type": "string", "minLength": 2, "maxLength": 4, "pattern": "^a"}}},
-    {"type": "object", "properties": {"tags": {"type": "array", "items": {"type": "string"}, "minItems": 1, "maxItems": 2}}},
+    {
+        "type": "object",
+        "properties": {"s": {"type": "string", "minLength": 2, "maxLength": 4, "pattern": "^a"}},
+    },
+    {
+        "type": "object",
+        "properties": {"tags": {"type": "array", "items": {"type": "string"}, "minItems": 1, "maxItems": 2}},
+    },
     {"type": "object", "properties": {"mode": {"enum": ["a", 1, None, True]}}, "additionalProperties": False},
     {"type": "object", "properties": {"c": {"const": 3}}, "additionalProperties": {"type": "string"}},
     {"type": "object", "properties": {"o": {"anyOf": [{"type": "string"}, {"type": "null"}]}}},
     {"type": "object", "properties": {"a": {"allOf": [{"type": "integer"}, {"minimum": 2}]}}},
-    {"type": ["object", "null"], "properties": {"nested": {"type": "object", "properties": {"k": {"type": "boolean"}}, "required": ["k"]}}},
+    {
+        "type": ["object", "null"],
+        "properties": {
+            "nested": {"type": "object", "properties": {"k": {"type": "boolean"}}, "required": ["k"]}
+        },
+    },
 ]
 
 
@@ -53,11 +68,15 @@ def _value_for(schema: Any, rng: random.Random, depth: int = 0) -> Any:
     if not isinstance(schema, dict) or depth > 4:
         return rng.choice([None, 1, "x"])
     if rng.random() < 0.15:
-        return rng.choice([None, True, False, 0, 1, -1, 1.5, 2.0, "", "a", "ab", "abcde", [], ["a"], ("a",), {}, {"k": 1}])
+        return rng.choice(
+            [None, True, False, 0, 1, -1, 1.5, 2.0, "", "a", "ab", "abcde", [], ["a"], ("a",), {}, {"k": 1}]
+        )
     if "enum" in schema:
         return rng.choice(list(schema["enum"]) + [1.0, "other"])
     if "const" in schema:
-        return rng.choice([schema["const"], float(schema["const"]) if isinstance(schema["const"], int) else 0])
+        return rng.choice(
+            [schema["const"], float(schema["const"]) if isinstance(schema["const"], int) else 0]
+        )
     for key in ("anyOf", "allOf"):
         if key in schema:
             return _value_for(rng.choice(schema[key]), rng, depth + 1)
@@ -107,7 +126,9 @@ def _valid_example(schema: Any) -> Any:
         if "minimum" in schema:
             return schema["minimum"]
         if "exclusiveMinimum" in schema:
-            return (schema["exclusiveMinimum"] + schema.get("exclusiveMaximum", schema["exclusiveMinimum"] + 2)) / 2
+            return (
+                schema["exclusiveMinimum"] + schema.get("exclusiveMaximum", schema["exclusiveMinimum"] + 2)
+            ) / 2
         return schema.get("maximum", 0)
     if kind == "string":
         return "a" * max(1, schema.get("minLength", 1))

@@ -12,20 +12,43 @@ from tests.test_prompts import _request
 
 FOLLOW_UP = "Also check what the encyclopedia article says."
 
-REFINED = "---JSON_OUTPUT_START---\n" + json.dumps({
-    "intent": "Summarize JWST findings and cross-check with the encyclopedia",
-    "plan": "Keep the search and extraction; extract the encyclopedia page too.",
-    "todoList": [
-        {"id": "step_1", "description": "Search the web for recent articles about James Webb Space Telescope discoveries",
-         "stepType": "tool", "requiredTools": ["webSearch"], "expectedOutcome": "A list of relevant article URLs",
-         "dependencies": [], "status": "completed"},
-        {"id": "step_2", "description": "Extract the content of the top two search result pages",
-         "stepType": "tool", "requiredTools": ["webExtract"], "expectedOutcome": "Full text of the top articles",
-         "dependencies": ["step_1"]},
-        {"id": "step_3", "description": "Extract the encyclopedia result", "stepType": "tool",
-         "requiredTools": ["webExtract"], "expectedOutcome": "Encyclopedia text", "dependencies": ["step_1"]},
-    ],
-}) + "\n---JSON_OUTPUT_END---"
+REFINED = (
+    "---JSON_OUTPUT_START---\n"
+    + json.dumps(
+        {
+            "intent": "Summarize JWST findings and cross-check with the encyclopedia",
+            "plan": "Keep the search and extraction; extract the encyclopedia page too.",
+            "todoList": [
+                {
+                    "id": "step_1",
+                    "description": "Search the web for recent articles about James Webb Space Telescope discoveries",
+                    "stepType": "tool",
+                    "requiredTools": ["webSearch"],
+                    "expectedOutcome": "A list of relevant article URLs",
+                    "dependencies": [],
+                    "status": "completed",
+                },
+                {
+                    "id": "step_2",
+                    "description": "Extract the content of the top two search result pages",
+                    "stepType": "tool",
+                    "requiredTools": ["webExtract"],
+                    "expectedOutcome": "Full text of the top articles",
+                    "dependencies": ["step_1"],
+                },
+                {
+                    "id": "step_3",
+                    "description": "Extract the encyclopedia result",
+                    "stepType": "tool",
+                    "requiredTools": ["webExtract"],
+                    "expectedOutcome": "Encyclopedia text",
+                    "dependencies": ["step_1"],
+                },
+            ],
+        }
+    )
+    + "\n---JSON_OUTPUT_END---"
+)
 
 WIKI = "https://wiki.example.net/wiki/james-webb-space-telescope-recent-discoveries"
 
@@ -35,16 +58,24 @@ async def _follow_up() -> tuple:
     first = await replay.art.process(replay.query, thread_id=replay.thread_id)
     assert first.status == "success"
     before = {i.id: (i.status, i.result, len(i.tool_results)) for i in first.todo_list}
-    replay.provider._queue.extend([
-        REFINED,
-        "```json\n" + json.dumps({"toolCalls": [{"toolName": "webExtract", "arguments": {"urls": [WIKI]}}]}) + "\n```",
-        "```json\n" + json.dumps({"content": "The encyclopedia agrees."}) + "\n```",
-        "<mainContent>The encyclopedia agrees with the articles.</mainContent>",
-    ])
-    replay.scenario["toolOutputs"].append({
-        "tool": "webExtract", "arguments": {"urls": [WIKI]}, "status": "success",
-        "output": {"pages": [{"url": WIKI, "content": "Reference text."}]},
-    })
+    replay.provider._queue.extend(
+        [
+            REFINED,
+            "```json\n"
+            + json.dumps({"toolCalls": [{"toolName": "webExtract", "arguments": {"urls": [WIKI]}}]})
+            + "\n```",
+            "```json\n" + json.dumps({"content": "The encyclopedia agrees."}) + "\n```",
+            "<mainContent>The encyclopedia agrees with the articles.</mainContent>",
+        ]
+    )
+    replay.scenario["toolOutputs"].append(
+        {
+            "tool": "webExtract",
+            "arguments": {"urls": [WIKI]},
+            "status": "success",
+            "output": {"pages": [{"url": WIKI, "content": "Reference text."}]},
+        }
+    )
     second = await replay.art.process(FOLLOW_UP, thread_id=replay.thread_id)
     return replay, before, second
 

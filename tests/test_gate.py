@@ -199,7 +199,10 @@ def test_rule1_a_default_never_replaces_a_value_the_model_sent() -> None:
 def test_rule1_defaults_are_copies_per_call() -> None:
     tagged = _tool(
         "tagged",
-        {"type": "object", "properties": {"tags": {"type": "array", "items": {"type": "string"}, "default": []}}},
+        {
+            "type": "object",
+            "properties": {"tags": {"type": "array", "items": {"type": "string"}, "default": []}},
+        },
     )
     gate = ArgumentGate(ToolRegistry([tagged]), GateConfig())
     first = check("tagged", {}, gate=gate)
@@ -786,12 +789,16 @@ def test_rule5_non_object_arguments_are_reasked_naming_the_tool_and_its_fields()
     assert result.outcome == "reask"
     text = result.message or ""
     assert text.startswith("The call to `webSearch` was not run.")
-    assert "the arguments must be a JSON object of named fields (`query`, `limit`, `lang`), not a list" in text
+    assert (
+        "the arguments must be a JSON object of named fields (`query`, `limit`, `lang`), not a list" in text
+    )
     assert check("webSearch", '{"query": "x"}').outcome == "execute"  # JSON text of an object is read
 
 
 def test_rule5_arguments_the_parser_found_not_to_be_an_object_are_reasked() -> None:
-    call = ToolCall(call_id="c1", tool_name="webSearch", arguments={}, non_object_arguments="weather in Paris")
+    call = ToolCall(
+        call_id="c1", tool_name="webSearch", arguments={}, non_object_arguments="weather in Paris"
+    )
     result = make_gate().check(call, allowed=["webSearch"], grounding=NO_GROUNDING)
     assert result.outcome == "reask" and "JSON object of named fields" in (result.message or "")
     assert "not text" in (result.message or "")

@@ -24,7 +24,12 @@ SCHEMA = {
 MESSAGES = (Message(role="system", content="You plan."), Message(role="user", content="hello world"))
 PLAN = PromptRequest(phase="planning", step_id=None, messages=MESSAGES, response_schema=SCHEMA)
 ANSWER = PromptRequest(phase="synthesis", step_id=None, messages=MESSAGES)
-USAGE = {"promptTokenCount": 950, "cachedContentTokenCount": 900, "candidatesTokenCount": 15, "thoughtsTokenCount": 25}
+USAGE = {
+    "promptTokenCount": 950,
+    "cachedContentTokenCount": 900,
+    "candidatesTokenCount": 15,
+    "thoughtsTokenCount": 25,
+}
 
 
 @pytest.fixture
@@ -33,12 +38,16 @@ def sleeps() -> Sleeps:
 
 
 async def test_a_whole_reply_sends_system_and_turns_and_reads_usage(sleeps: Sleeps) -> None:
-    async with serving("gemini", [FakeReply(text="Plan ready.", usage=USAGE)], sleeps, temperature=0.2, max_tokens=64) as served:
+    async with serving(
+        "gemini", [FakeReply(text="Plan ready.", usage=USAGE)], sleeps, temperature=0.2, max_tokens=64
+    ) as served:
         out = await served.provider.complete(ANSWER, CallOptions())
         (request,) = served.server.requests
     sent = request.json
     assert request.path.endswith("/models/fake-model:generateContent")
-    assert sent_key(request) == API_KEY and "key=" not in request.path, "the key goes in a header, not the URL"
+    assert sent_key(request) == API_KEY and "key=" not in request.path, (
+        "the key goes in a header, not the URL"
+    )
     assert sent["systemInstruction"]["parts"] == [{"text": "You plan."}]
     assert sent["contents"] == [{"role": "user", "parts": [{"text": "hello world"}]}]
     assert sent["generationConfig"] == {"temperature": 0.2, "maxOutputTokens": 64}
@@ -56,7 +65,9 @@ async def test_assistant_turns_are_the_models_and_turns_of_one_role_are_merged(s
         Message(role="user", content="Go on."),
     )
     async with serving("gemini", ["ok"], sleeps) as served:
-        await served.provider.complete(PromptRequest(phase="execution", step_id="s1", messages=messages), CallOptions())
+        await served.provider.complete(
+            PromptRequest(phase="execution", step_id="s1", messages=messages), CallOptions()
+        )
     assert served.bodies[0]["contents"] == [
         {"role": "user", "parts": [{"text": "hello world"}]},
         {"role": "model", "parts": [{"text": '{"toolCalls": []}'}]},
@@ -84,11 +95,15 @@ async def test_thinking_is_asked_for_and_read_apart_from_the_answer(sleeps: Slee
     assert out.text == '{"answer": "42"}' and out.thinking == "Let me weigh 6 * 7 first."
 
 
-async def test_a_streamed_reply_reports_thinking_and_answer_apart_and_reads_the_final_usage(sleeps: Sleeps) -> None:
+async def test_a_streamed_reply_reports_thinking_and_answer_apart_and_reads_the_final_usage(
+    sleeps: Sleeps,
+) -> None:
     reply = FakeReply(text="The answer is 42.", reasoning_content="6 * 7", usage=USAGE, chunk_chars=5)
     pieces: list[tuple[TokenKind, str]] = []
     async with serving("gemini", [reply], sleeps, thinking_budget=-1) as served:
-        out = await served.provider.complete(ANSWER, CallOptions(), on_token=lambda k, t: pieces.append((k, t)))
+        out = await served.provider.complete(
+            ANSWER, CallOptions(), on_token=lambda k, t: pieces.append((k, t))
+        )
         (request,) = served.server.requests
     assert ":streamGenerateContent" in request.path and "alt=sse" in request.path
     assert "".join(t for k, t in pieces if k == "answer") == out.text == "The answer is 42."
@@ -98,7 +113,9 @@ async def test_a_streamed_reply_reports_thinking_and_answer_apart_and_reads_the_
 
 @pytest.mark.parametrize("stream", [False, True])
 async def test_max_tokens_is_a_truncated_reply_and_nothing_in_it_runs(sleeps: Sleeps, stream: bool) -> None:
-    cut = FakeReply(text='{"toolCalls": [{"toolName": "calc", "arguments": {"expr": "1+', finish_reason="length")
+    cut = FakeReply(
+        text='{"toolCalls": [{"toolName": "calc", "arguments": {"expr": "1+', finish_reason="length"
+    )
     sink: Any = (lambda k, t: None) if stream else None
     async with serving("gemini", [cut], sleeps) as served:
         out = await served.provider.complete(PLAN.with_phase("execution"), CallOptions(), on_token=sink)
@@ -115,7 +132,9 @@ async def test_llm_params_add_settings_but_never_replace_the_frameworks(
         async with serving("gemini", ["ok"], sleeps) as served:
             await served.provider.complete(ANSWER, options)
     sent = served.bodies[0]
-    assert sent["generationConfig"]["topK"] == 5 and sent["systemInstruction"]["parts"] == [{"text": "You plan."}]
+    assert sent["generationConfig"]["topK"] == 5 and sent["systemInstruction"]["parts"] == [
+        {"text": "You plan."}
+    ]
     assert "`system_instruction`" in caplog.text
 
 

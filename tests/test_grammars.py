@@ -316,7 +316,10 @@ IMPOSSIBLE: dict[str, tuple[Any, str | None]] = {
     "empty-type-list": ({"type": []}, None),
     "minLength-above-maxLength": ({"type": "string", "minLength": 5, "maxLength": 2}, None),
     "minimum-above-maximum": ({"type": "integer", "minimum": 10, "maximum": 1}, None),
-    "minItems-above-maxItems": ({"type": "array", "items": {"type": "integer"}, "minItems": 3, "maxItems": 1}, None),
+    "minItems-above-maxItems": (
+        {"type": "array", "items": {"type": "integer"}, "minItems": 3, "maxItems": 1},
+        None,
+    ),
     "allOf-contradictory": ({"allOf": [{"type": "string"}, {"type": "integer"}]}, None),
     "not-anything": ({"not": {}}, None),
 }
@@ -349,13 +352,31 @@ def _script_cases() -> list[Case]:
     cases = []
     for script, query in SCRIPT_QUERIES.items():
         parts = query_parts(query)
-        requests = [build_guided_planning(query, parts, [f"{n}: {s}" for n, s in summaries.items()], summaries,
-                                          settings, schemas={t.name: t.input_schema for t in LOCAL_TOOLS})]
+        requests = [
+            build_guided_planning(
+                query,
+                parts,
+                [f"{n}: {s}" for n, s in summaries.items()],
+                summaries,
+                settings,
+                schemas={t.name: t.input_schema for t in LOCAL_TOOLS},
+            )
+        ]
         for i, part in enumerate(parts):
-            earlier = [EarlierResult(step_id="step_1", description=parts[0], output=84.0, text="84")] if i else []
+            earlier = (
+                [EarlierResult(step_id="step_1", description=parts[0], output=84.0, text="84")] if i else []
+            )
             requests += [
-                build_guided_step(query, part, step_id=f"step_{i + 1}", tool=t.name, description=t.summary,
-                                  input_schema=t.input_schema, earlier=earlier, settings=settings)
+                build_guided_step(
+                    query,
+                    part,
+                    step_id=f"step_{i + 1}",
+                    tool=t.name,
+                    description=t.summary,
+                    input_schema=t.input_schema,
+                    earlier=earlier,
+                    settings=settings,
+                )
                 for t in LOCAL_TOOLS
             ]
         for n, request in enumerate(requests):

@@ -53,23 +53,42 @@ MAIN_JOB = "Compute 12 * 7, then count the words in 'the answer is 84'."
     [
         (MAIN_JOB, ("Compute 12 * 7", "count the words in 'the answer is 84'")),
         ("Add 15 and 27, then multiply the result by 3.", ("Add 15 and 27", "multiply the result by 3")),
-        ("Convert 5 km to miles. Then round it; finally say hi", ("Convert 5 km to miles", "round it", "say hi")),
+        (
+            "Convert 5 km to miles. Then round it; finally say hi",
+            ("Convert 5 km to miles", "round it", "say hi"),
+        ),
         ("Count the words in 'a, then b. c'", ("Count the words in 'a, then b. c'",)),
         ("What is the capital of France?", ("What is the capital of France",)),
         # one action on two objects said alike is two steps (one call each); not a sum, not a range
-        ("Look up the price of a notebook and the price of a pen, then add them together.",
-         ("Look up the price of a notebook", "Look up the price of a pen", "add them together")),
-        ("Add the price of a lamp and the price of a chair.", ("Add the price of a lamp and the price of a chair",)),
-        ("Count the days between 2025-01-01 and 2025-02-01.", ("Count the days between 2025-01-01 and 2025-02-01",)),
-        ("Count the words in 'the price of a and the price of b'",
-         ("Count the words in 'the price of a and the price of b'",)),
+        (
+            "Look up the price of a notebook and the price of a pen, then add them together.",
+            ("Look up the price of a notebook", "Look up the price of a pen", "add them together"),
+        ),
+        (
+            "Add the price of a lamp and the price of a chair.",
+            ("Add the price of a lamp and the price of a chair",),
+        ),
+        (
+            "Count the days between 2025-01-01 and 2025-02-01.",
+            ("Count the days between 2025-01-01 and 2025-02-01",),
+        ),
+        (
+            "Count the words in 'the price of a and the price of b'",
+            ("Count the words in 'the price of a and the price of b'",),
+        ),
         # an action relating the two objects is one step: a range in words, a comparison, a match
-        ("How many days are between the start of March and the start of April?",
-         ("How many days are between the start of March and the start of April",)),
-        ("Compare the price of a notebook and the price of a pen",
-         ("Compare the price of a notebook and the price of a pen",)),
-        ("Check whether the status of order 12 and the status of order 13 match",
-         ("Check whether the status of order 12 and the status of order 13 match",)),
+        (
+            "How many days are between the start of March and the start of April?",
+            ("How many days are between the start of March and the start of April",),
+        ),
+        (
+            "Compare the price of a notebook and the price of a pen",
+            ("Compare the price of a notebook and the price of a pen",),
+        ),
+        (
+            "Check whether the status of order 12 and the status of order 13 match",
+            ("Check whether the status of order 12 and the status of order 13 match",),
+        ),
     ],
 )
 def test_a_query_splits_into_its_clauses_never_inside_quotes(query: str, parts: tuple[str, ...]) -> None:
@@ -98,15 +117,19 @@ def test_earlier_outputs_offer_their_leaves_and_long_texts_as_references() -> No
 def test_a_property_is_narrowed_to_the_candidates_valid_for_it() -> None:
     candidates = [Candidate(value=v, source="step") for v in ("84", "Paris", "2024-01-05", 7.5)]
     assert grounded_property({"type": "integer"}, candidates) == {"enum": [84]}
-    assert grounded_property({"type": "string", "format": "date", "pattern": r"^\d{4}-\d{2}-\d{2}$"}, candidates) == {
-        "enum": ["2024-01-05"]
-    }
-    assert grounded_property({"type": "integer", "minimum": 100}, candidates) is None  # none fits: schema stays
+    assert grounded_property(
+        {"type": "string", "format": "date", "pattern": r"^\d{4}-\d{2}-\d{2}$"}, candidates
+    ) == {"enum": ["2024-01-05"]}
+    assert (
+        grounded_property({"type": "integer", "minimum": 100}, candidates) is None
+    )  # none fits: schema stays
     assert grounded_property({"enum": ["a", "b"]}, candidates) is None  # already a choice
 
 
 def test_free_strings_may_also_compose_grounded_numbers() -> None:
-    schema = grounded_property({"type": "string"}, [Candidate(value=42, source="step_1"), Candidate(value="3", source="step")])
+    schema = grounded_property(
+        {"type": "string"}, [Candidate(value=42, source="step_1"), Candidate(value="3", source="step")]
+    )
     assert schema is not None
     composed = [a for a in schema["anyOf"] if "x-composed-of" in a]
     assert composed and composed[0]["x-composed-of"] == ["42", "3"]
@@ -160,7 +183,10 @@ def test_guided_step_prompt_with_an_earlier_result(prompt_snapshot: SnapshotAsse
 
 
 def test_guided_synthesis_prompt(prompt_snapshot: SnapshotAssertion) -> None:
-    results = [("Compute 12 * 7", "84"), ("count the words in 'the answer is 84'", "words: 4, characters: 16")]
+    results = [
+        ("Compute 12 * 7", "84"),
+        ("count the words in 'the answer is 84'", "words: 4, characters: 16"),
+    ]
     assert build_guided_synthesis(MAIN_JOB, results, SETTINGS) == prompt_snapshot
 
 
@@ -169,8 +195,16 @@ def test_every_guided_prompt_opens_with_the_same_prefix() -> None:
     spec = TOOLS["calculator"]
     requests = [
         build_guided_planning(MAIN_JOB, query_parts(MAIN_JOB), [], SUMMARIES, SETTINGS),
-        build_guided_step(MAIN_JOB, "Compute 12 * 7", step_id="step_1", tool=spec.name, description=spec.summary,
-                          input_schema=spec.input_schema, earlier=[], settings=SETTINGS),
+        build_guided_step(
+            MAIN_JOB,
+            "Compute 12 * 7",
+            step_id="step_1",
+            tool=spec.name,
+            description=spec.summary,
+            input_schema=spec.input_schema,
+            earlier=[],
+            settings=SETTINGS,
+        ),
         build_guided_synthesis(MAIN_JOB, [], SETTINGS),
     ]
     systems = {r.messages[0].content for r in requests}
@@ -188,7 +222,11 @@ def test_arguments_prefer_this_part_and_earlier_results_over_the_rest_of_the_que
 
 def test_a_value_that_failed_is_not_offered_again() -> None:
     schema = guided_arguments_schema(
-        TOOLS["word_count"].input_schema, "count the words in 'a b' or 'c d e'", "q", [], avoid={"text": "a b"}
+        TOOLS["word_count"].input_schema,
+        "count the words in 'a b' or 'c d e'",
+        "q",
+        [],
+        avoid={"text": "a b"},
     )
     assert schema["properties"]["text"]["enum"][0] == "c d e"
     assert "a b" not in schema["properties"]["text"]["enum"]
@@ -240,7 +278,12 @@ async def _run(replies: list[str], query: str = MAIN_JOB) -> tuple[Any, Scripted
 async def test_the_main_job_runs_guided_and_the_answer_states_both_results() -> None:
     plan = {"Compute 12 * 7": "calculator", "count the words in 'the answer is 84'": "word_count"}
     response, provider, events = await _run(
-        [json.dumps(plan), '{"expression":"12 * 7"}', '{"text":"the answer is 84"}', "It is 84 and it has 4 words."]
+        [
+            json.dumps(plan),
+            '{"expression":"12 * 7"}',
+            '{"text":"the answer is 84"}',
+            "It is 84 and it has 4 words.",
+        ]
     )
     assert response.status == "success"
     assert response.response == "It is 84 and it has 4 words."  # stated both: kept as written
@@ -268,7 +311,8 @@ async def test_an_answer_that_misses_a_result_is_replaced_by_the_findings() -> N
 async def test_a_failed_call_is_retried_without_the_value_that_failed() -> None:
     plan = {"Compute 12 * 7": "calculator"}
     response, provider, _ = await _run(
-        [json.dumps(plan), '{"expression":"12 * 7 *"}', '{"expression":"12 * 7"}', "84"], query="Compute 12 * 7"
+        [json.dumps(plan), '{"expression":"12 * 7 *"}', '{"expression":"12 * 7"}', "84"],
+        query="Compute 12 * 7",
     )
     assert response.status == "success"
     retry = provider.calls[2]
@@ -289,8 +333,20 @@ async def test_a_repeated_identical_call_is_not_run_again() -> None:
         runs.append(1)
         return key.upper()
 
-    plan = {"title": "t", "intent": "i", "plan": "p", "todoList": [
-        {"id": "step_1", "description": "look up a", "stepType": "tool", "requiredTools": ["lookup"], "dependencies": []}]}
+    plan = {
+        "title": "t",
+        "intent": "i",
+        "plan": "p",
+        "todoList": [
+            {
+                "id": "step_1",
+                "description": "look up a",
+                "stepType": "tool",
+                "requiredTools": ["lookup"],
+                "dependencies": [],
+            }
+        ],
+    }
     call = json.dumps({"toolCalls": [{"toolName": "lookup", "arguments": {"key": "a"}}]})
     provider = ScriptedProvider([json.dumps(plan), call, call, '{"content": "A"}', "A"])
     events: list[Event] = []
@@ -314,8 +370,20 @@ async def test_a_tool_declared_non_deterministic_runs_every_time() -> None:
         runs.append(1)
         return len(runs)
 
-    plan = {"title": "t", "intent": "i", "plan": "p", "todoList": [
-        {"id": "step_1", "description": "roll", "stepType": "tool", "requiredTools": ["roll"], "dependencies": []}]}
+    plan = {
+        "title": "t",
+        "intent": "i",
+        "plan": "p",
+        "todoList": [
+            {
+                "id": "step_1",
+                "description": "roll",
+                "stepType": "tool",
+                "requiredTools": ["roll"],
+                "dependencies": [],
+            }
+        ],
+    }
     call = json.dumps({"toolCalls": [{"toolName": "roll", "arguments": {"sides": 6}}]})
     provider = ScriptedProvider([json.dumps(plan), call, call, '{"content": "2"}', "2"])
     config = {"providers": {"main": {"adapter": "scripted"}}, "storage": {"type": "memory"}}
@@ -325,9 +393,20 @@ async def test_a_tool_declared_non_deterministic_runs_every_time() -> None:
 
 
 async def test_a_step_closed_without_its_tool_is_not_success() -> None:
-    plan = {"title": "t", "intent": "i", "plan": "p", "todoList": [
-        {"id": "step_1", "description": "compute", "stepType": "tool", "requiredTools": ["calculator"],
-         "dependencies": []}]}
+    plan = {
+        "title": "t",
+        "intent": "i",
+        "plan": "p",
+        "todoList": [
+            {
+                "id": "step_1",
+                "description": "compute",
+                "stepType": "tool",
+                "requiredTools": ["calculator"],
+                "dependencies": [],
+            }
+        ],
+    }
     provider = ScriptedProvider([json.dumps(plan), '{"content": "84"}', "84"])
     config = {
         "providers": {"main": {"adapter": "scripted"}},
@@ -357,12 +436,21 @@ def test_guided_config_defaults_and_the_one_contradiction() -> None:
 
 
 def test_a_part_is_offered_only_tools_whose_values_it_can_supply() -> None:
-    date_tool = {"type": "object", "properties": {"date": {"type": "string", "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}$"}},
-                 "required": ["date"]}
-    units = {"type": "object", "properties": {"value": {"type": "number"}, "unit": {"enum": ["km", "mi"]}},
-             "required": ["value", "unit"]}
-    summaries = {"calculator": SUMMARIES["calculator"], "weekday": "Tell the weekday of a date.",
-                 "convert": "Convert a length."}
+    date_tool = {
+        "type": "object",
+        "properties": {"date": {"type": "string", "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}$"}},
+        "required": ["date"],
+    }
+    units = {
+        "type": "object",
+        "properties": {"value": {"type": "number"}, "unit": {"enum": ["km", "mi"]}},
+        "required": ["value", "unit"],
+    }
+    summaries = {
+        "calculator": SUMMARIES["calculator"],
+        "weekday": "Tell the weekday of a date.",
+        "convert": "Convert a length.",
+    }
     schemas = {"calculator": TOOLS["calculator"].input_schema, "weekday": date_tool, "convert": units}
     parts = ["Compute 12 * 7", "find the weekday of the new date", "convert it", "convert the result to km"]
     choices = [p["enum"] for p in guided_plan_schema(parts, summaries, schemas)["properties"].values()]
@@ -370,23 +458,42 @@ def test_a_part_is_offered_only_tools_whose_values_it_can_supply() -> None:
     assert "weekday" not in choices[1]  # a date has a shape: it must show in the query somewhere
     assert "convert" not in choices[2]  # a later part must still name a unit (here or before)
     assert "convert" in choices[3]  # its number may come from an earlier result; its unit is named
-    dated = guided_plan_schema(["Add 3 days to 2025-01-01", "find the weekday of the new date"], summaries, schemas)
+    dated = guided_plan_schema(
+        ["Add 3 days to 2025-01-01", "find the weekday of the new date"], summaries, schemas
+    )
     assert dated["properties"]["find the weekday of the new date"]["enum"] == ["weekday"]
 
 
 def test_near_neighbours_the_words_tie_are_told_apart_by_what_the_part_holds() -> None:
     """Both measured on the local model as runs that reported success: "add 15 and 27" posted as a
     comment ("Add a comment to ...": the same lead word), "add 5 to that number" moving a date."""
-    comment = {"type": "object", "properties": {"request_id": {"type": "string"}, "text": {"type": "string"}},
-               "required": ["request_id", "text"]}
-    add_days = {"type": "object", "properties": {"date": {"type": "string", "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}$"},
-                                                  "days": {"type": "integer"}}, "required": ["date", "days"]}
-    summaries = {"comment_request": "Add a comment to a maintenance request.",
-                 "calculator": SUMMARIES["calculator"], "add_days": "Add a number of days to a date."}
-    schemas = {"comment_request": comment, "calculator": TOOLS["calculator"].input_schema, "add_days": add_days}
+    comment = {
+        "type": "object",
+        "properties": {"request_id": {"type": "string"}, "text": {"type": "string"}},
+        "required": ["request_id", "text"],
+    }
+    add_days = {
+        "type": "object",
+        "properties": {
+            "date": {"type": "string", "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}$"},
+            "days": {"type": "integer"},
+        },
+        "required": ["date", "days"],
+    }
+    summaries = {
+        "comment_request": "Add a comment to a maintenance request.",
+        "calculator": SUMMARIES["calculator"],
+        "add_days": "Add a number of days to a date.",
+    }
+    schemas = {
+        "comment_request": comment,
+        "calculator": TOOLS["calculator"].input_schema,
+        "add_days": add_days,
+    }
     parts = ["Count the days from 2025-01-10 to 2025-02-20", "add 5 to that number"]
-    assert guided_plan_schema(["Add 15 and 27"], summaries, schemas)["properties"]["Add 15 and 27"]["enum"] == [
-        "calculator"]
+    assert guided_plan_schema(["Add 15 and 27"], summaries, schemas)["properties"]["Add 15 and 27"][
+        "enum"
+    ] == ["calculator"]
     assert guided_plan_schema(parts, summaries, schemas)["properties"][parts[1]]["enum"] == ["calculator"]
     dated = "add 30 days to 2025-03-15"  # the date tool's words win; the tie-break does not undo them
     assert guided_plan_schema([dated], summaries, schemas)["properties"][dated]["enum"] == ["add_days"]
@@ -397,13 +504,22 @@ def test_near_neighbours_the_words_tie_are_told_apart_by_what_the_part_holds() -
 def test_the_arithmetic_a_part_names_on_its_numbers_is_its_action_wherever_the_words_put_it() -> None:
     """ "Work out 144 divided by 12" opens with "work": at 200 tools that word chose a tool that
     starts work orders, and the run reported success."""
-    work_order = {"type": "object", "properties": {"work_order_id": {"type": "string"}}, "required": ["work_order_id"]}
-    summaries = {"start_work_order": "Start a work order on the shop floor.", "calculator": SUMMARIES["calculator"]}
+    work_order = {
+        "type": "object",
+        "properties": {"work_order_id": {"type": "string"}},
+        "required": ["work_order_id"],
+    }
+    summaries = {
+        "start_work_order": "Start a work order on the shop floor.",
+        "calculator": SUMMARIES["calculator"],
+    }
     schemas = {"start_work_order": work_order, "calculator": TOOLS["calculator"].input_schema}
     part = "Work out 144 divided by 12"
     assert guided_plan_schema([part], summaries, schemas)["properties"][part]["enum"] == ["calculator"]
     other = "Work on order 12 today"  # no arithmetic named: its first word stays its action
-    assert guided_plan_schema([other], summaries, schemas)["properties"][other]["enum"] == ["start_work_order"]
+    assert guided_plan_schema([other], summaries, schemas)["properties"][other]["enum"] == [
+        "start_work_order"
+    ]
 
 
 def test_a_number_a_setting_is_brought_to_is_no_arithmetic() -> None:
@@ -422,10 +538,16 @@ def test_a_tools_options_are_words_it_understands() -> None:
     """At 200 tools "turn 212 fahrenheit into celsius" went to a geocoder, whose description says
     "turn"; the converter's description names no unit, its enums do."""
     units = {"enum": ["celsius", "fahrenheit", "meters", "feet"]}
-    convert = {"type": "object", "properties": {"value": {"type": "number"}, "from_unit": units, "to_unit": units},
-               "required": ["value", "from_unit", "to_unit"]}
+    convert = {
+        "type": "object",
+        "properties": {"value": {"type": "number"}, "from_unit": units, "to_unit": units},
+        "required": ["value", "from_unit", "to_unit"],
+    }
     geocode = {"type": "object", "properties": {"address": {"type": "string"}}, "required": ["address"]}
-    summaries = {"geocode": "Turn a street address into coordinates.", "convert": "Convert from one unit to another."}
+    summaries = {
+        "geocode": "Turn a street address into coordinates.",
+        "convert": "Convert from one unit to another.",
+    }
     part = "Turn 212 fahrenheit into celsius"
     plan = guided_plan_schema([part], summaries, {"geocode": geocode, "convert": convert})
     assert plan["properties"][part]["enum"] == ["convert"]
@@ -433,11 +555,18 @@ def test_a_tools_options_are_words_it_understands() -> None:
 
 def test_two_arguments_sharing_options_are_told_apart_by_their_names() -> None:
     units = {"enum": ["kilometers", "miles", "meters"]}
-    schema = {"type": "object", "properties": {"value": {"type": "number"}, "from_unit": units, "to_unit": units},
-              "required": ["value", "from_unit", "to_unit"]}
+    schema = {
+        "type": "object",
+        "properties": {"value": {"type": "number"}, "from_unit": units, "to_unit": units},
+        "required": ["value", "from_unit", "to_unit"],
+    }
     args = guided_arguments_schema(schema, "Convert 5 kilometers to miles", "q", [])["properties"]
     assert (args["from_unit"]["enum"], args["to_unit"]["enum"]) == (["kilometers"], ["miles"])
-    earlier = [EarlierResult(step_id="step_1", description="d", output={"value": 4.83, "unit": "kilometers"}, text="")]
+    earlier = [
+        EarlierResult(
+            step_id="step_1", description="d", output={"value": 4.83, "unit": "kilometers"}, text=""
+        )
+    ]
     args = guided_arguments_schema(schema, "convert that distance to meters", "q", earlier)["properties"]
     assert (args["from_unit"]["enum"], args["to_unit"]["enum"]) == (["kilometers"], ["meters"])
     # no "from" or "to": the source is the option the number is given in
@@ -446,8 +575,14 @@ def test_two_arguments_sharing_options_are_told_apart_by_their_names() -> None:
 
 
 def test_an_enum_named_by_the_part_wins_over_values_earlier_results_hold() -> None:
-    schema = {"type": "object", "properties": {"product": {"enum": ["lamp", "chair", "desk"]}}, "required": ["product"]}
-    earlier = [EarlierResult(step_id="step_1", description="d", output={"product": "lamp", "price": 32.5}, text="")]
+    schema = {
+        "type": "object",
+        "properties": {"product": {"enum": ["lamp", "chair", "desk"]}},
+        "required": ["product"],
+    }
+    earlier = [
+        EarlierResult(step_id="step_1", description="d", output={"product": "lamp", "price": 32.5}, text="")
+    ]
     args = guided_arguments_schema(schema, "look up the price of a chair", "q", earlier)["properties"]
     assert args["product"]["enum"] == ["chair"]
     args = guided_arguments_schema(schema, "look it up again", "q", earlier)["properties"]
@@ -458,10 +593,23 @@ def test_an_output_that_differs_from_its_input_only_in_case_is_a_finding() -> No
     from pes_agent.guided.answer import findings, unstated
     from pes_agent.state.models import ItemStatus, TodoItem, ToolCallRecord
 
-    item = TodoItem(id="step_1", description="upper-case it", step_type="tool", required_tools=["transform_text"],
-                    status=ItemStatus.COMPLETED, created_at=0.0)
-    item.tool_results.append(ToolCallRecord(call_id="c", tool_name="transform_text", status="success",
-                                            arguments={"text": "desserts", "mode": "upper"}, output={"text": "DESSERTS"}))
+    item = TodoItem(
+        id="step_1",
+        description="upper-case it",
+        step_type="tool",
+        required_tools=["transform_text"],
+        status=ItemStatus.COMPLETED,
+        created_at=0.0,
+    )
+    item.tool_results.append(
+        ToolCallRecord(
+            call_id="c",
+            tool_name="transform_text",
+            status="success",
+            arguments={"text": "desserts", "mode": "upper"},
+            output={"text": "DESSERTS"},
+        )
+    )
     found = findings([item])
     assert [f.text for f in found] == ["DESSERTS"]
     assert unstated("The result is desserts.", found) == found
@@ -473,19 +621,29 @@ def test_a_part_that_names_an_earlier_field_is_offered_that_field() -> None:
         EarlierResult(step_id="step_1", description="d", output={"date": "2025-06-30"}, text=""),
         EarlierResult(step_id="step_2", description="d", output={"weekday": "Monday"}, text=""),
     ]
-    args = guided_arguments_schema(TOOLS["transform_text"].input_schema, "convert the weekday's name to upper case",
-                                   "q", earlier)["properties"]
+    args = guided_arguments_schema(
+        TOOLS["transform_text"].input_schema, "convert the weekday's name to upper case", "q", earlier
+    )["properties"]
     assert "Monday" in args["text"]["enum"] and "2025-06-30" not in args["text"]["enum"]
-    counted = [EarlierResult(step_id="step_1", description="d", output={"words": 9, "characters": 43}, text="")]
-    args = guided_arguments_schema(TOOLS["calculator"].input_schema, "multiply the word count by 4", "q",
-                                   counted)["properties"]
+    counted = [
+        EarlierResult(step_id="step_1", description="d", output={"words": 9, "characters": 43}, text="")
+    ]
+    args = guided_arguments_schema(
+        TOOLS["calculator"].input_schema, "multiply the word count by 4", "q", counted
+    )["properties"]
     assert args["expression"]["x-composed-of"] == ["4", "9"]
 
 
 def test_a_later_part_may_combine_numbers_that_only_earlier_results_hold() -> None:
     summaries = {"calculator": SUMMARIES["calculator"], "price": "Look up the price of a product."}
-    schemas = {"calculator": TOOLS["calculator"].input_schema,
-               "price": {"type": "object", "properties": {"product": {"enum": ["lamp", "chair"]}}, "required": ["product"]}}
+    schemas = {
+        "calculator": TOOLS["calculator"].input_schema,
+        "price": {
+            "type": "object",
+            "properties": {"product": {"enum": ["lamp", "chair"]}},
+            "required": ["product"],
+        },
+    }
     parts = ["look up the price of a lamp", "look up the price of a chair", "add the two prices"]
     plan = guided_plan_schema(parts, summaries, schemas)
     assert plan["properties"]["add the two prices"]["enum"] == ["calculator"]
@@ -508,9 +666,16 @@ def test_values_flow_from_the_step_a_part_depends_on_unless_it_names_another_fie
     args = guided_arguments_schema(TOOLS["calculator"].input_schema, "add the two prices", "q", prices)
     assert sorted(args["properties"]["expression"]["x-composed-of"]) == ["32.5", "85"]
     lookups = [  # names no field, but speaks of several results: both lookups flow, not the last alone
-        EarlierResult(step_id="step_1", description="d", output={"product": "notebook", "price_usd": 3.5}, text="",
-                      direct=False),
-        EarlierResult(step_id="step_2", description="d", output={"product": "pen", "price_usd": 1.2}, text=""),
+        EarlierResult(
+            step_id="step_1",
+            description="d",
+            output={"product": "notebook", "price_usd": 3.5},
+            text="",
+            direct=False,
+        ),
+        EarlierResult(
+            step_id="step_2", description="d", output={"product": "pen", "price_usd": 1.2}, text=""
+        ),
     ]
     args = guided_arguments_schema(TOOLS["calculator"].input_schema, "add them together", "q", lookups)
     assert sorted(args["properties"]["expression"]["x-composed-of"]) == ["1.2", "3.5"]
@@ -523,10 +688,19 @@ def test_a_part_with_no_tool_words_and_no_data_gets_no_tool() -> None:
 
 
 def test_a_list_argument_is_made_of_grounded_items() -> None:
-    schema = {"type": "object", "properties": {"urls": {"type": "array", "items": {"type": "string"}}},
-              "required": ["urls"]}
-    earlier = [EarlierResult(step_id="step_1", description="d",
-                             output={"results": [{"url": "https://a.example/x"}, {"url": "https://b.example/y"}]}, text="")]
+    schema = {
+        "type": "object",
+        "properties": {"urls": {"type": "array", "items": {"type": "string"}}},
+        "required": ["urls"],
+    }
+    earlier = [
+        EarlierResult(
+            step_id="step_1",
+            description="d",
+            output={"results": [{"url": "https://a.example/x"}, {"url": "https://b.example/y"}]},
+            text="",
+        )
+    ]
     args = guided_arguments_schema(schema, "extract the first result", "q", earlier)["properties"]["urls"]
     assert args["type"] == "array" and 1 <= args["minItems"] <= args["maxItems"] <= 3
     assert {"https://a.example/x", "https://b.example/y"} <= set(args["items"]["enum"])

@@ -46,7 +46,9 @@ CALCULATOR = next(spec for spec in LOCAL_TOOLS if spec.name == "calculator").inp
         ("triple that", Operation("*", implied=("3",))),
     ],
 )
-def test_a_clause_names_its_operation_and_for_minus_and_divide_the_order(clause: str, operation: Operation) -> None:
+def test_a_clause_names_its_operation_and_for_minus_and_divide_the_order(
+    clause: str, operation: Operation
+) -> None:
     assert named_operation(clause) == operation
 
 
@@ -90,8 +92,11 @@ def test_multiply_offers_only_times_between_the_grounded_numbers() -> None:
 
 
 def test_subtract_from_that_puts_the_named_number_on_the_right() -> None:
-    earlier = [EarlierResult(step_id="step_1", description="convert", output={"value": 77, "unit": "fahrenheit"},
-                             text="")]
+    earlier = [
+        EarlierResult(
+            step_id="step_1", description="convert", output={"value": 77, "unit": "fahrenheit"}, text=""
+        )
+    ]
     grammar = _grammar("subtract 32 from that", earlier)
     assert _operators(grammar) == '" "? ("-") " "?'
     assert _pairs(grammar) == {("77", "32")}  # never 32 - 77, never 77 * 32
@@ -126,7 +131,9 @@ def test_a_part_that_names_arithmetic_in_other_words_plans_the_tool_that_says_it
 
 def test_it_means_what_the_earlier_step_was_asked_for_not_what_it_was_given() -> None:
     facts = {"country": "Canada", "capital": "Ottawa", "population_millions": 40.1}
-    earlier = [EarlierResult(step_id="step_1", description="Look up the capital of Canada", output=facts, text="")]
+    earlier = [
+        EarlierResult(step_id="step_1", description="Look up the capital of Canada", output=facts, text="")
+    ]
     transform = next(spec for spec in LOCAL_TOOLS if spec.name == "transform_text").input_schema
     text = guided_arguments_schema(transform, "convert it to upper case", "q", earlier)["properties"]["text"]
     assert "Ottawa" in text["enum"] and "Canada" not in text["enum"]

@@ -68,7 +68,9 @@ def author_birthplace(author: str) -> Birth:
 
 
 TOOLS = [find_book, reserve_book, author_birthplace]
-SHAPES = {t.name: ToolShape(name=t.name, input_schema=t.input_schema, output_schema=t.output_schema) for t in TOOLS}
+SHAPES = {
+    t.name: ToolShape(name=t.name, input_schema=t.input_schema, output_schema=t.output_schema) for t in TOOLS
+}
 
 
 def _chain(goal: str, part: str, before: str = "") -> list[tuple[str, dict[str, str]]]:
@@ -118,7 +120,12 @@ def _bare():  # type: ignore[no-untyped-def]  # no return annotation at all
 
 @pytest.mark.parametrize(
     ("fn", "fields"),
-    [(_typed_dict, {"isbn", "author", "pages"}), (_model, {"city"}), (_dataclass, {"x"}), (_listed, {"isbn", "author", "pages"})],
+    [
+        (_typed_dict, {"isbn", "author", "pages"}),
+        (_model, {"city"}),
+        (_dataclass, {"x"}),
+        (_listed, {"isbn", "author", "pages"}),
+    ],
 )
 def test_a_return_annotation_that_names_fields_is_the_tools_output_schema(fn: Any, fields: set[str]) -> None:
     schema = output_schema_of(fn)
@@ -161,7 +168,9 @@ def test_nothing_is_implied_when_the_request_holds_the_value_and_names_no_field(
 
 
 def test_a_value_an_earlier_part_produces_is_bound_to_that_step_not_planned_again() -> None:
-    steps = implied_steps("reserve_book", "then reserve it at Oak", "Find 'Dune'", SHAPES, {"find_book": "step_1"})
+    steps = implied_steps(
+        "reserve_book", "then reserve it at Oak", "Find 'Dune'", SHAPES, {"find_book": "step_1"}
+    )
     assert [(s.tool, [(b.argument, b.step_id, b.path) for b in s.bindings]) for s in steps] == [
         ("reserve_book", [("isbn", "step_1", "isbn")])
     ]
@@ -185,8 +194,11 @@ async def _run(
     recorded = [dataclasses.replace(t, fn=_recording(t.name, t.fn, ran)) for t in TOOLS]
     provider = ScriptedProvider(replies)
     events: list[Event] = []
-    config = {"providers": {"main": {"adapter": "scripted", "structured_output": True, "guided": True}},
-              "storage": {"type": "memory"}, "execution": execution}
+    config = {
+        "providers": {"main": {"adapter": "scripted", "structured_output": True, "guided": True}},
+        "storage": {"type": "memory"},
+        "execution": execution,
+    }
     async with await create_art_instance(config, tools=recorded, providers={"main": provider}) as art:
         art.subscribe(events.append)
         response = await art.process(query, thread_id="t")
@@ -205,8 +217,12 @@ async def test_a_run_plans_the_implied_step_and_the_later_call_takes_the_value_f
     query = "Reserve 'Dune' at the Elm branch."
     part = "Reserve 'Dune' at the Elm branch"
     response, provider, events, ran = await _run(
-        [json.dumps({part: "reserve_book"}), '{"title": "Dune"}', '{"isbn": "$step_1.isbn", "branch": "ELM"}',
-         "Your hold is H-2719-ELM."],
+        [
+            json.dumps({part: "reserve_book"}),
+            '{"title": "Dune"}',
+            '{"isbn": "$step_1.isbn", "branch": "ELM"}',
+            "Your hold is H-2719-ELM.",
+        ],
         query,
     )
     plan = next(e for e in events if e.type is EventType.PLAN).data["todo_list"]
@@ -215,7 +231,10 @@ async def test_a_run_plans_the_implied_step_and_the_later_call_takes_the_value_f
     # the reservation step may only pick the reference to the ISBN found
     isbn = provider.calls[2].response_schema["properties"]["isbn"]  # type: ignore[index]
     assert isbn["enum"] == ["$step_1.isbn"]
-    assert ran == [("find_book", {"title": "Dune"}), ("reserve_book", {"isbn": "9780441172719", "branch": "ELM"})]
+    assert ran == [
+        ("find_book", {"title": "Dune"}),
+        ("reserve_book", {"isbn": "9780441172719", "branch": "ELM"}),
+    ]
     assert response.status == "success"
     assert response.response == "Your hold is H-2719-ELM."
 
@@ -226,7 +245,9 @@ async def test_a_run_plans_the_implied_step_and_the_later_call_takes_the_value_f
 async def test_an_answer_stating_a_number_nothing_found_is_replaced_by_the_findings() -> None:
     query = "How many pages does 'Dune' have?"
     part = "How many pages does 'Dune' have"
-    response, _, _, _ = await _run([json.dumps({part: "find_book"}), '{"title": "Dune"}', "Dune has 412 pages, 38 chapters."], query)
+    response, _, _, _ = await _run(
+        [json.dumps({part: "find_book"}), '{"title": "Dune"}', "Dune has 412 pages, 38 chapters."], query
+    )
     assert response.ui_metadata is not None
     assert response.ui_metadata["answer_source"] == "step_outputs"
     assert response.ui_metadata["ungrounded_values"] == ["38"]
@@ -235,13 +256,17 @@ async def test_an_answer_stating_a_number_nothing_found_is_replaced_by_the_findi
 
 async def test_a_question_no_tool_was_planned_for_ends_partial_and_says_so() -> None:
     query = "What is the weather in Tacoma?"
-    response, _, events, ran = await _run([json.dumps({"What is the weather in Tacoma": "none"}), "It is 21 degrees."], query)
+    response, _, events, ran = await _run(
+        [json.dumps({"What is the weather in Tacoma": "none"}), "It is 21 degrees."], query
+    )
     assert ran == []
     assert response.status == "partial"
     assert response.ui_metadata is not None
     assert response.ui_metadata["unplanned_parts"] == ["What is the weather in Tacoma"]
     assert "21" not in response.response and "no tool can answer" in response.response
-    assert next(e for e in events if e.type is EventType.PLAN).data["unplanned"] == ["What is the weather in Tacoma"]
+    assert next(e for e in events if e.type is EventType.PLAN).data["unplanned"] == [
+        "What is the weather in Tacoma"
+    ]
 
 
 async def test_a_failed_step_ends_partial_with_what_was_not_found_instead_of_a_made_up_answer() -> None:
@@ -263,7 +288,11 @@ async def test_a_failed_step_ends_partial_with_what_was_not_found_instead_of_a_m
         ("Book it for January 1st 2024", ["January 1st 2024", "2024-01-01"], ["January", "2024"]),
         ("The talk is on 18 March 2025", ["18 March 2025", "2025-03-18"], ["18", "March"]),
         ("Fly to Tel Aviv tomorrow", ["Tel Aviv"], ["Aviv", "Tel"]),
-        ("Write to dana.whitfield@harborlane.io about it", ["dana.whitfield@harborlane.io"], ["harborlane", "dana"]),
+        (
+            "Write to dana.whitfield@harborlane.io about it",
+            ["dana.whitfield@harborlane.io"],
+            ["harborlane", "dana"],
+        ),
         ("When did Lena Brook's contract start?", ["Lena Brook"], ["Brook's", "Lena Brook's"]),
     ],
 )
@@ -281,7 +310,10 @@ def test_a_name_opening_a_request_with_the_tools_action_word_starts_after_it() -
 def test_a_formatted_argument_takes_only_values_of_its_format() -> None:
     email = {"type": "string", "format": "email"}
     date = {"type": "string", "format": "date"}
-    spans = [Candidate(value=s, source="step") for s in text_spans("Tell dashboard user 502 at ops@example.org by 18 March 2025")]
+    spans = [
+        Candidate(value=s, source="step")
+        for s in text_spans("Tell dashboard user 502 at ops@example.org by 18 March 2025")
+    ]
     assert grounded_property(email, spans) == {"enum": ["ops@example.org"]}
     assert grounded_property(date, spans) == {"enum": ["2025-03-18"]}
 

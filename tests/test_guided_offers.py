@@ -36,8 +36,12 @@ def _catalogue(implied: bool) -> tuple[dict[str, str], dict[str, Any], dict[str,
     summaries = {t.name: t.summary for t in tools}
     schemas = {t.name: t.input_schema for t in tools}
     outputs = {t.name: t.output_schema for t in tools if t.output_schema is not None}
-    shapes = {t.name: ToolShape(name=t.name, input_schema=t.input_schema, output_schema=t.output_schema,
-                                description=t.summary) for t in tools}
+    shapes = {
+        t.name: ToolShape(
+            name=t.name, input_schema=t.input_schema, output_schema=t.output_schema, description=t.summary
+        )
+        for t in tools
+    }
     return summaries, schemas, outputs, shapes
 
 
@@ -70,4 +74,6 @@ def _params() -> list[object]:
 def test_every_tool_a_task_needs_is_offered_or_implied(task: Task) -> None:
     needed = {call.tool for call in task.calls}
     offered = _offered(task)
-    assert needed <= offered, f"{task.query!r}: not offered {sorted(needed - offered)}; offered {sorted(offered)}"
+    assert needed <= offered, (
+        f"{task.query!r}: not offered {sorted(needed - offered)}; offered {sorted(offered)}"
+    )

@@ -28,7 +28,9 @@ async def test_s9_suspend_then_approve() -> None:
     susp = first.suspension
     assert isinstance(susp["id"], str) and susp["id"]
     assert (susp["kind"], susp["tool"], susp["call_id"], susp["step_id"]) == (
-        want["suspension"]["kind"], want["suspension"]["tool"], want["suspension"]["call_id"],
+        want["suspension"]["kind"],
+        want["suspension"]["tool"],
+        want["suspension"]["call_id"],
         want["suspension"]["stepId"],
     )
     assert want["suspension"]["messageContains"] in susp["message"]
@@ -70,7 +72,8 @@ async def test_s9_suspend_then_approve() -> None:
     events = await art.get_observations(replay.thread_id)
     for want_event in exp["events"]:
         assert any(
-            e.type == EventType(want_event["type"]) and data_matches(e.data, want_event["data"]) for e in events
+            e.type == EventType(want_event["type"]) and data_matches(e.data, want_event["data"])
+            for e in events
         ), want_event
     provider.assert_complete()
 
@@ -87,14 +90,22 @@ def publish(title: str) -> dict[str, Any]:
 
 def _plan() -> str:
     body = {
-        "title": "t", "intent": "i", "plan": "p",
-        "todoList": [{"id": "step_1", "description": "publish", "stepType": "tool", "requiredTools": ["publish"]}],
+        "title": "t",
+        "intent": "i",
+        "plan": "p",
+        "todoList": [
+            {"id": "step_1", "description": "publish", "stepType": "tool", "requiredTools": ["publish"]}
+        ],
     }
     return f"---JSON_OUTPUT_START---\n{json.dumps(body)}\n---JSON_OUTPUT_END---"
 
 
 def _call(title: str) -> str:
-    return "```json\n" + json.dumps({"toolCalls": [{"toolName": "publish", "arguments": {"title": title}}]}) + "\n```"
+    return (
+        "```json\n"
+        + json.dumps({"toolCalls": [{"toolName": "publish", "arguments": {"title": title}}]})
+        + "\n```"
+    )
 
 
 def _done(text: str) -> str:
@@ -108,7 +119,9 @@ def _clear() -> None:
 
 async def _approval_run(replies: list[str]) -> tuple[Any, ScriptedProvider, Any]:
     provider = ScriptedProvider(replies)
-    art = await create_art_instance({"storage": {"type": "memory"}}, tools=[publish], providers={"s": provider})
+    art = await create_art_instance(
+        {"storage": {"type": "memory"}}, tools=[publish], providers={"s": provider}
+    )
     first = await art.process("Publish 'Hello'", thread_id="p")
     return art, provider, first
 
@@ -118,14 +131,22 @@ async def test_requires_approval_pauses_before_running_and_runs_once_approved() 
         [_plan(), _call("Hello"), _done("published"), "<mainContent>ok</mainContent>"]
     )
     assert first.status == "suspended" and PUBLISHED == []
-    final = await art.resume("p", first.suspension["id"], {"approved": True, "modified_args": {"title": "Hello!"}})
+    final = await art.resume(
+        "p", first.suspension["id"], {"approved": True, "modified_args": {"title": "Hello!"}}
+    )
     assert PUBLISHED == [{"title": "Hello!"}]
     assert final.status == "success"
 
 
 async def test_rejection_never_runs_the_tool_and_tells_the_model_why() -> None:
     art, provider, first = await _approval_run(
-        [_plan(), _call("Hello"), _call("Hello"), _done("not published, the user said no"), "<mainContent>no</mainContent>"]
+        [
+            _plan(),
+            _call("Hello"),
+            _call("Hello"),
+            _done("not published, the user said no"),
+            "<mainContent>no</mainContent>",
+        ]
     )
     final = await art.resume("p", first.suspension["id"], {"approved": False, "reason": "wrong title"})
     assert PUBLISHED == []
@@ -148,13 +169,23 @@ def post_note(text: str) -> dict[str, Any]:
 
 async def test_blocking_tool_returning_plain_data_pauses_and_runs_once() -> None:
     body = {
-        "title": "t", "intent": "i", "plan": "p",
-        "todoList": [{"id": "step_1", "description": "post", "stepType": "tool", "requiredTools": ["post_note"]}],
+        "title": "t",
+        "intent": "i",
+        "plan": "p",
+        "todoList": [
+            {"id": "step_1", "description": "post", "stepType": "tool", "requiredTools": ["post_note"]}
+        ],
     }
     plan_text = f"---JSON_OUTPUT_START---\n{json.dumps(body)}\n---JSON_OUTPUT_END---"
-    call = "```json\n" + json.dumps({"toolCalls": [{"toolName": "post_note", "arguments": {"text": "hi"}}]}) + "\n```"
+    call = (
+        "```json\n"
+        + json.dumps({"toolCalls": [{"toolName": "post_note", "arguments": {"text": "hi"}}]})
+        + "\n```"
+    )
     provider = ScriptedProvider([plan_text, call, _done("posted"), "<mainContent>ok</mainContent>"])
-    art = await create_art_instance({"storage": {"type": "memory"}}, tools=[post_note], providers={"s": provider})
+    art = await create_art_instance(
+        {"storage": {"type": "memory"}}, tools=[post_note], providers={"s": provider}
+    )
     first = await art.process("Post 'hi'", thread_id="b")
     assert first.status == "suspended" and first.suspension["tool"] == "post_note"
     final = await art.resume("b", first.suspension["id"], {"approved": True})

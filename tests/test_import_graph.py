@@ -176,27 +176,33 @@ def _write(root: Path, files: Mapping[str, str]) -> Path:
 
 
 def test_a_deferred_import_closes_a_ring(tmp_path: Path) -> None:
-    pkg = _write(tmp_path, {
-        "pkg/__init__.py": "",
-        "pkg/a.py": "from pkg.b import thing\n",
-        "pkg/b.py": "def thing():\n    from pkg import a\n    return a\n",
-    })
+    pkg = _write(
+        tmp_path,
+        {
+            "pkg/__init__.py": "",
+            "pkg/a.py": "from pkg.b import thing\n",
+            "pkg/b.py": "def thing():\n    from pkg import a\n    return a\n",
+        },
+    )
     graph = import_graph(pkg)
     assert cycles(graph) == [["pkg.a", "pkg.b"]]
     assert describe(graph) == "pkg.a, pkg.b: pkg.a -> pkg.b -> pkg.a"
 
 
 def test_type_checking_imports_are_no_edges_but_their_else_is(tmp_path: Path) -> None:
-    pkg = _write(tmp_path, {
-        "pkg/__init__.py": "",
-        "pkg/a.py": "import pkg.b\n",
-        "pkg/b.py": (
-            "import typing\nfrom typing import TYPE_CHECKING\n"
-            "if TYPE_CHECKING:\n    from pkg.a import x\n"
-            "if typing.TYPE_CHECKING:\n    import pkg.a\nelse:\n    from . import c\n"
-        ),
-        "pkg/c.py": "",
-    })
+    pkg = _write(
+        tmp_path,
+        {
+            "pkg/__init__.py": "",
+            "pkg/a.py": "import pkg.b\n",
+            "pkg/b.py": (
+                "import typing\nfrom typing import TYPE_CHECKING\n"
+                "if TYPE_CHECKING:\n    from pkg.a import x\n"
+                "if typing.TYPE_CHECKING:\n    import pkg.a\nelse:\n    from . import c\n"
+            ),
+            "pkg/c.py": "",
+        },
+    )
     graph = import_graph(pkg)
     assert graph["pkg.b"] == {"pkg.c"}
     assert cycles(graph) == []

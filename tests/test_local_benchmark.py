@@ -90,7 +90,9 @@ def test_the_held_out_sets_share_no_query_and_no_id_with_the_tuned_set() -> None
         assert not {t.id for t in held} & {t.id for t in TASKS}
         assert not {t.query for t in held} & {t.query for t in TASKS}
         assert {t.domain for t in held} == {"text", "units", "lookup", "dates"}
-    assert len({t.id for t in HOLDOUT + HOLDOUT_2 + HOLDOUT_3 + HOLDOUT_4}) == len(HOLDOUT + HOLDOUT_2 + HOLDOUT_3 + HOLDOUT_4)
+    assert len({t.id for t in HOLDOUT + HOLDOUT_2 + HOLDOUT_3 + HOLDOUT_4}) == len(
+        HOLDOUT + HOLDOUT_2 + HOLDOUT_3 + HOLDOUT_4
+    )
 
 
 @pytest.mark.parametrize("task", TASKS + HOLDOUT + HOLDOUT_2 + HOLDOUT_3 + HOLDOUT_4, ids=lambda t: t.id)
@@ -105,7 +107,9 @@ def test_each_task_is_consistent_with_its_tools(task: Task) -> None:
     assert answer_right(task, plain_answer), (plain_answer, task.answer)
 
 
-@pytest.mark.parametrize("task", [t for t in TASKS + HOLDOUT + HOLDOUT_2 + HOLDOUT_3 + HOLDOUT_4 if t.chained], ids=lambda t: t.id)
+@pytest.mark.parametrize(
+    "task", [t for t in TASKS + HOLDOUT + HOLDOUT_2 + HOLDOUT_3 + HOLDOUT_4 if t.chained], ids=lambda t: t.id
+)
 def test_a_later_call_needs_an_earlier_output(task: Task) -> None:
     outputs = _outputs(task)
 

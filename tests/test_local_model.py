@@ -307,7 +307,10 @@ async def test_a_structured_run_goes_through_the_stack_with_the_stand_in(tmp_pat
     config = {
         "providers": {
             "local": {
-                "adapter": "llamacpp", "model_path": str(_gguf(tmp_path)), "structured_output": True, "guided": False
+                "adapter": "llamacpp",
+                "model_path": str(_gguf(tmp_path)),
+                "structured_output": True,
+                "guided": False,
             }
         },
         "storage": {"type": "memory"},
@@ -326,7 +329,9 @@ async def test_streamed_pieces_reach_the_event_loop_in_order_before_the_reply(tm
     provider = _provider(tmp_path, FakeModel([text]))
     pieces: list[tuple[str, str, int]] = []
     reply = await provider.complete(
-        REQUEST, CallOptions(), on_token=lambda kind, piece: pieces.append((kind, piece, threading.get_ident()))
+        REQUEST,
+        CallOptions(),
+        on_token=lambda kind, piece: pieces.append((kind, piece, threading.get_ident())),
     )
     assert "".join(p for _, p, _ in pieces) == text == reply.text
     assert len(pieces) > 3 and {k for k, _, _ in pieces} == {"answer"}
@@ -335,12 +340,19 @@ async def test_streamed_pieces_reach_the_event_loop_in_order_before_the_reply(tm
 
 
 async def test_a_run_streams_tokens_from_the_local_model_with_phase_and_step(tmp_path: Path) -> None:
-    plan = {"title": "t", "intent": "i", "plan": "p", "todoList": [
-        {"id": "step_1", "description": "think it over", "stepType": "reasoning"}]}
+    plan = {
+        "title": "t",
+        "intent": "i",
+        "plan": "p",
+        "todoList": [{"id": "step_1", "description": "think it over", "stepType": "reasoning"}],
+    }
     model = FakeModel([json.dumps(plan), "<think>hmm</think>It is 42.", "<mainContent>42</mainContent>"])
-    config = {"providers": {"local": {"adapter": "llamacpp", "model_path": str(_gguf(tmp_path)),
-                                      "structured_output": False}},
-              "storage": {"type": "memory"}}
+    config = {
+        "providers": {
+            "local": {"adapter": "llamacpp", "model_path": str(_gguf(tmp_path)), "structured_output": False}
+        },
+        "storage": {"type": "memory"},
+    }
     tokens: list[Event] = []
     provider = _provider(tmp_path, model, structured_output=False)
     async with await create_art_instance(config, providers={"local": provider}) as art:
@@ -396,6 +408,7 @@ async def test_a_free_text_plan_is_never_cut_for_repeating(tmp_path: Path) -> No
     plan = '{\n  "todoList": [\n    {"stepType": "tool"},\n    {"stepType": "tool"},\n    {"stepType": "tool"}\n  ]\n}'
     model = FakeModel([plan])
     reply = await _provider(tmp_path, model, structured_output=False).complete(
-        PromptRequest(phase="planning", step_id=None, messages=(Message(role="user", content="hi"),)), CallOptions()
+        PromptRequest(phase="planning", step_id=None, messages=(Message(role="user", content="hi"),)),
+        CallOptions(),
     )
     assert reply.text == plan

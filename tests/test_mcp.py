@@ -128,12 +128,6 @@ async def execute(art: ArtInstance, name: str, arguments: dict[str, Any]) -> Too
     return await ToolExecutor(art.registry).execute(call, allowed=[name], context=context)
 
 
-
-
-
-
-
-
 # --- names and listing -------------------------------------------------------------------------
 
 
@@ -405,15 +399,24 @@ async def test_a_server_slower_to_start_than_connect_timeout_is_left_out_naming_
     """Starting is bounded by connectTimeoutS, apart from the calls' timeoutS: a short call timeout no
     longer makes a slowly starting server (npx, a busy machine) unreachable."""
     caplog.set_level(logging.WARNING, logger="pes_agent.tools.mcp")
-    silent = {"id": "slow", "transport": "stdio", "command": "sh", "args": ["-c", "sleep 30"],
-              "connectTimeoutS": 0.5, "timeoutS": 60}
+    silent = {
+        "id": "slow",
+        "transport": "stdio",
+        "command": "sh",
+        "args": ["-c", "sleep 30"],
+        "connectTimeoutS": 0.5,
+        "timeoutS": 60,
+    }
     base = children()
     started = time.monotonic()
     art, _ = await make([silent, stdio_server(timeoutS=0.5)])
     async with art:
         assert time.monotonic() - started < 20
         assert "mcp_slow_echo" not in art.registry and "mcp_t_echo" in art.registry
-    assert "MCP server 'slow' (stdio: `sh -c sleep 30`) did not answer within 0.5s (`connect_timeout_s`)" in caplog.text
+    assert (
+        "MCP server 'slow' (stdio: `sh -c sleep 30`) did not answer within 0.5s (`connect_timeout_s`)"
+        in caplog.text
+    )
     assert children() == base
 
 

@@ -47,7 +47,9 @@ def test_the_tokenizer_gives_the_ids_the_table_was_distilled_with() -> None:
 
 async def test_texts_close_in_meaning_get_close_vectors() -> None:
     embedder = BuiltinEmbedder()
-    query, near, far = await embedder.embed([CHRISTMAS, "count the days between two dates", "print an invoice as PDF"])
+    query, near, far = await embedder.embed(
+        [CHRISTMAS, "count the days between two dates", "print an invoice as PDF"]
+    )
 
     def cosine(a: list[float], b: list[float]) -> float:
         dot = sum(x * y for x, y in zip(a, b, strict=True))
@@ -107,18 +109,33 @@ def test_a_damaged_table_says_what_to_do(tmp_path: Path, damage: str) -> None:
     """However the file is damaged (an interrupted install cuts it short, a disk flips bytes)."""
     shipped = meaning.TABLE.read_bytes()
     broken = tmp_path / "meaning.npz"
-    broken.write_bytes({"not a table": b"not a table", "empty": b"", "cut short": shipped[: len(shipped) // 2],
-                        "flipped bytes": shipped[:1000] + bytes(5000) + shipped[6000:]}[damage])
+    broken.write_bytes(
+        {
+            "not a table": b"not a table",
+            "empty": b"",
+            "cut short": shipped[: len(shipped) // 2],
+            "flipped bytes": shipped[:1000] + bytes(5000) + shipped[6000:],
+        }[damage]
+    )
     with pytest.raises(ConfigError) as caught:
         MeaningTable.load(broken)
     message = str(caught.value)
-    assert "`retrieval.embeddings`" in message and "reinstall pes-agent" in message and "embeddings: off" in message
+    assert (
+        "`retrieval.embeddings`" in message
+        and "reinstall pes-agent" in message
+        and "embeddings: off" in message
+    )
 
 
 def test_the_default_ranks_by_the_table_and_an_unknown_setting_is_refused() -> None:
     assert config_from_dict({"storage": {"type": "memory"}}).retrieval.embeddings == "builtin"
     assert config_from_dict({"storage": {"type": "memory"}}).retrieval.named_only == 340
-    assert config_from_dict({"storage": {"type": "memory"}, "retrieval": {"embeddings": "off"}}).retrieval.named_only == 0
+    assert (
+        config_from_dict(
+            {"storage": {"type": "memory"}, "retrieval": {"embeddings": "off"}}
+        ).retrieval.named_only
+        == 0
+    )
     with pytest.raises(ConfigError) as caught:
         config_from_dict({"storage": {"type": "memory"}, "retrieval": {"embeddings": "bm25"}})
     assert "retrieval.embeddings" in str(caught.value)

@@ -47,7 +47,9 @@ async def test_5xx_and_dropped_connections_are_retried_with_backoff(adapter: str
     assert len(sleeps) == 2 and 0.5 <= sleeps[0] <= 0.625 and 1.0 <= sleeps[1] <= 1.25
 
 
-async def test_persistent_5xx_raises_after_one_plus_max_retries_requests(adapter: str, sleeps: Sleeps) -> None:
+async def test_persistent_5xx_raises_after_one_plus_max_retries_requests(
+    adapter: str, sleeps: Sleeps
+) -> None:
     async with serving(adapter, [FakeError(status=500)] * 3, sleeps, max_retries=2) as served:
         with pytest.raises(ProviderError) as info:
             await served.provider.complete(REQUEST, CallOptions())
@@ -106,7 +108,9 @@ def test_without_the_sdk_building_the_provider_names_the_extra(
 
     module = {"anthropic": "anthropic", "gemini": "google.genai"}[adapter]
     real = importlib.util.find_spec
-    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == module else real(name, *a))
+    monkeypatch.setattr(
+        importlib.util, "find_spec", lambda name, *a: None if name == module else real(name, *a)
+    )
     with pytest.raises(ConfigError) as info:
         build_provider("p", ProviderConfig.model_validate({"adapter": adapter, "model": "m"}))
     assert f"pip install 'pes-agent[{adapter}]'" in str(info.value)
@@ -124,8 +128,12 @@ def test_importing_pes_agent_and_the_adapter_imports_no_sdk(adapter: str) -> Non
     assert out.stdout.strip() == "[]"
 
 
-@pytest.mark.parametrize(("kind", "status", "retried"), [("overloaded_error", 529, True), ("invalid_request_error", 200, False)])
-def test_an_error_event_inside_a_stream_counts_as_its_status(adapter: str, kind: str, status: int, retried: bool) -> None:
+@pytest.mark.parametrize(
+    ("kind", "status", "retried"), [("overloaded_error", 529, True), ("invalid_request_error", 200, False)]
+)
+def test_an_error_event_inside_a_stream_counts_as_its_status(
+    adapter: str, kind: str, status: int, retried: bool
+) -> None:
     """Anthropic sends `event: error` after HTTP 200 (overloaded_error is 529 outside a stream)."""
     if adapter != "anthropic":
         pytest.skip("only the Messages API reports errors inside a stream")
@@ -146,12 +154,16 @@ FIRST_PIECE = {"anthropic": 3, "gemini": 1}
 and first text delta; Gemini's first chunk."""
 
 
-async def test_a_stream_cut_after_its_first_piece_is_an_error_and_not_retried(adapter: str, sleeps: Sleeps) -> None:
+async def test_a_stream_cut_after_its_first_piece_is_an_error_and_not_retried(
+    adapter: str, sleeps: Sleeps
+) -> None:
     cut = FakeReply(text="Hello there, general.", chunk_chars=5, cut_after=FIRST_PIECE[adapter])
     pieces: list[tuple[str, str]] = []
     async with serving(adapter, [cut], sleeps) as served:
         with pytest.raises(ProviderError) as info:
-            await served.provider.complete(REQUEST, CallOptions(), on_token=lambda k, t: pieces.append((k, t)))
+            await served.provider.complete(
+                REQUEST, CallOptions(), on_token=lambda k, t: pieces.append((k, t))
+            )
     assert pieces == [("answer", "Hello")]
     assert len(served.bodies) == 1 and sleeps == []
     assert "not retried" in str(info.value) and "connection was lost mid-reply" in str(info.value)

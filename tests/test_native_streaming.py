@@ -51,7 +51,13 @@ async def test_a_native_adapter_streams_tokens_by_phase_step_and_kind(adapter: s
             await assert_tokens_are_not_stored_and_thoughts_are_one_per_call(art, "n1")
             state = await art.get_thread_state("n1")
             assert state is not None
-            kept = state.model_dump_json() + str([item.result for item in response.todo_list]) + response.response
-            assert [t for t in THOUGHTS if t in kept] == [], "thinking reached the answer, a result or the state"
+            kept = (
+                state.model_dump_json()
+                + str([item.result for item in response.todo_list])
+                + response.response
+            )
+            assert [t for t in THOUGHTS if t in kept] == [], (
+                "thinking reached the answer, a result or the state"
+            )
         server.assert_complete()
     assert all(r.json.get("stream") is True or "stream" in r.path.lower() for r in server.requests)

@@ -75,10 +75,18 @@ def test_the_converter_keeps_required_enums_and_types() -> None:
         "arguments": {
             "origin": {"description": "Origin city", "required": True, "allowed_values": []},
             "group_size": {"required": True, "allowed_values": ["1", "2"]},
-            "fare_type": {"required": False, "default_value": "Economy", "allowed_values": ["Economy", "Flexible"]},
+            "fare_type": {
+                "required": False,
+                "default_value": "Economy",
+                "allowed_values": ["Economy", "Flexible"],
+            },
         },
         "query_parameters": {"limit": {"type": "Number", "required": False}},
-        "output_parameters": {"price": {"type": "number"}, "stops": {"type": "array"}, "ok": {"type": "Boolean"}},
+        "output_parameters": {
+            "price": {"type": "number"},
+            "stops": {"type": "array"},
+            "ok": {"type": "Boolean"},
+        },
     }
     schema = nestful.input_schema(spec)
     assert schema["required"] == ["origin", "group_size"]
@@ -102,7 +110,9 @@ def test_fake_tools_record_calls_and_return_a_distinct_token_per_field() -> None
     assert log[0].arguments == {"pickup_city": "San Diego"}
     leaves = [v for out in (first, second) for v in out.values()]
     assert len(set(leaves)) == len(leaves)
-    assert first["pickup_location"] == text_token("sgd-000", 1, "RentalCars.GetCarsAvailable", "pickup_location")
+    assert first["pickup_location"] == text_token(
+        "sgd-000", 1, "RentalCars.GetCarsAvailable", "pickup_location"
+    )
 
 
 # --- the scorer ---------------------------------------------------------------------------------------

@@ -152,7 +152,7 @@ def test_the_servers_words_are_cut_to_where_and_what() -> None:
         '\n\n  File "/srv/app.py", line 3, in f\n    POST /v1/chat/completions'
     )
     assert server_message({"message": pydantic_repr}) == f"{LLAMA_CPP_PYTHON_SAYS}; model: Field required"
-    assert server_message("boom\n\n  File \"/srv/app.py\", line 3") == "boom"
+    assert server_message('boom\n\n  File "/srv/app.py", line 3') == "boom"
     assert server_message({"detail": "Not Found"}) == "Not Found"
     assert refuses_request(500, {"message": pydantic_repr})
     assert not refuses_request(500, {"message": "upstream timed out"})

@@ -39,14 +39,23 @@ def lookup(city: str) -> dict[str, Any]:
 
 
 def _plan() -> str:
-    step = {"id": "step_1", "description": "look up Lima", "stepType": "tool",
-            "requiredTools": ["lookup"], "dependencies": []}
+    step = {
+        "id": "step_1",
+        "description": "look up Lima",
+        "stepType": "tool",
+        "requiredTools": ["lookup"],
+        "dependencies": [],
+    }
     body = {"title": "t", "intent": "i", "plan": "p", "todoList": [step]}
     return f"---JSON_OUTPUT_START---\n{json.dumps(body)}\n---JSON_OUTPUT_END---"
 
 
 def _call(city: str = "Lima") -> str:
-    return "```json\n" + json.dumps({"toolCalls": [{"toolName": "lookup", "arguments": {"city": city}}]}) + "\n```"
+    return (
+        "```json\n"
+        + json.dumps({"toolCalls": [{"toolName": "lookup", "arguments": {"city": city}}]})
+        + "\n```"
+    )
 
 
 def _content(text: str) -> str:
@@ -57,7 +66,9 @@ ANSWER = "<mainContent>Lima has about 9.75 million people.</mainContent>"
 
 
 def _reply(text: str, prompt: int, completion: int, finish: str = "stop") -> ScriptedReply:
-    return ScriptedReply(text=text, finish_reason=finish, usage=Usage(prompt_tokens=prompt, completion_tokens=completion))
+    return ScriptedReply(
+        text=text, finish_reason=finish, usage=Usage(prompt_tokens=prompt, completion_tokens=completion)
+    )
 
 
 def _script(city: str = "Lima") -> list[Any]:
@@ -77,9 +88,13 @@ def _config(**observability: Any) -> dict[str, Any]:
     }
 
 
-async def _instance(replies: list[Any], tracer: Any = None, **observability: Any) -> tuple[ArtInstance, ScriptedProvider]:
+async def _instance(
+    replies: list[Any], tracer: Any = None, **observability: Any
+) -> tuple[ArtInstance, ScriptedProvider]:
     provider = ScriptedProvider(replies)
-    art = await create_art_instance(_config(**observability), tools=[lookup], providers={"main": provider}, tracer=tracer)
+    art = await create_art_instance(
+        _config(**observability), tools=[lookup], providers={"main": provider}, tracer=tracer
+    )
     return art, provider
 
 
@@ -132,8 +147,14 @@ async def test_a_run_makes_run_phase_model_and_tool_spans_with_genai_attributes(
     assert response.status == "success"
     spans = _by_name(exporter.get_finished_spans())
 
-    assert set(spans) == {"invoke_agent pes-agent", "planning", "execute_step step_1", "synthesis",
-                          f"chat {MODEL}", "execute_tool lookup"}
+    assert set(spans) == {
+        "invoke_agent pes-agent",
+        "planning",
+        "execute_step step_1",
+        "synthesis",
+        f"chat {MODEL}",
+        "execute_tool lookup",
+    }
     (run,) = spans["invoke_agent pes-agent"]
     assert run.kind is SpanKind.INTERNAL
     assert run.attributes["gen_ai.operation.name"] == "invoke_agent"
@@ -148,7 +169,12 @@ async def test_a_run_makes_run_phase_model_and_tool_spans_with_genai_attributes(
     assert run.status.status_code is StatusCode.UNSET
 
     chats = spans[f"chat {MODEL}"]
-    assert [c.attributes["pes_agent.phase"] for c in chats] == ["planning", "execution", "execution", "synthesis"]
+    assert [c.attributes["pes_agent.phase"] for c in chats] == [
+        "planning",
+        "execution",
+        "execution",
+        "synthesis",
+    ]
     first, last = chats[0], chats[-1]
     assert first.kind is SpanKind.CLIENT
     assert first.attributes["gen_ai.operation.name"] == "chat"
@@ -186,17 +212,19 @@ async def test_model_and_tool_spans_nest_in_phase_spans_inside_the_run_span(expo
 
     assert len({s.context.trace_id for s in finished}) == 1
     tree = sorted((s.name, parent(s)) for s in finished)
-    assert tree == sorted([
-        ("invoke_agent pes-agent", None),
-        ("planning", "invoke_agent pes-agent"),
-        ("execute_step step_1", "invoke_agent pes-agent"),
-        ("synthesis", "invoke_agent pes-agent"),
-        (f"chat {MODEL}", "planning"),
-        (f"chat {MODEL}", "execute_step step_1"),
-        (f"chat {MODEL}", "execute_step step_1"),
-        ("execute_tool lookup", "execute_step step_1"),
-        (f"chat {MODEL}", "synthesis"),
-    ])
+    assert tree == sorted(
+        [
+            ("invoke_agent pes-agent", None),
+            ("planning", "invoke_agent pes-agent"),
+            ("execute_step step_1", "invoke_agent pes-agent"),
+            ("synthesis", "invoke_agent pes-agent"),
+            (f"chat {MODEL}", "planning"),
+            (f"chat {MODEL}", "execute_step step_1"),
+            (f"chat {MODEL}", "execute_step step_1"),
+            ("execute_tool lookup", "execute_step step_1"),
+            (f"chat {MODEL}", "synthesis"),
+        ]
+    )
 
 
 @needs_otel
@@ -225,7 +253,9 @@ async def test_capture_content_puts_prompt_and_reply_on_model_spans_only_when_en
     assert any(QUERY in part["content"] for m in inputs for part in m["parts"])
     sent_system = [m["content"] for m in provider.calls[0].messages if m["role"] == "system"]
     if sent_system:
-        assert [p["content"] for p in json.loads(planning.attributes["gen_ai.system_instructions"])] == sent_system
+        assert [
+            p["content"] for p in json.loads(planning.attributes["gen_ai.system_instructions"])
+        ] == sent_system
     (output,) = json.loads(chats[-1].attributes["gen_ai.output.messages"])
     assert output["role"] == "assistant"
     assert output["parts"] == [{"type": "text", "content": ANSWER}]
@@ -237,7 +267,11 @@ async def test_capture_content_puts_prompt_and_reply_on_model_spans_only_when_en
 async def test_failures_mark_spans_as_errors_with_the_error_type(exporter: Any) -> None:
     from opentelemetry.trace import StatusCode
 
-    failing = [*_script("Atlantis")[:2], _reply(_call("Lima"), 10, 1), ProviderError("upstream 503", provider="main")]
+    failing = [
+        *_script("Atlantis")[:2],
+        _reply(_call("Lima"), 10, 1),
+        ProviderError("upstream 503", provider="main"),
+    ]
     art, _ = await _instance(failing, _tracer(exporter))
     response = await art.process(QUERY)
     assert response.status == "error"
@@ -302,7 +336,9 @@ def _pes_records(caplog: pytest.LogCaptureFixture) -> list[logging.LogRecord]:
     return [r for r in caplog.records if r.name == "pes_agent"]
 
 
-async def test_logging_gives_run_lines_at_info_and_call_lines_at_debug(caplog: pytest.LogCaptureFixture) -> None:
+async def test_logging_gives_run_lines_at_info_and_call_lines_at_debug(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
     caplog.set_level(logging.DEBUG, logger="pes_agent")
     art, _ = await _instance(_script())
     response = await art.process(QUERY, thread_id="thread-log-1")
@@ -353,7 +389,8 @@ async def test_a_failed_run_logs_its_error_status(caplog: pytest.LogCaptureFixtu
 
 async def test_model_spans_carry_cached_and_thinking_tokens_when_reported(exporter: Any) -> None:
     cached = ScriptedReply(
-        text=_plan(), usage=Usage(prompt_tokens=300, completion_tokens=40, cached_prompt_tokens=250, thinking_tokens=12)
+        text=_plan(),
+        usage=Usage(prompt_tokens=300, completion_tokens=40, cached_prompt_tokens=250, thinking_tokens=12),
     )
     art, _ = await _instance([cached, *_script()[1:]], tracer=_tracer(exporter))
     async with art:
@@ -361,7 +398,10 @@ async def test_model_spans_carry_cached_and_thinking_tokens_when_reported(export
     assert response.status == "success", response.error
     models = [s for s in exporter.get_finished_spans() if s.attributes.get("gen_ai.operation.name") == "chat"]
     first, *rest = sorted(models, key=lambda s: s.start_time)
-    assert (first.attributes["pes_agent.usage.cached_prompt_tokens"], first.attributes["pes_agent.usage.thinking_tokens"]) == (250, 12)
+    assert (
+        first.attributes["pes_agent.usage.cached_prompt_tokens"],
+        first.attributes["pes_agent.usage.thinking_tokens"],
+    ) == (250, 12)
     assert all("pes_agent.usage.cached_prompt_tokens" not in s.attributes for s in rest), "only when reported"
     phase = response.usage.to_dict()["phases"]["planning"]
     assert (phase["cached_prompt_tokens"], phase["thinking_tokens"]) == (250, 12)

@@ -435,10 +435,15 @@ def test_malformed_json_is_reported_and_not_used() -> None:
 
 @pytest.mark.parametrize("arguments", [["JWST"], "JWST news", 3])
 def test_rule5_call_with_non_object_arguments_is_kept_for_the_gate(arguments: Any) -> None:
-    step = parse_step(json.dumps({"toolCalls": [{"callId": "a", "toolName": "webSearch", "arguments": arguments}]}))
+    step = parse_step(
+        json.dumps({"toolCalls": [{"callId": "a", "toolName": "webSearch", "arguments": arguments}]})
+    )
     [call] = step.tool_calls
     assert (call.call_id, call.tool_name, dict(call.arguments), call.non_object_arguments) == (
-        "a", "webSearch", {}, arguments
+        "a",
+        "webSearch",
+        {},
+        arguments,
     )
     assert [w.code for w in step.warnings] == ["non_object_arguments"]
 

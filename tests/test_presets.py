@@ -35,7 +35,9 @@ async def call(config: ProviderConfig, request: PromptRequest = REQUEST) -> Fake
     ("preset", "variable"),
     [("groq", "GROQ_API_KEY"), ("deepseek", "DEEPSEEK_API_KEY"), ("openrouter", "OPENROUTER_API_KEY")],
 )
-async def test_a_preset_sends_its_services_key(monkeypatch: pytest.MonkeyPatch, preset: str, variable: str) -> None:
+async def test_a_preset_sends_its_services_key(
+    monkeypatch: pytest.MonkeyPatch, preset: str, variable: str
+) -> None:
     monkeypatch.setenv(variable, f"key-of-{preset}")
     server = await call(ProviderConfig.model_validate({"adapter": preset, "model": "m"}))
     assert server.requests[0].headers["authorization"] == f"Bearer key-of-{preset}"
@@ -57,7 +59,9 @@ async def test_ollama_takes_no_key_and_never_gets_the_openai_one() -> None:
 
 async def test_a_preset_key_variable_can_be_renamed(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("TEAM_GROQ", "team-key")
-    server = await call(ProviderConfig.model_validate({"adapter": "groq", "model": "m", "apiKeyEnv": "TEAM_GROQ"}))
+    server = await call(
+        ProviderConfig.model_validate({"adapter": "groq", "model": "m", "apiKeyEnv": "TEAM_GROQ"})
+    )
     assert server.requests[0].headers["authorization"] == "Bearer team-key"
 
 

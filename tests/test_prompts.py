@@ -77,18 +77,24 @@ async def test_planning_prompt_200_tools(prompt_snapshot: SnapshotAssertion) -> 
     catalog = json.loads((FIXTURES / "catalogs" / "catalog_N200.json").read_text(encoding="utf-8"))
     entries = catalog["tools"] if isinstance(catalog, dict) else catalog
     specs = [
-        tool_from_schema(t["name"], t["description"], t.get("inputSchema") or t["input_schema"], lambda **_: None)
+        tool_from_schema(
+            t["name"], t["description"], t.get("inputSchema") or t["input_schema"], lambda **_: None
+        )
         for t in entries
     ]
     config = {"storage": {"type": "memory"}, "retrieval": {"enabled": False}}
     art = await create_art_instance(config, tools=specs, store=MemoryStore())
     request = art.planning_prompt(JWST_QUERY)
     assert len(specs) == 200
-    assert "inputSchema" not in request.messages[1].content and '"properties"' not in request.messages[1].content
+    assert (
+        "inputSchema" not in request.messages[1].content and '"properties"' not in request.messages[1].content
+    )
     assert request == prompt_snapshot
 
 
-JWST_QUERY = "Find recent articles about the James Webb Space Telescope's discoveries and summarize the key findings."
+JWST_QUERY = (
+    "Find recent articles about the James Webb Space Telescope's discoveries and summarize the key findings."
+)
 
 
 async def test_planning_prompt_200_tools_retrieved(prompt_snapshot: SnapshotAssertion) -> None:
@@ -129,7 +135,9 @@ async def test_planning_prompt_1000_tools_with_names(prompt_snapshot: SnapshotAs
     art = await create_art_instance(config, tools=catalogue(), store=MemoryStore())
     request = art.planning_prompt("Can you send me a printable copy of invoice 4411?")
     content = request.messages[1].content
-    named = content.split("More tools, by name only (plan with them as with those above): ", 1)[1].split("\n", 1)[0]
+    named = content.split("More tools, by name only (plan with them as with those above): ", 1)[1].split(
+        "\n", 1
+    )[0]
     assert len(named.split(", ")) == 340 and "billing_get_invoice_pdf" in content
     assert f"({30 + len(named.split(', '))} of 1000 tools" in content
     assert request == prompt_snapshot
@@ -156,7 +164,9 @@ async def test_planning_prompt_after_find_tools(prompt_snapshot: SnapshotAsserti
 def _n200_specs() -> list[Any]:
     catalog = json.loads((FIXTURES / "catalogs" / "catalog_N200.json").read_text(encoding="utf-8"))
     return [
-        tool_from_schema(t["name"], t["description"], t.get("inputSchema") or t["input_schema"], lambda **_: None)
+        tool_from_schema(
+            t["name"], t["description"], t.get("inputSchema") or t["input_schema"], lambda **_: None
+        )
         for t in catalog["tools"]
     ]
 
@@ -177,7 +187,11 @@ async def test_structured_output_requests_carry_the_reply_schema(prompt_snapshot
     """With `structured_output: true`, planning and tool steps send their reply's JSON Schema; the
     tool-step schema is narrowed to the step's tools and their argument schemas."""
     replay = await start_replay(
-        "S1", {"storage": {"type": "memory"}, "providers": {"scripted": {"adapter": "scripted", "structuredOutput": True}}}
+        "S1",
+        {
+            "storage": {"type": "memory"},
+            "providers": {"scripted": {"adapter": "scripted", "structuredOutput": True}},
+        },
     )
     response = await replay.art.process(replay.query, thread_id=replay.thread_id)
     assert response.status == "success"

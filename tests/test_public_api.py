@@ -106,8 +106,19 @@ def test_tool_error_is_deliberately_outside_the_tree() -> None:
 
 
 OPTIONAL_EXTRA_PACKAGES = {
-    "opentelemetry", "asyncpg", "fastapi", "uvicorn", "llama_cpp", "mcp", "dbos", "a2a", "starlette", "anthropic",
-    "google", "bm25s", "httpx",
+    "opentelemetry",
+    "asyncpg",
+    "fastapi",
+    "uvicorn",
+    "llama_cpp",
+    "mcp",
+    "dbos",
+    "a2a",
+    "starlette",
+    "anthropic",
+    "google",
+    "bm25s",
+    "httpx",
 }
 """Imported only by the modules of pyproject's extras (otel, postgres, service, local, mcp, dbos, a2a,
 anthropic, gemini, retrieval)."""
@@ -137,7 +148,16 @@ def test_exceptions_are_defined_only_in_the_errors_module() -> None:
 
 def test_importing_pes_agent_loads_no_heavy_dependency() -> None:
     heavy = [
-        "openai", "tiktoken", "httpx", "llama_cpp", "psycopg", "psycopg2", "asyncpg", "opentelemetry", "mcp", "dbos",
+        "openai",
+        "tiktoken",
+        "httpx",
+        "llama_cpp",
+        "psycopg",
+        "psycopg2",
+        "asyncpg",
+        "opentelemetry",
+        "mcp",
+        "dbos",
     ]
     code = (
         "import json, sys\nfrom pes_agent import *\nimport pes_agent.testing\n"

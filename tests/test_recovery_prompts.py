@@ -54,7 +54,11 @@ def _clear() -> None:
         "properties": {
             "title": {"type": "string", "description": "Short title of the task."},
             "due_days": {"type": "integer", "minimum": 1, "description": "Days until the task is due."},
-            "priority": {"type": "string", "enum": ["low", "medium", "high"], "description": "How urgent it is."},
+            "priority": {
+                "type": "string",
+                "enum": ["low", "medium", "high"],
+                "description": "How urgent it is.",
+            },
             "notify": {"type": "boolean", "default": False, "description": "Notify the assignee."},
         },
         "required": ["title", "due_days", "priority"],
@@ -76,7 +80,10 @@ ANSWER = "<mainContent>Done.</mainContent>"
 def plan(*tools: str) -> str:
     items = [
         {
-            "id": f"step_{i}", "description": f"use {name}", "stepType": "tool", "requiredTools": [name],
+            "id": f"step_{i}",
+            "description": f"use {name}",
+            "stepType": "tool",
+            "requiredTools": [name],
             "dependencies": [f"step_{i - 1}"] if i > 1 else [],
         }
         for i, name in enumerate(tools, start=1)
@@ -189,10 +196,17 @@ async def test_arg_fill_prompt_for_a_missing_enum(prompt_snapshot: SnapshotAsser
     """`priority` (an enum) is missing and nothing in the query names one of its values."""
     r = await run(
         "Create a task 'write report' due in 3 days",
-        [plan("create_task"), calls("create_task", {"title": "write report", "due_days": 3}),
-         '{"priority": "medium"}', done(), ANSWER],
+        [
+            plan("create_task"),
+            calls("create_task", {"title": "write report", "due_days": 3}),
+            '{"priority": "medium"}',
+            done(),
+            ANSWER,
+        ],
     )
-    assert RAN == [("create_task", {"title": "write report", "due_days": 3, "notify": False, "priority": "medium"})]
+    assert RAN == [
+        ("create_task", {"title": "write report", "due_days": 3, "notify": False, "priority": "medium"})
+    ]
     [call] = r.fill_calls()
     text = fill_user_text(call)
     assert asked_fields(text) == ["priority"]  # exactly the missing field, not title or due_days
@@ -208,9 +222,15 @@ async def test_arg_fill_prompt_shows_earlier_results(prompt_snapshot: SnapshotAs
     """`urls: []` after a search that returned URLs: the prompt shows those results to take from."""
     r = await run(
         "Search for JWST news, then extract the pages",
-        [plan("webSearch", "webExtract"),
-         calls("webSearch", {"query": "JWST"}), done("found two"),
-         calls("webExtract", {"urls": []}), '{"urls": ["https://news.example.com/a"]}', done("ok"), ANSWER],
+        [
+            plan("webSearch", "webExtract"),
+            calls("webSearch", {"query": "JWST"}),
+            done("found two"),
+            calls("webExtract", {"urls": []}),
+            '{"urls": ["https://news.example.com/a"]}',
+            done("ok"),
+            ANSWER,
+        ],
     )
     assert RAN[1] == ("webExtract", {"urls": ["https://news.example.com/a"]})
     [call] = r.fill_calls()
@@ -244,7 +264,9 @@ async def test_clarification_for_a_side_effect_target(prompt_snapshot: SnapshotA
     assert clarification_request(r.response) == prompt_snapshot
 
 
-async def test_clarification_for_several_fields_with_allowed_values(prompt_snapshot: SnapshotAssertion) -> None:
+async def test_clarification_for_several_fields_with_allowed_values(
+    prompt_snapshot: SnapshotAssertion,
+) -> None:
     """Arg-fill could not find `title` or `priority`: the user is asked for both, with the choices."""
     r = await run(
         "Create a task due in 3 days",
@@ -254,7 +276,13 @@ async def test_clarification_for_several_fields_with_allowed_values(prompt_snaps
     assert asked_fields(fill_user_text(r.fill_calls()[0])) == ["title", "priority"]
     text = r.response.clarification["text"]  # type: ignore[index]
     assert_plain_words(text)
-    for words in ("`title`", "Short title of the task", "`priority`", "How urgent it is", "low, medium, high"):
+    for words in (
+        "`title`",
+        "Short title of the task",
+        "`priority`",
+        "How urgent it is",
+        "low, medium, high",
+    ):
         assert words in text
     assert "due_days" not in text  # only what is missing is asked
     assert clarification_request(r.response) == prompt_snapshot
@@ -267,17 +295,21 @@ def added_user_messages(r: Run, index: int) -> list[str]:
     """User messages the model received in call ``index`` that the previous call did not have."""
     before, now = r.provider.calls[index - 1], r.provider.calls[index]
     assert now.messages[: len(before.messages)] == before.messages, "the conversation was rewritten"
-    return [m["content"] for m in now.messages[len(before.messages):] if m["role"] == "user"]
+    return [m["content"] for m in now.messages[len(before.messages) :] if m["role"] == "user"]
 
 
 async def test_one_corrective_message_for_a_constraint_violation() -> None:
     """REASK: the gate's message alone (no arg-fill turn, no enforcement stacked on it); never clamped."""
-    r = await run("Task 'x' due today, high", [
-        plan("create_task"),
-        calls("create_task", {"title": "x", "due_days": 0, "priority": "high"}),
-        calls("create_task", {"title": "x", "due_days": 1, "priority": "high"}),
-        done(), ANSWER,
-    ])
+    r = await run(
+        "Task 'x' due today, high",
+        [
+            plan("create_task"),
+            calls("create_task", {"title": "x", "due_days": 0, "priority": "high"}),
+            calls("create_task", {"title": "x", "due_days": 1, "priority": "high"}),
+            done(),
+            ANSWER,
+        ],
+    )
     # valid: runs as sent, with the default of `notify` (rule 1)
     assert RAN == [("create_task", {"title": "x", "due_days": 1, "priority": "high", "notify": False})]
     assert r.phases() == ["planning", "execution", "execution", "execution", "synthesis"]
@@ -288,10 +320,16 @@ async def test_one_corrective_message_for_a_constraint_violation() -> None:
 
 
 async def test_refused_tool_gets_one_message_listing_only_the_step_tools() -> None:
-    r = await run("Search for JWST", [
-        plan("webSearch"), calls("searchTheWeb", {"query": "JWST"}), calls("webSearch", {"query": "JWST"}),
-        done(), ANSWER,
-    ])
+    r = await run(
+        "Search for JWST",
+        [
+            plan("webSearch"),
+            calls("searchTheWeb", {"query": "JWST"}),
+            calls("webSearch", {"query": "JWST"}),
+            done(),
+            ANSWER,
+        ],
+    )
     assert RAN == [("webSearch", {"query": "JWST"})]
     [message] = added_user_messages(r, 2)
     assert "webSearch" in message
@@ -301,27 +339,58 @@ async def test_refused_tool_gets_one_message_listing_only_the_step_tools() -> No
 
 @pytest.mark.parametrize("arg_fill", [{"enabled": False}, {"maxAttempts": 0}], ids=["disabled", "no_budget"])
 async def test_without_arg_fill_the_gate_message_is_the_one_voice(arg_fill: dict[str, Any]) -> None:
-    r = await run("Create a task 'write report' due in 3 days", [
-        plan("create_task"),
-        calls("create_task", {"title": "write report", "due_days": 3}),
-        calls("create_task", {"title": "write report", "due_days": 3, "priority": "low"}),
-        done(), ANSWER,
-    ], config={"argFill": arg_fill})
+    r = await run(
+        "Create a task 'write report' due in 3 days",
+        [
+            plan("create_task"),
+            calls("create_task", {"title": "write report", "due_days": 3}),
+            calls("create_task", {"title": "write report", "due_days": 3, "priority": "low"}),
+            done(),
+            ANSWER,
+        ],
+        config={"argFill": arg_fill},
+    )
     assert "arg_fill" not in r.phases() and r.of(EventType.ARG_FILL_ATTEMPT) == []
     [message] = added_user_messages(r, 2)
     assert "`priority`" in message and "low, medium, high" in message
-    assert RAN == [("create_task", {"title": "write report", "due_days": 3, "priority": "low", "notify": False})]
+    assert RAN == [
+        ("create_task", {"title": "write report", "due_days": 3, "priority": "low", "notify": False})
+    ]
 
 
 async def test_arg_fill_budget_is_per_tool_per_item_and_resets_on_success() -> None:
     """maxAttempts 1, two calls of one tool in one item each missing `title`: each gets its turn."""
-    both = "```json\n" + json.dumps({"toolCalls": [
-        {"callId": "a", "toolName": "create_task", "arguments": {"due_days": 3, "priority": "low"}},
-        {"callId": "b", "toolName": "create_task", "arguments": {"due_days": 4, "priority": "high"}},
-    ]}) + "\n```"
-    r = await run("Create the tasks 'one' (low, 3 days) and 'two' (high, 4 days)", [
-        plan("create_task"), both, '{"title": "one"}', '{"title": "two"}', done(), ANSWER,
-    ])
+    both = (
+        "```json\n"
+        + json.dumps(
+            {
+                "toolCalls": [
+                    {
+                        "callId": "a",
+                        "toolName": "create_task",
+                        "arguments": {"due_days": 3, "priority": "low"},
+                    },
+                    {
+                        "callId": "b",
+                        "toolName": "create_task",
+                        "arguments": {"due_days": 4, "priority": "high"},
+                    },
+                ]
+            }
+        )
+        + "\n```"
+    )
+    r = await run(
+        "Create the tasks 'one' (low, 3 days) and 'two' (high, 4 days)",
+        [
+            plan("create_task"),
+            both,
+            '{"title": "one"}',
+            '{"title": "two"}',
+            done(),
+            ANSWER,
+        ],
+    )
     assert [args["title"] for _, args in RAN] == ["one", "two"]
     assert r.phases().count("arg_fill") == 2
     assert [x["fields"] for x in r.of(EventType.ARG_FILL_SUCCESS)] == [["title"], ["title"]]
@@ -336,9 +405,15 @@ async def test_arg_fill_timeout_from_config_is_honoured() -> None:
         return "{}"
 
     r = await asyncio.wait_for(  # a safety net so a regression fails instead of hanging the suite
-        run("Create a task 'write report' due in 3 days", [
-            plan("create_task"), calls("create_task", {"title": "write report", "due_days": 3}), hang,
-        ], config={"argFill": {"timeoutS": 0.01}}),
+        run(
+            "Create a task 'write report' due in 3 days",
+            [
+                plan("create_task"),
+                calls("create_task", {"title": "write report", "due_days": 3}),
+                hang,
+            ],
+            config={"argFill": {"timeoutS": 0.01}},
+        ),
         timeout=60,
     )
     assert RAN == [] and r.response.status == "needs_input"
@@ -354,9 +429,14 @@ async def test_arg_fill_timeout_from_config_is_honoured() -> None:
     ],
 )
 async def test_arg_fill_that_fails_becomes_a_clarification_without_an_exception(reply: Any) -> None:
-    r = await run("Create a task 'write report' due in 3 days", [
-        plan("create_task"), calls("create_task", {"title": "write report", "due_days": 3}), reply(),
-    ])
+    r = await run(
+        "Create a task 'write report' due in 3 days",
+        [
+            plan("create_task"),
+            calls("create_task", {"title": "write report", "due_days": 3}),
+            reply(),
+        ],
+    )
     assert RAN == [] and r.response.status == "needs_input"
     assert [f["name"] for f in r.response.clarification["fields"]] == ["priority"]  # type: ignore[index]
     assert len(r.of(EventType.ARG_FILL_FAILURE)) == 1 and len(r.of(EventType.CLARIFICATION)) == 1
@@ -364,26 +444,43 @@ async def test_arg_fill_that_fails_becomes_a_clarification_without_an_exception(
 
 async def test_max_consecutive_failures_per_tool_from_config() -> None:
     bad = calls("create_task", {"title": "x", "due_days": 0, "priority": "high"})
-    r = await run("Task x", [plan("create_task"), bad, bad, ANSWER], config={"gate": {"maxConsecutiveFailuresPerTool": 2}})
+    r = await run(
+        "Task x",
+        [plan("create_task"), bad, bad, ANSWER],
+        config={"gate": {"maxConsecutiveFailuresPerTool": 2}},
+    )
     assert RAN == [] and r.response.status == "partial"
     assert r.phases() == ["planning", "execution", "execution", "synthesis"]
     item = r.response.todo_list[0]
-    assert item.status.value == "failed" and "create_task" in (item.error or "") and "2 times" in (item.error or "")
+    assert (
+        item.status.value == "failed"
+        and "create_task" in (item.error or "")
+        and "2 times" in (item.error or "")
+    )
 
 
 async def test_a_call_that_runs_resets_the_consecutive_failure_count() -> None:
     bad = calls("create_task", {"title": "x", "due_days": 0, "priority": "high"})
     good = calls("create_task", {"title": "x", "due_days": 1, "priority": "high"}, call_id="c2")
-    r = await run("Task x", [plan("create_task"), bad, good, bad, done(), ANSWER],
-                  config={"gate": {"maxConsecutiveFailuresPerTool": 2}})
+    r = await run(
+        "Task x",
+        [plan("create_task"), bad, good, bad, done(), ANSWER],
+        config={"gate": {"maxConsecutiveFailuresPerTool": 2}},
+    )
     assert len(RAN) == 1 and r.response.status == "success"
 
 
 async def _clarified_priority(thread: str = "t", extra: list[Any] | None = None) -> Run:
-    return await run("Create a task 'write report' due in 3 days", [
-        plan("create_task"), calls("create_task", {"title": "write report", "due_days": 3}),
-        '{"priority": null}', *(extra or [done("created"), ANSWER]),
-    ], thread=thread)
+    return await run(
+        "Create a task 'write report' due in 3 days",
+        [
+            plan("create_task"),
+            calls("create_task", {"title": "write report", "due_days": 3}),
+            '{"priority": null}',
+            *(extra or [done("created"), ANSWER]),
+        ],
+        thread=thread,
+    )
 
 
 async def test_resume_with_values_continues_the_same_item_and_call() -> None:
@@ -392,7 +489,9 @@ async def test_resume_with_values_continues_the_same_item_and_call() -> None:
     assert r.response.suspension["kind"] == "clarification"  # type: ignore[index]
     final = await r.art.resume("t", r.response.suspension["id"], {"values": {"priority": "high"}})  # type: ignore[index]
     assert final.status == "success"
-    assert RAN == [("create_task", {"title": "write report", "due_days": 3, "notify": False, "priority": "high"})]
+    assert RAN == [
+        ("create_task", {"title": "write report", "due_days": 3, "notify": False, "priority": "high"})
+    ]
     assert r.phases()[3:] == ["execution", "synthesis"]  # no planning, refinement or arg-fill call
     next_turn = r.provider.calls[3]
     assert next_turn.step_id == "step_1"
@@ -405,9 +504,16 @@ async def test_resume_with_values_continues_the_same_item_and_call() -> None:
 
 
 async def test_next_process_answers_the_clarification_for_the_same_item_and_call() -> None:
-    r = await run("Email the report to my manager", [
-        plan("send_email"), calls("send_email", {"subject": "Report", "body": "Attached."}), done("sent"), ANSWER,
-    ], thread="mail")
+    r = await run(
+        "Email the report to my manager",
+        [
+            plan("send_email"),
+            calls("send_email", {"subject": "Report", "body": "Attached."}),
+            done("sent"),
+            ANSWER,
+        ],
+        thread="mail",
+    )
     final = await r.art.process("boss@corp.io", thread_id="mail")
     assert final.status == "success"
     assert RAN == [("send_email", {"to": "boss@corp.io", "subject": "Report", "body": "Attached."})]
@@ -418,8 +524,12 @@ async def test_next_process_answers_the_clarification_for_the_same_item_and_call
 
 
 RECOVERY_EVENTS = (
-    EventType.ARG_REPAIR, EventType.ARG_FILL_ATTEMPT, EventType.ARG_FILL_SUCCESS, EventType.ARG_FILL_FAILURE,
-    EventType.CLARIFICATION, EventType.REASK,
+    EventType.ARG_REPAIR,
+    EventType.ARG_FILL_ATTEMPT,
+    EventType.ARG_FILL_SUCCESS,
+    EventType.ARG_FILL_FAILURE,
+    EventType.CLARIFICATION,
+    EventType.REASK,
 )
 
 
@@ -430,20 +540,33 @@ async def test_recovery_events_carry_thread_trace_and_step_ids() -> None:
     await r.refresh()
     seen = [e for e in r.events if e.type in RECOVERY_EVENTS]
     assert {e.type for e in seen} >= {
-        EventType.ARG_REPAIR, EventType.ARG_FILL_ATTEMPT, EventType.ARG_FILL_FAILURE, EventType.CLARIFICATION,
+        EventType.ARG_REPAIR,
+        EventType.ARG_FILL_ATTEMPT,
+        EventType.ARG_FILL_FAILURE,
+        EventType.CLARIFICATION,
     }
     for event in seen:
         assert event.thread_id == "t" and event.step_id == "step_1", event
         assert event.trace_id in (first_trace, final.trace_id), event
     assert {e.trace_id for e in seen if e.type is EventType.CLARIFICATION} == {first_trace}
-    assert any(e.trace_id == final.trace_id and e.data["to"] == "high" for e in seen if e.type is EventType.ARG_REPAIR)
+    assert any(
+        e.trace_id == final.trace_id and e.data["to"] == "high"
+        for e in seen
+        if e.type is EventType.ARG_REPAIR
+    )
 
 
 async def test_usage_counts_repairs_and_arg_fills() -> None:
-    r = await run("Run the task 'write report' due in 3 days", [
-        plan("create_task"), calls("create_task", {"Title": "write report", "dueDays": "3"}),
-        '{"priority": "low"}', done(), ANSWER,
-    ])
+    r = await run(
+        "Run the task 'write report' due in 3 days",
+        [
+            plan("create_task"),
+            calls("create_task", {"Title": "write report", "dueDays": "3"}),
+            '{"priority": "low"}',
+            done(),
+            ANSWER,
+        ],
+    )
     usage = r.response.usage
     assert usage.arg_repairs == len(r.of(EventType.ARG_REPAIR)) >= 3  # two keys, one coercion, a default
     assert (usage.arg_fill_attempts, usage.arg_fill_successes, usage.arg_fill_failures) == (1, 1, 0)
@@ -457,12 +580,22 @@ async def test_usage_counts_repairs_and_arg_fills() -> None:
 
 
 async def test_arg_fill_max_attempts_allows_a_second_turn() -> None:
-    r = await run("Create a task 'write report' due in 3 days", [
-        plan("create_task"), calls("create_task", {"title": "write report", "due_days": 3}),
-        '{"priority": "urgent"}', '{"priority": "medium"}', done(), ANSWER,
-    ], config={"argFill": {"maxAttempts": 2}})
+    r = await run(
+        "Create a task 'write report' due in 3 days",
+        [
+            plan("create_task"),
+            calls("create_task", {"title": "write report", "due_days": 3}),
+            '{"priority": "urgent"}',
+            '{"priority": "medium"}',
+            done(),
+            ANSWER,
+        ],
+        config={"argFill": {"maxAttempts": 2}},
+    )
     assert r.phases().count("arg_fill") == 2
-    assert RAN == [("create_task", {"title": "write report", "due_days": 3, "notify": False, "priority": "medium"})]
+    assert RAN == [
+        ("create_task", {"title": "write report", "due_days": 3, "notify": False, "priority": "medium"})
+    ]
 
 
 async def test_resume_with_an_invalid_value_is_refused_to_the_user_not_sent_to_the_model() -> None:
@@ -474,41 +607,63 @@ async def test_resume_with_an_invalid_value_is_refused_to_the_user_not_sent_to_t
         await r.art.resume("t", suspension_id, {"values": {"priority": "urgent"}})
     assert refused.value.field == "values.priority" and '"high"' in str(refused.value)
     assert RAN == []  # never run with a value the user did not give
-    assert r.phases().count("arg_fill") == 1  # only the first turn; the user's answer is not re-asked of the model
+    assert (
+        r.phases().count("arg_fill") == 1
+    )  # only the first turn; the user's answer is not re-asked of the model
     assert (await r.art.check_for_suspended_state("t"))["suspension_id"] == suspension_id  # type: ignore[index]
     final = await r.art.resume("t", suspension_id, {"values": {"priority": "high"}})
     assert final.status == "success" and RAN[0][1]["priority"] == "high"
 
 
 async def test_value_the_user_gave_is_never_a_placeholder() -> None:
-    r = await run("Email the report to my manager", [
-        plan("send_email"), calls("send_email", {"subject": "Report", "body": "Attached."}), done("sent"), ANSWER,
-    ], thread="mail")
+    r = await run(
+        "Email the report to my manager",
+        [
+            plan("send_email"),
+            calls("send_email", {"subject": "Report", "body": "Attached."}),
+            done("sent"),
+            ANSWER,
+        ],
+        thread="mail",
+    )
     final = await r.art.resume("mail", r.response.suspension["id"], {"values": {"to": "boss@example.com"}})  # type: ignore[index]
     assert RAN == [("send_email", {"to": "boss@example.com", "subject": "Report", "body": "Attached."})]
     assert final.status == "success"
 
 
 async def test_target_clarification_asks_the_user_only_for_the_target() -> None:
-    r = await run("Email the weekly report to my manager", [
-        plan("send_email"), calls("send_email", {}),
-        '{"subject": "Weekly report", "body": "Here is the weekly report."}',  # should arg-fill come first
-    ], thread="mail")
+    r = await run(
+        "Email the weekly report to my manager",
+        [
+            plan("send_email"),
+            calls("send_email", {}),
+            '{"subject": "Weekly report", "body": "Here is the weekly report."}',  # should arg-fill come first
+        ],
+        thread="mail",
+    )
     assert RAN == [] and r.response.status == "needs_input"
     assert [f["name"] for f in r.response.clarification["fields"]] == ["to"]  # type: ignore[index]
 
 
 async def test_missing_target_present_in_the_query_is_arg_filled() -> None:
-    r = await run("Email the report to boss@corp.io", [
-        plan("send_email"), calls("send_email", {"subject": "Report", "body": "Attached."}),
-        '{"to": "boss@corp.io"}', done("sent"), ANSWER,
-    ], thread="mail")
+    r = await run(
+        "Email the report to boss@corp.io",
+        [
+            plan("send_email"),
+            calls("send_email", {"subject": "Report", "body": "Attached."}),
+            '{"to": "boss@corp.io"}',
+            done("sent"),
+            ANSWER,
+        ],
+        thread="mail",
+    )
     assert r.response.status == "success" and r.phases().count("arg_fill") == 1
     assert RAN == [("send_email", {"subject": "Report", "body": "Attached.", "to": "boss@corp.io"})]
 
 
 def faithful_fill(field_name: str, value: Any, evidence: str) -> Any:
     """A model that fills ``field_name`` only when ``evidence`` is in its prompt, as the prompt asks."""
+
     def reply(call: ScriptedCall) -> str:
         return json.dumps({field_name: value if evidence in call.text else None})
 
@@ -516,25 +671,50 @@ def faithful_fill(field_name: str, value: Any, evidence: str) -> Any:
 
 
 async def test_answer_in_words_is_shown_to_the_arg_fill_turn() -> None:
-    r = await _clarified_priority(extra=[faithful_fill("priority", "high", "make it high please"), done(), ANSWER])
+    r = await _clarified_priority(
+        extra=[faithful_fill("priority", "high", "make it high please"), done(), ANSWER]
+    )
     final = await r.art.process("make it high please", thread_id="t")
     assert final.status == "success"
-    assert RAN == [("create_task", {"title": "write report", "due_days": 3, "notify": False, "priority": "high"})]
+    assert RAN == [
+        ("create_task", {"title": "write report", "due_days": 3, "notify": False, "priority": "high"})
+    ]
 
 
 def one_step_with(*tools: str) -> str:
-    item = {"id": "step_1", "description": "do it", "stepType": "tool", "requiredTools": list(tools), "dependencies": []}
+    item = {
+        "id": "step_1",
+        "description": "do it",
+        "stepType": "tool",
+        "requiredTools": list(tools),
+        "dependencies": [],
+    }
     body = json.dumps({"title": "t", "intent": "i", "plan": "p", "todoList": [item]})
     return f"---JSON_OUTPUT_START---\n{body}\n---JSON_OUTPUT_END---"
 
 
 async def test_results_of_calls_before_the_paused_one_reach_the_model_after_the_answer() -> None:
-    both = "```json\n" + json.dumps({"toolCalls": [
-        {"callId": "a", "toolName": "webSearch", "arguments": {"query": "JWST"}},
-        {"callId": "b", "toolName": "send_email", "arguments": {"subject": "News", "body": "See the results."}},
-    ]}) + "\n```"
-    r = await run("Search JWST news and email them to my manager",
-                  [one_step_with("webSearch", "send_email"), both, done(), ANSWER], thread="x")
+    both = (
+        "```json\n"
+        + json.dumps(
+            {
+                "toolCalls": [
+                    {"callId": "a", "toolName": "webSearch", "arguments": {"query": "JWST"}},
+                    {
+                        "callId": "b",
+                        "toolName": "send_email",
+                        "arguments": {"subject": "News", "body": "See the results."},
+                    },
+                ]
+            }
+        )
+        + "\n```"
+    )
+    r = await run(
+        "Search JWST news and email them to my manager",
+        [one_step_with("webSearch", "send_email"), both, done(), ANSWER],
+        thread="x",
+    )
     assert r.response.status == "needs_input" and RAN == [("webSearch", {"query": "JWST"})]
     final = await r.art.resume("x", r.response.suspension["id"], {"values": {"to": "boss@corp.io"}})  # type: ignore[index]
     assert final.status == "success" and len(RAN) == 2

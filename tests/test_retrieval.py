@@ -36,7 +36,13 @@ PDF = "billing_get_invoice_pdf"
 
 def plan_reply(*tools: str) -> str:
     steps = [
-        {"id": f"step_{i}", "description": f"use {t}", "stepType": "tool", "requiredTools": [t], "dependencies": []}
+        {
+            "id": f"step_{i}",
+            "description": f"use {t}",
+            "stepType": "tool",
+            "requiredTools": [t],
+            "dependencies": [],
+        }
         for i, t in enumerate(tools, 1)
     ]
     body = {"title": "t", "intent": "i", "plan": "p", "todoList": steps}
@@ -60,7 +66,9 @@ def tool_lines(content: str) -> list[str]:
     return [line for line in tools.splitlines() if line.startswith("- ")]
 
 
-async def instance(replies: list[Any], n: int = 1000, **config: Any) -> tuple[Any, ScriptedProvider, list[Any]]:
+async def instance(
+    replies: list[Any], n: int = 1000, **config: Any
+) -> tuple[Any, ScriptedProvider, list[Any]]:
     provider = ScriptedProvider(replies)
     cfg = {"storage": {"type": "memory"}, **config}
     art = await create_art_instance(cfg, tools=catalogue(n), providers={"scripted": provider})
@@ -96,7 +104,9 @@ def test_the_finder_follows_the_registry_when_tools_change() -> None:
     assert finder.index() is not None
     assert finder.index().search("glacier melt", 3) == ()  # type: ignore[union-attr]
     schema = {"type": "object", "properties": {"region": {"type": "string"}}}
-    registry.register(tool_from_schema("glacier_melt", "Glacier melt rates from the survey.", schema, lambda **_: None))
+    registry.register(
+        tool_from_schema("glacier_melt", "Glacier melt rates from the survey.", schema, lambda **_: None)
+    )
     assert [h.name for h in finder.index().search("glacier melt", 3)] == ["glacier_melt"]  # type: ignore[union-attr]
     registry.unregister("glacier_melt")
     assert finder.index().search("glacier melt", 3) == ()  # type: ignore[union-attr]
@@ -110,8 +120,14 @@ async def test_an_mcp_servers_changed_tool_list_reaches_the_planner_through_the_
     from tests.test_mcp import SERVER, execute, stdio_server, until
 
     server = {**stdio_server(), "args": [*SERVER[1:], "--dynamic"], "exclude": ["crash", "sleep"]}
-    config = {"storage": {"type": "memory"}, "mcp": {"servers": [server]}, "retrieval": {"threshold": 0, "k": 3}}
-    art = await create_art_instance(config, tools=catalogue(100), providers={"scripted": ScriptedProvider([])})
+    config = {
+        "storage": {"type": "memory"},
+        "mcp": {"servers": [server]},
+        "retrieval": {"threshold": 0, "k": 3},
+    }
+    art = await create_art_instance(
+        config, tools=catalogue(100), providers={"scripted": ScriptedProvider([])}
+    )
     async with art:
         query = "prefixed with extra"
         assert "- mcp_t_extra:" not in art.planning_prompt(query).messages[1].content
@@ -128,11 +144,14 @@ async def test_an_mcp_servers_changed_tool_list_reaches_the_planner_through_the_
 
 @needs_bm25s
 async def test_a_names_only_tier_lists_the_next_tools_by_name_when_asked_for() -> None:
-    art, provider, _ = await instance([plan_reply(PDF), call_reply(PDF, {"invoice_id": "4411"}), DONE, ANSWER],
-                                      retrieval={"names": 50})
+    art, provider, _ = await instance(
+        [plan_reply(PDF), call_reply(PDF, {"invoice_id": "4411"}), DONE, ANSWER], retrieval={"names": 50}
+    )
     assert (await art.process(QUERY)).status == "success"
     prompt = provider.calls[0].messages[1]["content"]
-    named = prompt.split("More tools, by name only (plan with them as with those above): ", 1)[1].split("\n", 1)[0]
+    named = prompt.split("More tools, by name only (plan with them as with those above): ", 1)[1].split(
+        "\n", 1
+    )[0]
     assert 0 < len(named.split(", ")) <= 50 and len(tool_lines(prompt)) == 30
 
 
@@ -148,7 +167,9 @@ async def test_with_a_thousand_tools_the_planner_sees_k_of_them_and_the_event_sa
     assert len(lines) == art.config.retrieval.k == 30
     assert any(line.startswith(f"- {PDF}:") for line in lines)
     assert "of 1000 tools: those that best match the query" in prompt and '"findTools"' in prompt
-    assert "More tools, by name only" in prompt  # ranked by meaning too (the built-in table): a names-only tier
+    assert (
+        "More tools, by name only" in prompt
+    )  # ranked by meaning too (the built-in table): a names-only tier
     offered = [e for e in events if e.type is EventType.TOOLS_OFFERED]
     assert len(offered) == 1 and offered[0].data["mode"] == "retrieved"
     assert offered[0].data["ranking"] == "bm25+builtin" and "reason" not in offered[0].data
@@ -162,8 +183,14 @@ async def test_with_a_thousand_tools_the_planner_sees_k_of_them_and_the_event_sa
 async def test_the_planner_may_ask_for_more_tools_and_then_must_plan() -> None:
     query = "How deep in the red is client 12 with us?"
     art, provider, events = await instance(
-        [find_reply("account balance a customer owes"), find_reply("more"), plan_reply("billing_get_account_balance"),
-         call_reply("billing_get_account_balance", {"customer_id": "12"}), DONE, ANSWER],
+        [
+            find_reply("account balance a customer owes"),
+            find_reply("more"),
+            plan_reply("billing_get_account_balance"),
+            call_reply("billing_get_account_balance", {"customer_id": "12"}),
+            DONE,
+            ANSWER,
+        ],
         retrieval={"find_tools_calls": 2},
     )
     response = await art.process(query)
@@ -186,7 +213,13 @@ async def test_a_search_the_index_cannot_answer_asks_for_the_plan_again_instead_
     """The index went away between the offer and the planner's ``findTools`` (its extra failed to
     import on a rebuild): the planner is asked again, now to plan with what it has."""
     art, provider, _ = await instance(
-        [find_reply("account balance"), plan_reply(PDF), call_reply(PDF, {"invoice_id": "4411"}), DONE, ANSWER],
+        [
+            find_reply("account balance"),
+            plan_reply(PDF),
+            call_reply(PDF, {"invoice_id": "4411"}),
+            DONE,
+            ANSWER,
+        ],
         retrieval={"find_tools_calls": 1},
     )
     first = art._finder.searcher
@@ -256,8 +289,7 @@ async def test_an_installed_but_broken_extra_plans_over_every_tool_with_warnings
 @needs_bm25s
 async def test_a_follow_up_keeps_the_plan_tools_in_view() -> None:
     art, provider, _ = await instance(
-        [plan_reply(PDF), call_reply(PDF, {"invoice_id": "4411"}), DONE, ANSWER,
-         plan_reply(), ANSWER],
+        [plan_reply(PDF), call_reply(PDF, {"invoice_id": "4411"}), DONE, ANSWER, plan_reply(), ANSWER],
     )
     await art.process(QUERY, thread_id="t")
     await art.process("thanks, and what's the weather in Oslo tomorrow?", thread_id="t")
@@ -282,12 +314,14 @@ async def test_guided_planning_chooses_among_the_retrieved_tools() -> None:
     assert "weather_get_air_quality" in json.dumps(planning.response_schema)
     offered = next(e.data for e in events if e.type is EventType.TOOLS_OFFERED)
     assert offered["mode"] == "retrieved" and offered["shown"] == len(shown)
-    assert offered["searches"][0] == "How is the air quality in Delhi today?" and len(offered["searches"]) >= 2
+    assert (
+        offered["searches"][0] == "How is the air quality in Delhi today?" and len(offered["searches"]) >= 2
+    )
 
 
 @needs_bm25s
 async def test_a_guided_part_that_names_arithmetic_in_symbols_is_offered_the_calculator() -> None:
-    """"Compute 12 * 7" shares no word with "Arithmetic on numbers: add (+), ... multiply (*)";
+    """ "Compute 12 * 7" shares no word with "Arithmetic on numbers: add (+), ... multiply (*)";
     its part is searched with the operation's verb too, so the calculator is among its choices."""
     from pes_agent.demo.text_tools import LOCAL_TOOLS
 
@@ -306,7 +340,9 @@ async def test_a_guided_part_that_names_arithmetic_in_symbols_is_offered_the_cal
 
 def test_a_find_tools_reply_is_read_and_a_plan_is_not_one() -> None:
     assert find_tools_request(find_reply("send an invoice", " ", "send an invoice", "pdf", "x", "y")) == (
-        "send an invoice", "pdf", "x",
+        "send an invoice",
+        "pdf",
+        "x",
     )
     assert find_tools_request('{"find_tools": "invoice pdf"}') == ("invoice pdf",)
     assert find_tools_request(plan_reply(PDF)) == ()
@@ -331,16 +367,32 @@ def test_the_cli_progress_says_how_many_tools_the_planner_saw() -> None:
     from pes_agent.events import Event
 
     def line(data: dict[str, Any]) -> str | None:
-        event = Event(id="e", type=EventType.TOOLS_OFFERED, thread_id="t", trace_id="r", step_id=None,
-                      timestamp=0.0, data=data)
+        event = Event(
+            id="e",
+            type=EventType.TOOLS_OFFERED,
+            thread_id="t",
+            trace_id="r",
+            step_id=None,
+            timestamp=0.0,
+            data=data,
+        )
         return progress_line(event)
 
     assert line({"mode": "retrieved", "shown": 30, "total": 1000, "searches": ["q"]}) == (
         "tools: 30 of 1000 shown to the planner, ranked by bm25 (searched ['q'])"
     )
     named = [{"name": "a", "score": 1.0}, {"name": "b", "score": 0.5}]
-    assert line({"mode": "retrieved", "shown": 30, "total": 1000, "searches": ["q"], "named": named,
-                 "ranking": "bm25", "reason": "embeddings failed, so ..."}) == (
+    assert line(
+        {
+            "mode": "retrieved",
+            "shown": 30,
+            "total": 1000,
+            "searches": ["q"],
+            "named": named,
+            "ranking": "bm25",
+            "reason": "embeddings failed, so ...",
+        }
+    ) == (
         "tools: 30 (+2 by name) of 1000 shown to the planner, ranked by bm25 (searched ['q']); embeddings failed, so ..."
     )
     assert "pip install" in (line({"mode": "all_unindexed", "total": 200, "reason": "pip install x"}) or "")
@@ -354,16 +406,22 @@ async def test_a_short_generic_part_keeps_its_tool_beside_a_long_specific_one() 
     """Ranked as a whole, the long billing part took the whole budget and the web search for "look it
     up on the internet" was not even named to the planner; each part now has its own list, merged
     fairly, and the event shows what each part found."""
-    query = ("Look it up on the internet, then update the billing subscription of customer 881 to the annual "
-             "plan with the new discount code")
-    art, provider, events = await instance([plan_reply("web_search"), call_reply("web_search", {"query": "x"}),
-                                            DONE, ANSWER])
+    query = (
+        "Look it up on the internet, then update the billing subscription of customer 881 to the annual "
+        "plan with the new discount code"
+    )
+    art, provider, events = await instance(
+        [plan_reply("web_search"), call_reply("web_search", {"query": "x"}), DONE, ANSWER]
+    )
     await art.process(query)
     prompt = provider.calls[0].messages[1]["content"]
     assert "web_search" in prompt and "- billing_update_subscription:" in prompt
     offered = next(e.data for e in events if e.type is EventType.TOOLS_OFFERED)
-    assert offered["searches"] == [query, "Look it up on the internet",
-                                   "update the billing subscription of customer 881 to the annual plan with the new discount code"]
+    assert offered["searches"] == [
+        query,
+        "Look it up on the internet",
+        "update the billing subscription of customer 881 to the annual plan with the new discount code",
+    ]
     assert [p["part"] for p in offered["parts"]] == offered["searches"][1:]
     assert "billing_update_subscription" in offered["parts"][1]["found"]
     assert art.planning_prompt(query).messages[1].content == prompt  # the preview shows the same offer
@@ -381,7 +439,9 @@ def test_a_request_of_one_part_is_offered_what_its_whole_text_finds() -> None:
     searcher = finder.preview([QUERY])
     assert searcher is not None
     whole = searcher.search(QUERY, 30 + 340, frozenset(registry.names()))
-    assert offer.plannable == tuple(h.name for h in whole) and offer.searches == (QUERY,) and offer.parts == ()
+    assert (
+        offer.plannable == tuple(h.name for h in whole) and offer.searches == (QUERY,) and offer.parts == ()
+    )
 
 
 def test_a_fair_merge_gives_every_list_its_best_first_whatever_the_scores() -> None:
@@ -389,7 +449,11 @@ def test_a_fair_merge_gives_every_list_its_best_first_whatever_the_scores() -> N
     from pes_agent.tools.index import ToolHit
 
     specific = [ToolHit(name=f"billing_{i}", score=90.0 - i) for i in range(5)]
-    generic = [ToolHit(name="web_search", score=2.0), ToolHit(name="billing_0", score=1.5), ToolHit(name="web_news", score=1.0)]
+    generic = [
+        ToolHit(name="web_search", score=2.0),
+        ToolHit(name="billing_0", score=1.5),
+        ToolHit(name="web_news", score=1.0),
+    ]
     merged = [h.name for h in fair_merge([specific, generic], 4)]
     assert merged == ["billing_0", "web_search", "billing_1", "web_news"]  # a taken tool does not use a turn
 
@@ -409,16 +473,18 @@ def _web_tool(**options: Any) -> Any:
 
 @needs_bm25s
 async def test_a_tool_authors_search_words_find_it_and_are_not_shown_to_the_model() -> None:
-    """"google" is not in the description; the author's ``keywords=`` make "google the opening hours"
+    """ "google" is not in the description; the author's ``keywords=`` make "google the opening hours"
     find the tool, and neither the planner's list nor the step's schema carries them."""
     fillers = catalogue()[:300]
     query = "google the opening hours of the Louvre"
     for keywords, found in (((), False), (["google", "look online", "internet"], True)):
-        provider = ScriptedProvider([plan_reply("web_lookup"), call_reply("web_lookup", {"phrase": "Louvre"}), DONE,
-                                     ANSWER])
+        provider = ScriptedProvider(
+            [plan_reply("web_lookup"), call_reply("web_lookup", {"phrase": "Louvre"}), DONE, ANSWER]
+        )
         config = {"storage": {"type": "memory"}, "retrieval": {"names": 0, "k": 5}}
-        art = await create_art_instance(config, tools=[*fillers, _web_tool(keywords=keywords)],
-                                        providers={"scripted": provider})
+        art = await create_art_instance(
+            config, tools=[*fillers, _web_tool(keywords=keywords)], providers={"scripted": provider}
+        )
         await art.process(query)
         planning = provider.calls[0].messages[1]["content"]
         assert ("- web_lookup:" in planning) is found
@@ -431,7 +497,9 @@ def test_search_words_come_from_the_schema_or_the_decorator_and_must_be_words() 
     from pes_agent.errors import ToolDefinitionError
 
     schema = {"type": "object", "properties": {}, "x-search-terms": ["google"]}
-    spec = tool_from_schema("web_lookup", "Retrieve pages.", schema, lambda: "", keywords=["internet", "google"])
+    spec = tool_from_schema(
+        "web_lookup", "Retrieve pages.", schema, lambda: "", keywords=["internet", "google"]
+    )
     assert spec.search_terms == ("google", "internet")
     assert "x-search-terms" not in spec.model_schema and spec.model_schema["type"] == "object"
     with pytest.raises(ToolDefinitionError, match="keywords"):

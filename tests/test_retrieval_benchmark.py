@@ -40,13 +40,22 @@ def test_by_default_recall_counts_tools_found_by_meaning_that_share_no_word_with
 
 
 def _result(recall_at_k: float, tokens: int) -> dict[str, Any]:
-    sizes = {n: {"on_mean": 400, "on_max": tokens, "off_mean": 20 * int(n)} for n in ("10", "50", "200", "500", "1000")}
+    sizes = {
+        n: {"on_mean": 400, "on_max": tokens, "off_mean": 20 * int(n)}
+        for n in ("10", "50", "200", "500", "1000")
+    }
     return {
-        "k": 30, "names": 200, "threshold": 30, "queries": 3, "needed_tools": 3,
+        "k": 30,
+        "names": 200,
+        "threshold": 30,
+        "queries": 3,
+        "needed_tools": 3,
         "recall_offered_1000": {"0": [recall_at_k] * 3, "200": [recall_at_k] * 3},
-        "recall_at_k_1000": {"30": recall_at_k}, "tokens_by_k_1000": {"30": tokens},
+        "recall_at_k_1000": {"30": recall_at_k},
+        "tokens_by_k_1000": {"30": tokens},
         "recall_bm25_1000": {"30": 0.6, "100": 0.67},
-        "recall_by_size": {"1000": (recall_at_k, 3)}, "lexical_reach": 0.7,
+        "recall_by_size": {"1000": (recall_at_k, 3)},
+        "lexical_reach": 0.7,
         "planning_tokens": sizes,
         "timing": {"build_s_median": 0.03, "query_ms_median": 0.1, "query_ms_p95": 0.5, "query_ms_max": 1.0},
     }

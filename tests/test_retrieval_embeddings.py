@@ -40,11 +40,20 @@ KEY = "sk-embed-secret-7731"
 
 
 def config(server: FakeOpenAIServer, **retrieval: Any) -> dict[str, Any]:
-    provider = {"adapter": "openai", "base_url": server.base_url, "model": "fake-model", "api_key": KEY,
-                "max_retries": 1, "timeout_s": 5}
+    provider = {
+        "adapter": "openai",
+        "base_url": server.base_url,
+        "model": "fake-model",
+        "api_key": KEY,
+        "max_retries": 1,
+        "timeout_s": 5,
+    }
     embeddings = {"provider": "fake", "model": "fake-embedding", **retrieval.pop("embeddings", {})}
-    return {"storage": {"type": "memory"}, "providers": {"fake": provider},
-            "retrieval": {"embeddings": embeddings, **retrieval}}
+    return {
+        "storage": {"type": "memory"},
+        "providers": {"fake": provider},
+        "retrieval": {"embeddings": embeddings, **retrieval},
+    }
 
 
 async def run(server: FakeOpenAIServer, query: str, **retrieval: Any) -> tuple[Any, list[Any], Any]:
@@ -65,11 +74,18 @@ def texts_embedded(server: FakeOpenAIServer) -> list[str]:
 
 @needs_bm25s
 async def test_a_tool_that_shares_no_word_with_the_query_is_offered_through_embeddings() -> None:
-    replies = [plan_reply(DAYS), call_reply(DAYS, {"start_date": "2026-11-26", "end_date": "2026-12-25"}), DONE, ANSWER]
+    replies = [
+        plan_reply(DAYS),
+        call_reply(DAYS, {"start_date": "2026-11-26", "end_date": "2026-12-25"}),
+        DONE,
+        ANSWER,
+    ]
     async with FakeOpenAIServer(replies, embed=MEANING) as server:
         art, events, response = await run(server, CHRISTMAS)
         async with art:
-            assert f"- {DAYS}:" not in art.planning_prompt(CHRISTMAS).messages[1].content  # words alone miss it
+            assert (
+                f"- {DAYS}:" not in art.planning_prompt(CHRISTMAS).messages[1].content
+            )  # words alone miss it
     assert response.status == "success"
     prompt = server.chat_requests[0]["messages"][1]["content"]
     assert any(line.startswith(f"- {DAYS}:") for line in tool_lines(prompt))  # found by meaning, described
@@ -79,7 +95,9 @@ async def test_a_tool_that_shares_no_word_with_the_query_is_offered_through_embe
     assert found["bm25"] is None and found["cosine"] > 0.5  # why it was offered, for a user to see
     calls = [e.data["tool_name"] for e in events if e.type is EventType.TOOL_CALL]
     assert calls == [DAYS] and DAYS in str(server.chat_requests[1]["messages"])  # its contract, executing
-    assert texts_embedded(server)[-1] == CHRISTMAS and len(server.embedding_requests) == 16 + 1  # catalogue, query
+    assert (
+        texts_embedded(server)[-1] == CHRISTMAS and len(server.embedding_requests) == 16 + 1
+    )  # catalogue, query
 
 
 @needs_bm25s
@@ -99,7 +117,12 @@ async def test_a_tool_named_only_in_the_second_tier_can_be_planned_and_run() -> 
         await art.aclose()
     prompt = server.chat_requests[first]["messages"][1]["content"]
     assert len(tool_lines(prompt)) == 3 and f"- {tool}:" not in prompt
-    assert tool in prompt.split("More tools, by name only (plan with them as with those above): ", 1)[1].split("\n")[0]
+    assert (
+        tool
+        in prompt.split("More tools, by name only (plan with them as with those above): ", 1)[1].split("\n")[
+            0
+        ]
+    )
     assert "(43 of 1000 tools" in prompt
     assert response.status == "success"
     assert [e.data["tool_name"] for e in events if e.type is EventType.TOOL_CALL] == [tool]
@@ -131,7 +154,9 @@ async def test_a_refusal_for_good_fails_at_start_naming_the_setting_without_retr
 async def test_a_refusal_after_start_ends_the_run_with_that_error() -> None:
     """The key revoked while the instance runs: the run's query embedding is refused."""
     catalogue_ok = [FakeReply()] * 16
-    async with FakeOpenAIServer(embed=MEANING, embedding_actions=[*catalogue_ok, FakeError(status=401)]) as server:
+    async with FakeOpenAIServer(
+        embed=MEANING, embedding_actions=[*catalogue_ok, FakeError(status=401)]
+    ) as server:
         art, events, response = await run(server, CHRISTMAS)
         await art.aclose()
     assert response.status == "error"
@@ -170,8 +195,12 @@ async def test_a_passing_failure_is_retried_then_the_run_plans_by_words_and_says
 @needs_bm25s
 async def test_a_changed_tool_list_embeds_only_the_new_tools() -> None:
     """What an MCP server's ``list_changed`` does to the registry; the finder follows its version."""
-    glacier = tool_from_schema("glacier_melt", "Glacier melt rates from the survey.",
-                               {"type": "object", "properties": {}}, lambda **_: "fast")
+    glacier = tool_from_schema(
+        "glacier_melt",
+        "Glacier melt rates from the survey.",
+        {"type": "object", "properties": {}},
+        lambda **_: "fast",
+    )
     async with FakeOpenAIServer(embed=MEANING) as server:
         server.add(plan_reply(DAYS), call_reply(DAYS, {"start_date": "a", "end_date": "b"}), DONE, ANSWER)
         art = await create_art_instance(config(server), tools=catalogue())
@@ -183,8 +212,10 @@ async def test_a_changed_tool_list_embeds_only_the_new_tools() -> None:
             art.registry.register(glacier)
             server.add(plan_reply("glacier_melt"), call_reply("glacier_melt", {}), DONE, ANSWER)
             await art.process("how quickly is the ice melting?")
-    assert texts_embedded(server)[before:] == ["glacier melt: Glacier melt rates from the survey.",
-                                               "how quickly is the ice melting?"]
+    assert texts_embedded(server)[before:] == [
+        "glacier melt: Glacier melt rates from the survey.",
+        "how quickly is the ice melting?",
+    ]
 
 
 @needs_bm25s
@@ -202,17 +233,25 @@ async def test_the_key_is_sent_but_never_logged_or_shown(caplog: pytest.LogCaptu
 
 def test_the_embeddings_provider_must_exist_and_speak_the_openai_api(tmp_path: Path) -> None:
     path = tmp_path / "agent.yaml"
-    path.write_text("providers:\n  claude: {adapter: anthropic, model: claude-sonnet-4-5}\n"
-                    "retrieval:\n  embeddings: {provider: claude, model: m}\n", encoding="utf-8")
+    path.write_text(
+        "providers:\n  claude: {adapter: anthropic, model: claude-sonnet-4-5}\n"
+        "retrieval:\n  embeddings: {provider: claude, model: m}\n",
+        encoding="utf-8",
+    )
     with pytest.raises(ConfigError, match="OpenAI-compatible `/v1/embeddings`"):
         load_config(path)
-    path.write_text("providers:\n  local: {adapter: ollama, model: llama3}\n"
-                    "retrieval:\n  embeddings: {provider: nomic, model: nomic-embed-text}\n", encoding="utf-8")
+    path.write_text(
+        "providers:\n  local: {adapter: ollama, model: llama3}\n"
+        "retrieval:\n  embeddings: {provider: nomic, model: nomic-embed-text}\n",
+        encoding="utf-8",
+    )
     with pytest.raises(ConfigError, match="no provider named 'nomic'"):
         load_config(path)
-    path.write_text("providers:\n  local: {adapter: ollama, model: llama3}\n"
-                    "retrieval:\n  embeddings: {provider: local, model: nomic-embed-text, batchSize: 32}\n",
-                    encoding="utf-8")
+    path.write_text(
+        "providers:\n  local: {adapter: ollama, model: llama3}\n"
+        "retrieval:\n  embeddings: {provider: local, model: nomic-embed-text, batchSize: 32}\n",
+        encoding="utf-8",
+    )
     loaded = load_config(path).retrieval.embeddings
     assert loaded is not None and loaded.batch_size == 32
 
@@ -236,7 +275,9 @@ def _real_server_missing() -> str | None:
 @needs_bm25s
 @pytest.mark.local_model
 @pytest.mark.skipif(_real_server_missing() is not None, reason=str(_real_server_missing()))
-async def test_tools_are_ranked_with_embeddings_from_llama_cpp_pythons_server(llama_cpp_embeddings: str) -> None:
+async def test_tools_are_ranked_with_embeddings_from_llama_cpp_pythons_server(
+    llama_cpp_embeddings: str,
+) -> None:
     """The protocol against a real server (SmolLM2's vectors: quality is not the point here)."""
     from pes_agent.config import EmbeddingsConfig, ProviderConfig
     from pes_agent.llm.embeddings import OpenAIEmbeddings
@@ -244,7 +285,9 @@ async def test_tools_are_ranked_with_embeddings_from_llama_cpp_pythons_server(ll
     from pes_agent.tools.registry import ToolRegistry
 
     provider = ProviderConfig(adapter="openai", base_url=llama_cpp_embeddings, timeout_s=120)
-    client = OpenAIEmbeddings("local", provider, EmbeddingsConfig(provider="local", model="smollm2", batch_size=16))
+    client = OpenAIEmbeddings(
+        "local", provider, EmbeddingsConfig(provider="local", model="smollm2", batch_size=16)
+    )
     finder = ToolFinder(ToolRegistry(catalogue(120)), client)
     try:
         searcher = await asyncio.wait_for(finder.searcher([CHRISTMAS]), 600)
@@ -263,7 +306,9 @@ async def test_a_tool_list_changing_while_its_vectors_are_fetched_never_fails_th
     from pes_agent.tools.semantic import ToolVectors  # numpy: the retrieval extra
 
     def spec(name: str) -> Any:
-        return tool_from_schema(name, f"The {name} tool.", {"type": "object", "properties": {}}, lambda **_: name)
+        return tool_from_schema(
+            name, f"The {name} tool.", {"type": "object", "properties": {}}, lambda **_: name
+        )
 
     a, b, c, d = (spec(n) for n in ("alpha", "beta", "gamma", "delta"))
     release = {"gamma": asyncio.Event(), "delta": asyncio.Event()}
@@ -301,14 +346,23 @@ def test_a_guided_part_naming_arithmetic_is_still_ranked_by_its_embedding() -> N
     def spec(name: str, about: str) -> Any:
         return tool_from_schema(name, about, {"type": "object", "properties": {}}, lambda **_: name)
 
-    tools = [spec("deduct_amount", "Deduct an amount from a balance."), spec("weather_now", "Current weather.")]
+    tools = [
+        spec("deduct_amount", "Deduct an amount from a balance."),
+        spec("weather_now", "Current weather."),
+    ]
     tools += [spec(f"filler_{i}", f"Filler tool number {i}.") for i in range(10)]
     part = "take 2.5 away from it"
     index = ToolIndex.of(ToolRegistry(tools))
     semantic = SemanticIndex([t.name for t in tools], [[1.0, 0.0]] + [[0.0, 1.0]] * (len(tools) - 1))
     searcher = Searcher(index=index, semantic=semantic, vectors={"the query": [0.0, 1.0], part: [1.0, 0.0]})
-    offer = choose_tools("the query", [t.name for t in tools], RetrievalConfig(k=1, threshold=1), searcher,
-                         parts=[part], guided=True)
+    offer = choose_tools(
+        "the query",
+        [t.name for t in tools],
+        RetrievalConfig(k=1, threshold=1),
+        searcher,
+        parts=[part],
+        guided=True,
+    )
     deduct = [h for h in offer.hits if h.name == "deduct_amount"]
     assert deduct and deduct[0].semantic == 1.0
 
@@ -321,12 +375,18 @@ async def test_a_query_the_embedding_model_refuses_is_planned_by_words_not_faile
     pdf = "billing_get_invoice_pdf"
     too_long = FakeError(status=400, body={"error": {"message": "input is too long for the context window"}})
     replies = [plan_reply(pdf), call_reply(pdf, {"invoice_id": "4411"}), DONE, ANSWER]
-    async with FakeOpenAIServer(replies, embed=MEANING, embedding_actions=[*[FakeReply()] * 16, too_long]) as server:
+    async with FakeOpenAIServer(
+        replies, embed=MEANING, embedding_actions=[*[FakeReply()] * 16, too_long]
+    ) as server:
         art, events, response = await run(server, "send me the invoice pdf of 4411")
         await art.aclose()
     assert response.status == "success"
     (event,) = offered(events)
-    assert event["ranking"] == "bm25" and "HTTP 400" in event["reason"] and pdf in [t["name"] for t in event["tools"]]
+    assert (
+        event["ranking"] == "bm25"
+        and "HTTP 400" in event["reason"]
+        and pdf in [t["name"] for t in event["tools"]]
+    )
     assert len(server.embedding_requests) == 17  # not retried
 
 

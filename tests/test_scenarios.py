@@ -90,7 +90,9 @@ async def test_events_and_requests(name: str) -> None:
         ]
         assert found, f"no {want['type']} event with {want}"
     for absent in exp.get("eventsAbsent", []):
-        assert not [e for e in events if e.type == EventType(absent["type"]) and data_matches(e.data, absent["data"])]
+        assert not [
+            e for e in events if e.type == EventType(absent["type"]) and data_matches(e.data, absent["data"])
+        ]
     calls = replay.provider.calls
     for check in exp.get("requestChecks", []):
         if not _when_holds(replay, check.get("when")):

@@ -147,8 +147,12 @@ def test_an_idle_stream_sends_keep_alive_comments_and_ends_when_the_server_stops
 
 
 def test_a_suspended_run_is_resumed_over_http() -> None:
-    replies = [plan("confirm_publish"), call("confirm_publish", {"title": "Hello"}), done("published"),
-               answer("Published 'Hello'.")]
+    replies = [
+        plan("confirm_publish"),
+        call("confirm_publish", {"title": "Hello"}),
+        done("published"),
+        answer("Published 'Hello'."),
+    ]
     with serving(replies) as served:
         client = served.client
         status, first = client.post("/threads/p/messages", {"query": "Publish a post titled Hello"})
@@ -197,7 +201,9 @@ def test_a_second_post_on_a_busy_thread_gets_409_while_other_threads_run() -> No
     replies: list[ScriptEntry] = [
         held_plan,  # thread b, held until released
         *ADDITION,  # thread c, meanwhile
-        call("add", {"a": 1, "b": 1}), done("2"), answer("It is 2."),  # thread b, after release
+        call("add", {"a": 1, "b": 1}),
+        done("2"),
+        answer("It is 2."),  # thread b, after release
     ]
     with serving(replies) as served, ThreadPoolExecutor(max_workers=1) as pool:
         client = served.client
@@ -318,8 +324,12 @@ def test_the_approval_demo_config_serves_any_number_of_runs_and_keeps_a_pause_ac
     assert len(tools.PUBLISHED) == 3  # d3's tool ran once, after the restart
 
 
-def test_the_demo_config_answers_every_run_not_only_the_first(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    shipped = APP.parents[2] / "config" / "demo.yaml"  # copied, its script made absolute: the database lands here
+def test_the_demo_config_answers_every_run_not_only_the_first(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    shipped = (
+        APP.parents[2] / "config" / "demo.yaml"
+    )  # copied, its script made absolute: the database lands here
     raw = yaml.safe_load(shipped.read_text(encoding="utf-8"))
     raw["providers"]["demo"]["script"] = str((shipped.parent / raw["providers"]["demo"]["script"]).resolve())
     (tmp_path / "demo.yaml").write_text(yaml.safe_dump(raw), encoding="utf-8")
@@ -333,7 +343,12 @@ def test_the_demo_config_answers_every_run_not_only_the_first(tmp_path: Path, mo
 
 
 def test_a_bad_decision_is_a_422_the_pause_stands_and_a_proper_one_runs_the_tool_once() -> None:
-    replies = [plan("publish_post"), call("publish_post", {"title": "Hello", "body": "hi"}), done("ok"), answer("Done.")]
+    replies = [
+        plan("publish_post"),
+        call("publish_post", {"title": "Hello", "body": "hi"}),
+        done("ok"),
+        answer("Done."),
+    ]
     with serving(replies) as served:
         client = served.client
         status, first = client.post("/threads/p/messages", {"query": "Publish a post titled Hello"})
@@ -344,13 +359,18 @@ def test_a_bad_decision_is_a_422_the_pause_stands_and_a_proper_one_runs_the_tool
             ({"approved": True, "modified_args": "oops"}, "`decision.modified_args`"),
             ({"approved": True, "modified_args": {"body": {"not": "text"}}}, "`decision.modified_args.body`"),
         ]:
-            status, refused = client.post("/threads/p/resume", {"suspension_id": suspension_id, "decision": decision})
+            status, refused = client.post(
+                "/threads/p/resume", {"suspension_id": suspension_id, "decision": decision}
+            )
             assert status == 422 and refused["error"]["type"] == "InvalidDecisionError"
             assert field in refused["error"]["message"]
             thread = client.get("/threads/p")[1]
             assert thread["suspension"]["suspension_id"] == suspension_id
             assert thread["state"]["todo_list"][0]["status"] == "waiting" and RAN == []
-        approve = {"suspension_id": suspension_id, "decision": {"approved": True, "modified_args": {"body": "hello"}}}
+        approve = {
+            "suspension_id": suspension_id,
+            "decision": {"approved": True, "modified_args": {"body": "hello"}},
+        }
         status, final = client.post("/threads/p/resume", approve)
         assert status == 200 and final["status"] == "success"
         assert RAN == [("publish_post", {"title": "Hello", "body": "hello"})]
@@ -383,7 +403,10 @@ def test_every_answer_forbids_framing_and_sniffing_and_sends_no_referrer() -> No
 
 def test_the_api_description_is_served_only_when_enabled() -> None:
     with serving([]) as served:
-        assert [served.client.exchange("GET", path).status for path in ("/docs", "/openapi.json")] == [404, 404]
+        assert [served.client.exchange("GET", path).status for path in ("/docs", "/openapi.json")] == [
+            404,
+            404,
+        ]
     enabled = settings_module.ServiceSettings(tokens={ALICE: "alice"}, docs=True)
     with serving([], settings=enabled) as served:
         assert served.client.exchange("GET", "/docs").status == 200
@@ -392,7 +415,9 @@ def test_the_api_description_is_served_only_when_enabled() -> None:
         assert "query" in body["content"]["application/json"]["schema"]["properties"]
 
 
-def test_a_library_error_without_a_status_is_a_500_with_only_a_request_id(caplog: pytest.LogCaptureFixture) -> None:
+def test_a_library_error_without_a_status_is_a_500_with_only_a_request_id(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
     with serving([]) as served:  # no reply scripted: the provider raises ScriptExhaustedError
         reply = served.client.exchange("POST", "/threads/t9/messages", {"query": "What is 2 + 40?"})
     request_id = reply.headers["x-request-id"]
@@ -414,15 +439,23 @@ def test_providers_are_built_and_their_sdk_loaded_at_start_up_not_by_the_first_r
 
     async def factory() -> Any:
         config = {
-            "providers": {"main": {"adapter": "openai", "model": "m", "base_url": "http://127.0.0.1:9/v1",
-                                   "api_key": "sk-never-used"}},
+            "providers": {
+                "main": {
+                    "adapter": "openai",
+                    "model": "m",
+                    "base_url": "http://127.0.0.1:9/v1",
+                    "api_key": "sk-never-used",
+                }
+            },
             "storage": {"type": "memory"},
         }
         art = await create_art_instance(config)
         built.append(art)
         return art
 
-    app = service.create_app(art_factory=factory, settings=settings_module.ServiceSettings(tokens={ALICE: "alice"}))
+    app = service.create_app(
+        art_factory=factory, settings=settings_module.ServiceSettings(tokens={ALICE: "alice"})
+    )
     with uvicorn_serving(app) as client:
         provider = built[0]._built["main"]  # no public view of a built provider; this is what a run uses
         assert len(provider._clients) == 1, "the server loop's client was made at start-up"

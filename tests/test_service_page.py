@@ -174,8 +174,10 @@ def test_a_clarification_is_answered_in_its_field_and_the_run_goes_on(open_page:
 
     SENT.clear()
     replies = [
-        plan("send_email"), call("send_email", {"subject": "Report", "body": "Attached."}),
-        done("sent"), answer("Sent the report to boss@corp.io."),
+        plan("send_email"),
+        call("send_email", {"subject": "Report", "body": "Attached."}),
+        done("sent"),
+        answer("Sent the report to boss@corp.io."),
     ]
     with serving(replies, graceful_s=1, tools=[send_email]) as served:
         page = open_page(served, ALICE)

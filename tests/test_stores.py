@@ -587,7 +587,9 @@ async def test_sqlite_upgrades_a_version_1_file_keeping_its_threads(tmp_path: Pa
     conn.close()
 
 
-async def test_sqlite_upgrades_a_version_2_file_its_threads_open_to_calls_without_a_user(tmp_path: Path) -> None:
+async def test_sqlite_upgrades_a_version_2_file_its_threads_open_to_calls_without_a_user(
+    tmp_path: Path,
+) -> None:
     path = tmp_path / "v2.db"
     old_sqlite_file(path, 2, "old", 4)  # a file written before threads had owners
 
@@ -722,7 +724,9 @@ async def test_postgres_upgrades_a_version_1_schema_keeping_its_threads(pg_dsn: 
     finally:
         await store.aclose()
     assert await admin(pg_dsn, f'SELECT MAX(version) FROM "{pg_schema}".pes_agent_schema') == 2
-    assert await admin(pg_dsn, f'SELECT owner FROM "{pg_schema}".threads WHERE thread_id = \'new\'') == "alice"
+    assert (
+        await admin(pg_dsn, f"SELECT owner FROM \"{pg_schema}\".threads WHERE thread_id = 'new'") == "alice"
+    )
 
 
 async def test_postgres_user_who_cannot_create_tables_gets_the_server_reason(

@@ -150,6 +150,7 @@ def test_prompt_snapshot_file(prompt_snapshot: SnapshotAssertion) -> None:
 
 # --- the network guard -----------------------------------------------------------------------------
 
+
 def _tcp_connect() -> None:
     with _tcp_socket() as sock:
         sock.connect(("192.0.2.1", 9))

@@ -17,7 +17,9 @@ PLAN = '{"title": "t", "intent": "i", "plan": "p", "todoList": [{"id": "s1", "de
 
 async def test_finished_threads_leave_no_lock_behind() -> None:
     replies = [PLAN, "thought", ANSWER] * 50
-    art = await create_art_instance({"storage": {"type": "memory"}}, providers={"scripted": ScriptedProvider(replies)})
+    art = await create_art_instance(
+        {"storage": {"type": "memory"}}, providers={"scripted": ScriptedProvider(replies)}
+    )
     for i in range(50):
         response = await art.process("q", thread_id=f"t{i}")
         assert response.status == "success", response.error

@@ -36,8 +36,14 @@ def test_every_labelled_tool_is_in_the_catalogue_and_smaller_ones_keep_them() ->
 
 def test_tools_come_in_families_of_near_neighbours() -> None:
     names = {s.name for s in catalogue()}
-    assert {"billing_get_invoice", "billing_list_invoices", "billing_get_invoice_pdf", "billing_send_invoice",
-            "billing_void_invoice", "billing_export_invoices_csv"} <= names
+    assert {
+        "billing_get_invoice",
+        "billing_list_invoices",
+        "billing_get_invoice_pdf",
+        "billing_send_invoice",
+        "billing_void_invoice",
+        "billing_export_invoices_csv",
+    } <= names
     families: dict[str, int] = {}
     for name in names:
         noun = re.sub(r"^[a-z]+_(get|list|create|update|delete|search)_", "", name)

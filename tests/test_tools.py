@@ -86,7 +86,9 @@ class Recorder:
         self.calls: list[dict[str, Any]] = []
 
 
-def recording_tool(name: str, recorder: Recorder, schema: dict[str, Any] | None = None, **options: Any) -> ToolSpec:
+def recording_tool(
+    name: str, recorder: Recorder, schema: dict[str, Any] | None = None, **options: Any
+) -> ToolSpec:
     def run(**kwargs: Any) -> str:
         recorder.calls.append(kwargs)
         return f"{name} ran"
@@ -132,7 +134,9 @@ def test_context_parameter_is_left_out_of_the_schema_and_recorded() -> None:
 
 async def test_context_parameter_is_passed_by_the_executor() -> None:
     executor = ToolExecutor(ToolRegistry([search]))
-    result = await executor.execute(call("search", {"query": "q", "title": "t"}), allowed={"search"}, context=CTX)
+    result = await executor.execute(
+        call("search", {"query": "q", "title": "t"}), allowed={"search"}, context=CTX
+    )
     assert result.status == "success"
     assert result.output["context"] is CTX
     assert result.output["limit"] == 5  # defaults come from the function, not the schema
@@ -141,7 +145,9 @@ async def test_context_parameter_is_passed_by_the_executor() -> None:
 async def test_model_parameters_arrive_as_the_declared_type() -> None:
     assert ship.input_schema["$defs"]["Address"]["required"] == ["street"]
     executor = ToolExecutor(ToolRegistry([ship]))
-    result = await executor.execute(call("ship", {"address": {"street": "Rue X"}}), allowed={"ship"}, context=CTX)
+    result = await executor.execute(
+        call("ship", {"address": {"street": "Rue X"}}), allowed={"ship"}, context=CTX
+    )
     assert result.output == "Address:Rue X"
 
 
@@ -172,7 +178,9 @@ async def test_explicit_schema_form_accepts_a_loose_signature_and_passes_context
         return {"ctx": ctx, **arguments}
 
     assert send.context_param == "ctx"
-    result = await ToolExecutor(ToolRegistry([send])).execute(call("send", {"urls": ["u"]}), allowed={"send"}, context=CTX)
+    result = await ToolExecutor(ToolRegistry([send])).execute(
+        call("send", {"urls": ["u"]}), allowed={"send"}, context=CTX
+    )
     assert result.output == {"ctx": CTX, "urls": ["u"]}
 
 
@@ -201,7 +209,9 @@ def test_var_args_are_refused_with_the_parameter_named() -> None:
 
 def test_invalid_explicit_schema_is_refused() -> None:
     with pytest.raises(ToolDefinitionError, match=r"'broken'.*not a valid JSON Schema"):
-        tool_from_schema("broken", "Broken.", {"type": "object", "properties": {"a": {"type": "strnig"}}}, print)
+        tool_from_schema(
+            "broken", "Broken.", {"type": "object", "properties": {"a": {"type": "strnig"}}}, print
+        )
     with pytest.raises(ToolDefinitionError, match=r"'listy'.*\"type\": \"object\""):
         tool_from_schema("listy", "Listy.", {"type": "array"}, print)
 
@@ -371,7 +381,9 @@ async def test_valid_call_succeeds_with_the_return_value() -> None:
 @pytest.mark.parametrize("name", ["webSearch", "searchTheWeb"])
 async def test_not_allowed_or_unknown_tools_are_refused_with_the_allowed_list(name: str) -> None:
     rec = Recorder()
-    executor = ToolExecutor(ToolRegistry([recording_tool("webExtract", rec), recording_tool("webSearch", rec)]))
+    executor = ToolExecutor(
+        ToolRegistry([recording_tool("webExtract", rec), recording_tool("webSearch", rec)])
+    )
     allowed = {"webExtract", "searchTheWeb", "alpha"}
     result = await executor.execute(call(name, {"urls": ["u"]}), allowed=allowed, context=CTX)
     assert result.status == "refused"
@@ -406,7 +418,9 @@ async def test_timeout_becomes_an_error_naming_the_tool() -> None:
         await never.wait()
 
     spec = tool_from_schema("hang", "Hangs.", URLS_SCHEMA, hang, timeout=0.01)
-    result = await ToolExecutor(ToolRegistry([spec])).execute(call("hang", {"urls": ["u"]}), allowed={"hang"}, context=CTX)
+    result = await ToolExecutor(ToolRegistry([spec])).execute(
+        call("hang", {"urls": ["u"]}), allowed={"hang"}, context=CTX
+    )
     assert result.status == "error"
     assert result.error == "tool 'hang' timed out after 0.01s"
 
@@ -416,7 +430,9 @@ async def test_sync_tools_run_in_a_worker_thread() -> None:
         return threading.get_ident()
 
     spec = tool_from_schema("where", "Where.", URLS_SCHEMA, where)
-    result = await ToolExecutor(ToolRegistry([spec])).execute(call("where", {"urls": ["u"]}), allowed={"where"}, context=CTX)
+    result = await ToolExecutor(ToolRegistry([spec])).execute(
+        call("where", {"urls": ["u"]}), allowed={"where"}, context=CTX
+    )
     assert result.status == "success"
     assert result.output != threading.get_ident()
 
@@ -428,7 +444,9 @@ def approval_registry(rec: Recorder) -> ToolRegistry:
 
     return ToolRegistry(
         [
-            tool_from_schema("send", "Send.", URLS_SCHEMA, send, execution_mode="blocking", requires_approval=True),
+            tool_from_schema(
+                "send", "Send.", URLS_SCHEMA, send, execution_mode="blocking", requires_approval=True
+            ),
             recording_tool("webExtract", rec),
         ]
     )

@@ -33,18 +33,26 @@ def test_server_states_decide_for_asyncpg_never_the_message() -> None:
     asyncpg = pytest.importorskip("asyncpg")
     exceptions = asyncpg.exceptions
     for transient in (
-        exceptions.AdminShutdownError, exceptions.CannotConnectNowError, exceptions.CrashShutdownError,
-        exceptions.ConnectionDoesNotExistError, exceptions.TooManyConnectionsError, exceptions.ConnectionFailureError,
+        exceptions.AdminShutdownError,
+        exceptions.CannotConnectNowError,
+        exceptions.CrashShutdownError,
+        exceptions.ConnectionDoesNotExistError,
+        exceptions.TooManyConnectionsError,
+        exceptions.ConnectionFailureError,
     ):
         assert is_transient(transient("the server went away")), transient
     for refusal in (
         exceptions.QueryCanceledError,  # a statement timeout: repeating it would undo the cancel
-        exceptions.InvalidPasswordError, exceptions.UndefinedTableError, exceptions.UniqueViolationError,
+        exceptions.InvalidPasswordError,
+        exceptions.UndefinedTableError,
+        exceptions.UniqueViolationError,
         exceptions.DatabaseDroppedError,
     ):
         assert not is_transient(refusal("connection refused (words that must not matter)")), refusal
     # client-side states: decided by the store on the connection they happened on, never by type alone
-    assert not is_transient(exceptions.InternalClientError("cannot switch to state 15; another operation (2) is in progress"))
+    assert not is_transient(
+        exceptions.InternalClientError("cannot switch to state 15; another operation (2) is in progress")
+    )
     assert not is_transient(exceptions.InterfaceError("connection is closed"))
 
 
@@ -73,7 +81,9 @@ class FakeClock:
         self.now += seconds
 
 
-async def test_a_fault_is_ridden_out_with_backoff_and_a_warning_per_attempt(caplog: pytest.LogCaptureFixture) -> None:
+async def test_a_fault_is_ridden_out_with_backoff_and_a_warning_per_attempt(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
     clock, calls = FakeClock(), []
 
     async def flaky() -> str:
@@ -122,14 +132,18 @@ async def test_a_refusal_is_raised_at_once_never_retried() -> None:
 # -- the PostgreSQL store on a real server ---------------------------------------------------------
 
 
-async def test_postgres_a_connection_the_server_ended_is_unavailable_then_replaced(pg_database_dsn: str) -> None:
+async def test_postgres_a_connection_the_server_ended_is_unavailable_then_replaced(
+    pg_database_dsn: str,
+) -> None:
     from pes_agent.state.postgres import PostgresStore
 
     store = PostgresStore(pg_database_dsn, min_size=1, max_size=1)
     try:
         await store.save("t1", ThreadState(title="before"), 0)
         pid = await store._run(lambda conn: conn.fetchval("SELECT pg_backend_pid()"))
-        await admin(pg_database_dsn, "SELECT pg_terminate_backend($1)", pid)  # AdminShutdown, as a restart sends
+        await admin(
+            pg_database_dsn, "SELECT pg_terminate_backend($1)", pid
+        )  # AdminShutdown, as a restart sends
         await asyncio.sleep(0.2)
         try:
             await store.load("t1")  # the pool may notice first and reconnect: fine too
@@ -160,7 +174,9 @@ async def test_postgres_client_side_errors_are_decided_by_the_connection(pg_data
         raise asyncpg.InterfaceError("cannot perform operation: another operation is in progress")
 
     async def on_ended(conn: Any) -> None:
-        await admin(pg_database_dsn, "SELECT pg_terminate_backend($1)", await conn.fetchval("SELECT pg_backend_pid()"))
+        await admin(
+            pg_database_dsn, "SELECT pg_terminate_backend($1)", await conn.fetchval("SELECT pg_backend_pid()")
+        )
         await asyncio.sleep(0.2)
         raise asyncpg.InterfaceError("connection is closed")
 

@@ -38,7 +38,11 @@ def write_tools(ran: list[str], *, approval: str = "") -> list[ToolSpec]:
             return {"written": letter, "n": n}
 
         return tool_from_schema(
-            f"tool_{letter.lower()}", f"Write {letter}.", _SCHEMA, write, side_effects=True,
+            f"tool_{letter.lower()}",
+            f"Write {letter}.",
+            _SCHEMA,
+            write,
+            side_effects=True,
             requires_approval=letter in approval,
         )
 
@@ -46,10 +50,12 @@ def write_tools(ran: list[str], *, approval: str = "") -> list[ToolSpec]:
 
 
 def config(tmp_path: Path, **workers: Any) -> Any:
-    return config_from_dict({
-        "storage": {"type": "sqlite", "path": str(tmp_path / "state.db")},
-        "workers": {"systemDatabase": f"sqlite:///{tmp_path / 'dbos.sqlite'}", **workers},
-    })
+    return config_from_dict(
+        {
+            "storage": {"type": "sqlite", "path": str(tmp_path / "state.db")},
+            "workers": {"systemDatabase": f"sqlite:///{tmp_path / 'dbos.sqlite'}", **workers},
+        }
+    )
 
 
 class Deployment:
@@ -61,8 +67,12 @@ class Deployment:
         self.producer: Producer | None = None
 
     async def start(
-        self, replies: list[Any], tools: list[ToolSpec], store: StateStore | None = None,
-        provider_names: Sequence[str] = ("scripted",), **workers: Any
+        self,
+        replies: list[Any],
+        tools: list[ToolSpec],
+        store: StateStore | None = None,
+        provider_names: Sequence[str] = ("scripted",),
+        **workers: Any,
     ) -> Producer:
         """``provider_names``: the names the one scripted provider answers under (configured ones
         get a queue each)."""
@@ -106,7 +116,13 @@ async def test_a_queued_run_is_a_workflow_whose_calls_are_steps(deployment: Depl
     assert ran == ["A n=1", "B n=2", "C n=3"]
     assert await handle.result() == response
     names = [s["function_name"] for s in await DBOS.list_workflow_steps_async(handle.workflow_id)]
-    assert names[:5] == ["store.load", "store.save", "store.messages", "store.append_message", "model planning -"]
+    assert names[:5] == [
+        "store.load",
+        "store.save",
+        "store.messages",
+        "store.append_message",
+        "model planning -",
+    ]
     for letter, step in zip("abc", (1, 2, 3), strict=True):
         tool_step = f"tool tool_{letter} step_{step} call_step_{step}_1"
         assert names.count(tool_step) == 1 and names[names.index(tool_step) - 1] == f"reach {tool_step}"
@@ -128,8 +144,10 @@ async def test_a_run_queued_before_any_worker_ever_started_is_run_by_the_first(
     try:
         handle = await early.enqueue(QUERY, thread_id="t-early")
         ran: list[str] = []
-        await deployment.start([plan(), call("A"), done("A"), call("B"), done("B"), call("C"), done("C"), ANSWER],
-                               write_tools(ran))
+        await deployment.start(
+            [plan(), call("A"), done("A"), call("B"), done("B"), call("C"), done("C"), ANSWER],
+            write_tools(ran),
+        )
         response = await handle.response(timeout_s=30)
     finally:
         await early.aclose()
@@ -157,7 +175,10 @@ async def test_a_run_that_fails_on_the_worker_is_reported_at_once_not_after_the_
     assert response is not None, "the caller waited the whole timeout for a run that had already failed"
     assert response == {
         "thread_id": "t-full",
-        "failed": {"type": "OSError", "message": "the run failed on a worker (OSError); the worker's log has why"},
+        "failed": {
+            "type": "OSError",
+            "message": "the run failed on a worker (OSError); the worker's log has why",
+        },
     }
     with pytest.raises(OSError, match="no space left"):
         await handle.result()  # DBOS records the workflow as failed
@@ -188,8 +209,11 @@ async def test_a_store_that_drops_its_connection_for_a_moment_delays_a_run_but_d
 ) -> None:
     ran: list[str] = []
     store = DroppingEveryOtherWrite()
-    producer = await deployment.start([plan(), call("A"), done("A"), call("B"), done("B"), call("C"), done("C"), ANSWER],
-                                      write_tools(ran), store=store)
+    producer = await deployment.start(
+        [plan(), call("A"), done("A"), call("B"), done("B"), call("C"), done("C"), ANSWER],
+        write_tools(ran),
+        store=store,
+    )
     response = await (await producer.enqueue(QUERY, thread_id="t-flaky")).response(timeout_s=60)
     assert response is not None and response["status"] == "success", response
     assert ran == ["A n=1", "B n=2", "C n=3"]  # no tool ran twice for a retried save
@@ -209,7 +233,9 @@ class DownBeforeToolC(MemoryStore):
         if self.down:
             raise StoreUnavailableError("connection refused (the test's database is down)")
 
-    async def call_started(self, thread_id: str, item_id: str, call_id: str, tool_name: str, arguments: Any) -> None:
+    async def call_started(
+        self, thread_id: str, item_id: str, call_id: str, tool_name: str, arguments: Any
+    ) -> None:
         if tool_name == "tool_c" and not self.went_down:
             self.down = self.went_down = True
         self._check()
@@ -263,8 +289,12 @@ def one_step(call_: Any) -> str:
     asked = re.search(r"Letter ([ABC]), please", " ".join(m.content for m in request.messages))
     letter = asked.group(1) if asked else "A"
     if request.phase == "planning":
-        step = {"id": "step_1", "description": f"write {letter}", "stepType": "tool",
-                "requiredTools": [f"tool_{letter.lower()}"]}
+        step = {
+            "id": "step_1",
+            "description": f"write {letter}",
+            "stepType": "tool",
+            "requiredTools": [f"tool_{letter.lower()}"],
+        }
         body = {"title": "Write", "intent": "write", "plan": "one step", "todoList": [step]}
         return f"---JSON_OUTPUT_START---\n{json.dumps(body)}\n---JSON_OUTPUT_END---"
     if request.phase == "synthesis":
@@ -296,7 +326,10 @@ async def test_paused_runs_free_their_slots_and_a_decision_continues_them(deploy
 
 async def test_queues_take_rate_limit_and_concurrency_from_config(deployment: Deployment) -> None:
     await deployment.start(
-        [], write_tools([]), concurrency=3, providers={"scripted": {"runsPerPeriod": 7, "periodS": 2, "concurrency": 5}}
+        [],
+        write_tools([]),
+        concurrency=3,
+        providers={"scripted": {"runsPerPeriod": 7, "periodS": 2, "concurrency": 5}},
     )
 
     queue = await DBOS.retrieve_queue_async("pes-agent.default")
@@ -317,7 +350,8 @@ async def test_a_paused_run_waits_and_a_decision_from_elsewhere_continues_the_sa
 ) -> None:
     ran: list[str] = []
     producer = await deployment.start(
-        [*approval_script(), done("B"), call("C"), done("C"), ANSWER], write_tools(ran, approval="B"),
+        [*approval_script(), done("B"), call("C"), done("C"), ANSWER],
+        write_tools(ran, approval="B"),
         approvalWaitS=60,
     )
     handle = await producer.enqueue(QUERY, thread_id="t-hitl")
@@ -341,7 +375,8 @@ async def test_a_paused_run_waits_and_a_decision_from_elsewhere_continues_the_sa
 async def test_a_decision_after_the_wait_is_run_by_a_new_job(deployment: Deployment) -> None:
     ran: list[str] = []
     producer = await deployment.start(
-        [*approval_script(), done("B"), call("C"), done("C"), ANSWER], write_tools(ran, approval="B"),
+        [*approval_script(), done("B"), call("C"), done("C"), ANSWER],
+        write_tools(ran, approval="B"),
         approvalWaitS=0,
     )
     handle = await producer.enqueue(QUERY, thread_id="t-late")
@@ -366,8 +401,11 @@ def test_the_example_config_maps_to_dbos_queue_options(monkeypatch: pytest.Monke
 
     assert cfg.workers.enabled and queue_name("openai") == "pes-agent.openai"
     assert queue_options(cfg.workers, "openai", concurrency=2) == {
-        "worker_concurrency": 2, "partition_concurrency": 1, "polling_interval_sec": 0.2,
-        "limiter": {"limit": 60, "period": 60.0}, "global_concurrency": 32,
+        "worker_concurrency": 2,
+        "partition_concurrency": 1,
+        "polling_interval_sec": 0.2,
+        "limiter": {"limit": 60, "period": 60.0},
+        "global_concurrency": 32,
     }
     assert "pw" not in repr(cfg.workers)  # the system database URL is a secret
 

@@ -62,9 +62,14 @@ class Fleet:
 
     def job(self, executor_id: str) -> dict[str, Any]:
         return {
-            "storage": {"type": "postgres", "dsn": self.store_dsn}, "system_database": self.system_db,
-            "executor_id": executor_id, "concurrency": CONCURRENCY, "responder": "generic",
-            "record_file": str(self.tool_file), "tool_s": TOOL_S, "store_outage_s": self.outage_s,
+            "storage": {"type": "postgres", "dsn": self.store_dsn},
+            "system_database": self.system_db,
+            "executor_id": executor_id,
+            "concurrency": CONCURRENCY,
+            "responder": "generic",
+            "record_file": str(self.tool_file),
+            "tool_s": TOOL_S,
+            "store_outage_s": self.outage_s,
         }
 
     def tool_runs(self) -> Counter[tuple[str, str]]:
@@ -75,16 +80,22 @@ class Fleet:
 _NAMES = iter(range(1_000_000))
 
 
-def fleet(cluster: Cluster, tmp_path: Path, outage_s: float = 60.0, *, system_on_sqlite: bool = False) -> Fleet:
+def fleet(
+    cluster: Cluster, tmp_path: Path, outage_s: float = 60.0, *, system_on_sqlite: bool = False
+) -> Fleet:
     """With ``system_on_sqlite``, DBOS's tables are in a SQLite file: only the store goes down, so a
     run in flight meets the store's window instead of DBOS's unbounded wait for its own tables."""
     n = next(_NAMES)
     store = cluster.create_database(f"store_{n}")
-    system = f"sqlite:///{tmp_path / 'dbos.sqlite'}" if system_on_sqlite else cluster.create_database(f"dbos_{n}")
+    system = (
+        f"sqlite:///{tmp_path / 'dbos.sqlite'}" if system_on_sqlite else cluster.create_database(f"dbos_{n}")
+    )
     return Fleet(cluster, store, system, tmp_path / "tool_runs.txt", outage_s)
 
 
-async def run_through(fleet: Fleet, fault: Callable[[], Awaitable[None]]) -> tuple[list[dict[str, Any]], Producer]:
+async def run_through(
+    fleet: Fleet, fault: Callable[[], Awaitable[None]]
+) -> tuple[list[dict[str, Any]], Producer]:
     """30 runs on 3 workers; ``fault`` once a few have finished and every worker has some in flight.
     Returns each run's first response (``None`` never: a run that never answers fails the test)."""
     workers = {w: await start_worker(fleet.job(w)) for w in WORKERS}
@@ -138,14 +149,18 @@ async def journal_finished(dsn: str) -> set[tuple[str, str]]:
     return {(r["thread_id"], r["call_id"]) for r in rows}
 
 
-async def assert_every_run_succeeded_once(fleet: Fleet, responses: list[dict[str, Any]], producer: Producer) -> None:
+async def assert_every_run_succeeded_once(
+    fleet: Fleet, responses: list[dict[str, Any]], producer: Producer
+) -> None:
     try:
         statuses = Counter(
             w.status for w in await producer._client.list_workflows_async(load_input=False, load_output=False)
         )
     finally:
         await producer.aclose()
-    assert [r.get("status") for r in responses] == ["success"] * RUNS, [r for r in responses if r.get("status") != "success"][:2]
+    assert [r.get("status") for r in responses] == ["success"] * RUNS, [
+        r for r in responses if r.get("status") != "success"
+    ][:2]
     assert statuses == {"SUCCESS": RUNS}, statuses  # none stuck, none failed
     runs = fleet.tool_runs()
     assert {thread for thread, _ in runs} == {f"t{i:02d}" for i in range(RUNS)}
@@ -215,7 +230,9 @@ async def test_an_outage_past_the_window_fails_runs_honestly_and_recover_continu
         workers = {w: await start_worker(faulty.job(w)) for w in WORKERS}
         try:
             handles = [await producer.recover(thread) for thread in stopped]
-            recovered = await asyncio.wait_for(asyncio.gather(*(h.response(TIMEOUT_S) for h in handles)), 2 * TIMEOUT_S)
+            recovered = await asyncio.wait_for(
+                asyncio.gather(*(h.response(TIMEOUT_S) for h in handles)), 2 * TIMEOUT_S
+            )
         finally:
             for proc in workers.values():
                 await stop_worker(proc)

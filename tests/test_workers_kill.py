@@ -46,9 +46,13 @@ async def system_database(pg_dsn: str) -> AsyncIterator[str]:
 
 def worker_job(store_dsn: str, system_db: str, executor_id: str) -> dict[str, Any]:
     return {
-        "storage": {"type": "postgres", "dsn": store_dsn}, "system_database": system_db,
-        "executor_id": executor_id, "concurrency": CONCURRENCY, "responder": "generic",
-        "record_dsn": store_dsn, "tool_s": 0.05,
+        "storage": {"type": "postgres", "dsn": store_dsn},
+        "system_database": system_db,
+        "executor_id": executor_id,
+        "concurrency": CONCURRENCY,
+        "responder": "generic",
+        "record_dsn": store_dsn,
+        "tool_s": 0.05,
     }
 
 
@@ -91,7 +95,9 @@ async def wait_until_busy(producer: Producer, executor_id: str, done_at_least: i
 @pytest.mark.slow
 async def test_three_workers_a_hundred_runs_one_killed(pg_database_dsn: str, system_database: str) -> None:
     store_dsn = pg_database_dsn
-    await admin(store_dsn, "CREATE TABLE tool_runs (seq BIGSERIAL PRIMARY KEY, thread_id TEXT, call_id TEXT, pid INT)")
+    await admin(
+        store_dsn, "CREATE TABLE tool_runs (seq BIGSERIAL PRIMARY KEY, thread_id TEXT, call_id TEXT, pid INT)"
+    )
     config = config_from_dict({"workers": {"systemDatabase": system_database}})
     workers = {w: await start_worker(worker_job(store_dsn, system_database, w)) for w in WORKERS}
     killed_pid = workers[KILLED].pid
@@ -113,7 +119,9 @@ async def test_three_workers_a_hundred_runs_one_killed(pg_database_dsn: str, sys
             if proc.returncode is None:
                 await stop_worker(proc)
 
-    assert [r.get("status") for r in responses] == ["success"] * RUNS, [r for r in responses if r.get("status") != "success"][:2]
+    assert [r.get("status") for r in responses] == ["success"] * RUNS, [
+        r for r in responses if r.get("status") != "success"
+    ][:2]
     assert {r["thread_id"] for r in responses} == {f"t{i:03d}" for i in range(RUNS)}
     runs = await tool_runs(store_dsn)
     per_call = Counter((thread, call) for thread, call, _ in runs)

@@ -32,8 +32,14 @@ TIMEOUT_S = 60.0
 async def start_worker(job: dict[str, Any]) -> asyncio.subprocess.Process:
     """A worker process, once it takes jobs."""
     proc = await asyncio.create_subprocess_exec(
-        sys.executable, str(CHILD), json.dumps(job), cwd=str(REPO), env={**os.environ, "PYTHONPATH": str(REPO)},
-        stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+        sys.executable,
+        str(CHILD),
+        json.dumps(job),
+        cwd=str(REPO),
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
     )
     assert proc.stdout is not None
     line = await asyncio.wait_for(proc.stdout.readline(), TIMEOUT_S)
@@ -55,12 +61,18 @@ class Setup:
         self.tmp_path = tmp_path
         self.storage = {"type": "sqlite", "path": str(tmp_path / "state.db")}
         self.system_database = f"sqlite:///{tmp_path / 'dbos.sqlite'}"
-        self.config = config_from_dict({"storage": self.storage, "workers": {"systemDatabase": self.system_database}})
+        self.config = config_from_dict(
+            {"storage": self.storage, "workers": {"systemDatabase": self.system_database}}
+        )
 
     def job(self, replies: list[str], **extra: Any) -> dict[str, Any]:
         return {
-            "storage": self.storage, "system_database": self.system_database, "executor_id": "w1",
-            "replies": replies, "effects": str(self.tmp_path / "effects.txt"), **extra,
+            "storage": self.storage,
+            "system_database": self.system_database,
+            "executor_id": "w1",
+            "replies": replies,
+            "effects": str(self.tmp_path / "effects.txt"),
+            **extra,
         }
 
     def effects(self) -> list[str]:
@@ -113,7 +125,9 @@ async def test_recovered_workflow_asks_before_running_the_interrupted_tool_again
     assert counts == {"model_calls": 4, "unused_replies": 0}  # planning and step 1 were not asked again
 
 
-async def test_recovered_workflow_reruns_an_interrupted_idempotent_tool(setup: tuple[Setup, Producer]) -> None:
+async def test_recovered_workflow_reruns_an_interrupted_idempotent_tool(
+    setup: tuple[Setup, Producer],
+) -> None:
     prepared, producer = setup
     handle = await _killed_inside_b(prepared, producer, idempotent_b=True)
 
@@ -171,8 +185,22 @@ def test_worker_and_enqueue_commands(tmp_path: Path) -> None:
     import subprocess
 
     worker = subprocess.Popen(
-        [sys.executable, "-m", "pes_agent.cli", "worker", "--config", str(config), "--id", "w-cli", "--concurrency", "2"],
-        cwd=str(REPO), env={**os.environ, "PYTHONPATH": str(REPO)}, stderr=subprocess.PIPE, text=True,
+        [
+            sys.executable,
+            "-m",
+            "pes_agent.cli",
+            "worker",
+            "--config",
+            str(config),
+            "--id",
+            "w-cli",
+            "--concurrency",
+            "2",
+        ],
+        cwd=str(REPO),
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+        stderr=subprocess.PIPE,
+        text=True,
     )
     try:
         assert worker.stderr is not None
@@ -189,7 +217,9 @@ def test_worker_and_enqueue_commands(tmp_path: Path) -> None:
         assert worker.wait(TIMEOUT_S) == 0
 
 
-def test_enqueue_wait_without_a_worker_says_what_is_missing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_enqueue_wait_without_a_worker_says_what_is_missing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     import io
 
     from pes_agent.cli import main

@@ -49,16 +49,23 @@ class On(Deployment):
         self.settings: dict[str, Any] = {}  # more of the config (providers)
 
     def config(self, **workers: Any) -> Any:
-        return config_from_dict({
-            **self.settings, "storage": self.storage, "workers": {"systemDatabase": self.system_database, **workers},
-        })
+        return config_from_dict(
+            {
+                **self.settings,
+                "storage": self.storage,
+                "workers": {"systemDatabase": self.system_database, **workers},
+            }
+        )
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
 async def deployment(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[On]:
     if request.param == "sqlite":
-        running = On(tmp_path, {"type": "sqlite", "path": str(tmp_path / "state.db")},
-                     f"sqlite:///{tmp_path / 'dbos.sqlite'}")
+        running = On(
+            tmp_path,
+            {"type": "sqlite", "path": str(tmp_path / "state.db")},
+            f"sqlite:///{tmp_path / 'dbos.sqlite'}",
+        )
         try:
             yield running
         finally:
@@ -86,11 +93,21 @@ def slow_acks(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(producer_module, "ACK_WAIT_S", 0.2)
 
 
-TWO_PROVIDERS = {"providers": {"a": {"adapter": "scripted"}, "b": {"adapter": "scripted"}}, "defaultProvider": "a"}
+TWO_PROVIDERS = {
+    "providers": {"a": {"adapter": "scripted"}, "b": {"adapter": "scripted"}},
+    "defaultProvider": "a",
+}
 
 
-async def paused_run(deployment: On, ran: list[str], thread_id: str, *, approval: str = "B", queue_b: bool = False,
-                     **workers: Any) -> tuple[Producer, str, dict[str, Any]]:
+async def paused_run(
+    deployment: On,
+    ran: list[str],
+    thread_id: str,
+    *,
+    approval: str = "B",
+    queue_b: bool = False,
+    **workers: Any,
+) -> tuple[Producer, str, dict[str, Any]]:
     """A run on ``thread_id`` paused for approval of tool B: (producer, its workflow, the pause).
     ``queue_b``: providers a (the default) and b are configured and the run uses b, so it waits in
     b's queue while resume jobs go to a's: a job can run while the run waits."""
@@ -99,8 +116,12 @@ async def paused_run(deployment: On, ran: list[str], thread_id: str, *, approval
     if queue_b:
         deployment.settings = TWO_PROVIDERS
         names, options = ("a", "b"), {"providerConfig": {"providerName": "b"}}
-    producer = await deployment.start([plan(), call("A"), done("A"), call("B"), *tail],
-                                      write_tools(ran, approval=approval), provider_names=names, **workers)
+    producer = await deployment.start(
+        [plan(), call("A"), done("A"), call("B"), *tail],
+        write_tools(ran, approval=approval),
+        provider_names=names,
+        **workers,
+    )
     handle = await producer.enqueue(QUERY, thread_id=thread_id, options=options)
     paused = await handle.response(timeout_s=30)
     assert paused is not None and paused["status"] == "suspended", paused
@@ -243,7 +264,11 @@ class LeftBehind:
     def __init__(self, producer: Producer, thread_id: str, left: str, first: str) -> None:
         self.client, self.left, self.first = producer._client, left, first
         self.job = job_of(thread_id, first)
-        self._ack, self._decide, self._send = workflow_module.acknowledge, workflow_module._decide, self.client.send_async
+        self._ack, self._decide, self._send = (
+            workflow_module.acknowledge,
+            workflow_module._decide,
+            self.client.send_async,
+        )
 
     def install(self, monkeypatch: pytest.MonkeyPatch, missed: str) -> None:
         monkeypatch.setattr(workflow_module, "acknowledge", self.late_ack)
@@ -295,8 +320,9 @@ async def test_a_run_whose_pause_another_run_took_stops_waiting_and_the_next_dec
     decision is the job's to take, and its caller is answered by the job, not by a refusal from
     the run the store turned away (which both runs acked, before this was fixed)."""
     ran: list[str] = []
-    producer, waiting, paused = await paused_run(deployment, ran, "t-two", approval="BC", queue_b=True,
-                                                 approvalWaitS=60)
+    producer, waiting, paused = await paused_run(
+        deployment, ran, "t-two", approval="BC", queue_b=True, approvalWaitS=60
+    )
     first = paused["suspension"]["id"]
     race = LeftBehind(producer, "t-two", waiting, first)
     race.install(monkeypatch, missed)
@@ -319,7 +345,9 @@ async def test_a_run_whose_pause_another_run_took_stops_waiting_and_the_next_dec
     assert final is not None and final.get("status") == "success", json.dumps(final)[:800]
     assert last.workflow_id == race.job  # the run that carries the thread now
     assert ran == ["A n=1", "B n=2", "C n=3"]
-    await race.until_ended(race.left)  # the run left behind stopped waiting, not answering the second decision
+    await race.until_ended(
+        race.left
+    )  # the run left behind stopped waiting, not answering the second decision
     assert await race.client.get_event_async(race.left, response_key(second), timeout_seconds=0) is None
 
 
@@ -331,8 +359,9 @@ async def test_a_repeated_decision_handed_to_the_run_that_acked_it_is_answered_b
     repeat finds the run's ack of that very decision and is handed the run. The job applies it first,
     so the store refuses the run: both callers must get the job's answer, not the run's refusal."""
     ran: list[str] = []
-    producer, left, paused = await paused_run(deployment, ran, "t-again", approval="BC", queue_b=True,
-                                              approvalWaitS=60)
+    producer, left, paused = await paused_run(
+        deployment, ran, "t-again", approval="BC", queue_b=True, approvalWaitS=60
+    )
     first = paused["suspension"]["id"]
     job = job_of("t-again", first)
     client, repeated = producer._client, asyncio.Event()

@@ -34,8 +34,12 @@ def web_and_worker(
     storage = {"type": "sqlite", "path": str(tmp_path / "state.db")}
     system_database = f"sqlite:///{tmp_path / 'dbos.sqlite'}"
     job = {
-        "storage": storage, "system_database": system_database, "executor_id": "w1", "replies": replies,
-        "effects": str(tmp_path / "effects.txt"), **(worker or {}),
+        "storage": storage,
+        "system_database": system_database,
+        "executor_id": "w1",
+        "replies": replies,
+        "effects": str(tmp_path / "effects.txt"),
+        **(worker or {}),
     }
     loop = asyncio.new_event_loop()
     process = loop.run_until_complete(start_worker(job))
@@ -78,7 +82,10 @@ def test_a_run_on_a_worker_streams_its_events_to_the_web_process(tmp_path: Path)
 
 
 def test_a_stream_opened_before_another_users_run_on_a_worker_ends_without_it(tmp_path: Path) -> None:
-    with web_and_worker(tmp_path, keepalive_s=0.2) as (client, _), client.stream("/threads/taken/events") as watch:
+    with (
+        web_and_worker(tmp_path, keepalive_s=0.2) as (client, _),
+        client.stream("/threads/taken/events") as watch,
+    ):
         assert watch.frame().comments  # subscribed
         status, body = client.as_user(BOB).post("/threads/taken/messages", {"query": QUERY})
         assert status == 200 and body["status"] == "success"

@@ -27,7 +27,8 @@ def run_worker(tmp_path: Path, storage: str, system_database: str) -> subprocess
     seconds importing): its exit status and what it wrote."""
     config = tmp_path / "workers.yaml"
     config.write_text(
-        f"storage: {storage}\nworkers:\n  systemDatabase: {system_database}\n  storeOutageS: 0.5\n", encoding="utf-8"
+        f"storage: {storage}\nworkers:\n  systemDatabase: {system_database}\n  storeOutageS: 0.5\n",
+        encoding="utf-8",
     )
     out, err = io.StringIO(), io.StringIO()
     code = main(["worker", "--config", str(config), "--id", "w-start"], out=out, err=err)
@@ -46,16 +47,21 @@ def assert_one_line_naming(done: subprocess.CompletedProcess[str], where: str) -
 def test_a_worker_whose_system_database_is_down_says_so_in_one_line(tmp_path: Path) -> None:
     port = free_port()
     done = run_worker(
-        tmp_path, f"{{type: sqlite, path: {tmp_path / 'state.db'}}}", f"postgresql://app:s3cret@127.0.0.1:{port}/pes_dbos"
+        tmp_path,
+        f"{{type: sqlite, path: {tmp_path / 'state.db'}}}",
+        f"postgresql://app:s3cret@127.0.0.1:{port}/pes_dbos",
     )
     assert_one_line_naming(done, f"127.0.0.1:{port}/pes_dbos")
 
 
 def test_a_worker_whose_store_is_down_says_so_in_one_line(tmp_path: Path) -> None:
-    pytest.importorskip("asyncpg", reason="the `postgres` extra is not installed: pip install -e '.[postgres]'")
+    pytest.importorskip(
+        "asyncpg", reason="the `postgres` extra is not installed: pip install -e '.[postgres]'"
+    )
     port = free_port()
     done = run_worker(
-        tmp_path, f"{{type: postgres, dsn: 'postgresql://app:s3cret@127.0.0.1:{port}/pes'}}",
+        tmp_path,
+        f"{{type: postgres, dsn: 'postgresql://app:s3cret@127.0.0.1:{port}/pes'}}",
         f"sqlite:///{tmp_path / 'dbos.sqlite'}",
     )
     assert_one_line_naming(done, f"127.0.0.1:{port}/pes")

@@ -9,7 +9,13 @@ from typing import Any
 def plan(*tools: str) -> str:
     """A plan of one tool step per tool, in order, with no dependencies."""
     steps = [
-        {"id": f"step_{i}", "description": f"use {t}", "stepType": "tool", "requiredTools": [t], "dependencies": []}
+        {
+            "id": f"step_{i}",
+            "description": f"use {t}",
+            "stepType": "tool",
+            "requiredTools": [t],
+            "dependencies": [],
+        }
         for i, t in enumerate(tools, 1)
     ]
     body = {"title": "t", "intent": "i", "plan": "p", "todoList": steps}

@@ -65,9 +65,7 @@ ArtFactory = Callable[[], Awaitable[ArtInstance]]
 CONFIG_ENV = "PES_AGENT_CONFIG"
 DEFAULT_CONFIG = Path(__file__).resolve().parents[2] / "config" / "demo.yaml"
 PAGE = Path(__file__).resolve().parent / "page"
-PAGE_POLICY = (
-    f"default-src 'self'; script-src 'self'; style-src 'self'; object-src 'none'; base-uri 'none'; {NO_FRAMING}"
-)
+PAGE_POLICY = f"default-src 'self'; script-src 'self'; style-src 'self'; object-src 'none'; base-uri 'none'; {NO_FRAMING}"
 """The page's Content-Security-Policy: its own script and style only, so even text that slipped
 into the page as HTML could not run a script (it never does: the page sets textContent); and no
 other site may frame it (a framed page could be clicked into approving)."""
@@ -157,7 +155,9 @@ def create_app(
     app.add_middleware(BodyLimit, max_bytes=rules.limits.max_body_bytes)
     failures = RateLimiter(rules.limits.auth_failures_per_minute, rules.limits.auth_failure_burst, ticking)
     app.add_middleware(
-        AuthThrottle, limiter=failures, known_token=lambda token: tokens.user(token) is not None,
+        AuthThrottle,
+        limiter=failures,
+        known_token=lambda token: tokens.user(token) is not None,
         public=PUBLIC_PREFIXES,
     )
     app.add_middleware(SecurityHeaders)
@@ -221,7 +221,10 @@ def _add_routes(app: FastAPI, holder: _Holder, keepalive_s: float) -> None:
 
     @app.post("/threads/{thread_id}/messages", openapi_extra=_body_doc(MessageIn))
     async def post_message(
-        thread_id: ThreadId, request: Request, user: User, body: Annotated[MessageIn, Depends(json_body(MessageIn))]
+        thread_id: ThreadId,
+        request: Request,
+        user: User,
+        body: Annotated[MessageIn, Depends(json_body(MessageIn))],
     ) -> dict[str, Any]:
         art, rules = holder.get(), request.app.state.rules
         if len(body.query) > rules.limits.max_query_chars:
@@ -240,7 +243,10 @@ def _add_routes(app: FastAPI, holder: _Holder, keepalive_s: float) -> None:
 
     @app.post("/threads/{thread_id}/resume", openapi_extra=_body_doc(ResumeIn))
     async def resume(
-        thread_id: ThreadId, request: Request, user: User, body: Annotated[ResumeIn, Depends(json_body(ResumeIn))]
+        thread_id: ThreadId,
+        request: Request,
+        user: User,
+        body: Annotated[ResumeIn, Depends(json_body(ResumeIn))],
     ) -> dict[str, Any]:
         if body.suspension_id is None and body.decision is not None:
             raise InvalidInputError(
@@ -250,10 +256,16 @@ def _add_routes(app: FastAPI, holder: _Holder, keepalive_s: float) -> None:
         with request.app.state.slots.hold(user):
             if holder.producer is not None and body.suspension_id is not None:
                 # checked here, where the tools are, so a bad decision is a 422 and never reaches a worker
-                decision = await holder.get().check_decision(thread_id, body.suspension_id, body.decision, user_id=user)
-                return await response_of(holder.producer.resume(thread_id, body.suspension_id, decision, user_id=user))
+                decision = await holder.get().check_decision(
+                    thread_id, body.suspension_id, body.decision, user_id=user
+                )
+                return await response_of(
+                    holder.producer.resume(thread_id, body.suspension_id, decision, user_id=user)
+                )
             if holder.producer is not None:
-                raise InvalidInputError("runs on workers are recovered by the workers; name a `suspension_id`")
+                raise InvalidInputError(
+                    "runs on workers are recovered by the workers; name a `suspension_id`"
+                )
             response = await holder.get().resume(thread_id, body.suspension_id, body.decision, user_id=user)
         return response.to_dict()
 
@@ -282,7 +294,12 @@ def _add_routes(app: FastAPI, holder: _Holder, keepalive_s: float) -> None:
         await art.get_thread_state(thread_id, user_id=user)  # another user's thread: 404 before streaming
         return StreamingResponse(
             event_stream(
-                art, thread_id, user, since=since, last_id=last_event_id, keepalive_s=keepalive_s,
+                art,
+                thread_id,
+                user,
+                since=since,
+                last_id=last_event_id,
+                keepalive_s=keepalive_s,
                 follow=holder.producer is not None,
             ),
             media_type="text/event-stream",

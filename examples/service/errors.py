@@ -75,8 +75,13 @@ def internal_error(request: Request, exc: BaseException) -> JSONResponse:
     thread_id = request.path_params.get("thread_id")
     log.error(
         "request %s: unhandled %s on %s %s (thread %r, user %r)",
-        request_id, type(exc).__name__, request.method, request.url.path, thread_id,
-        getattr(request.state, "user", None), exc_info=exc,
+        request_id,
+        type(exc).__name__,
+        request.method,
+        request.url.path,
+        thread_id,
+        getattr(request.state, "user", None),
+        exc_info=exc,
     )
     message = f"internal error; the service log has the details under request id {request_id}"
     response = JSONResponse(

@@ -201,7 +201,9 @@ class AuthThrottle:
         return scheme.lower() == "bearer" and bool(token.strip()) and self.known_token(token.strip())
 
 
-async def refuse(send: Send, status: int, kind: str, message: str, headers: dict[str, str] | None = None) -> None:
+async def refuse(
+    send: Send, status: int, kind: str, message: str, headers: dict[str, str] | None = None
+) -> None:
     """A refusal sent from a middleware, in the body every refusal has."""
     payload = json.dumps({"error": {"type": kind, "message": message}}).encode()
     raw = [(b"content-type", b"application/json"), (b"content-length", str(len(payload)).encode())]

@@ -34,7 +34,11 @@ async def response_of(handing: Awaitable[Any]) -> dict[str, Any]:
     refused = response.get("refused")
     if refused:
         kind = getattr(pes_agent.errors, str(refused.get("type")), PesAgentError)
-        error = kind.__new__(kind) if isinstance(kind, type) and issubclass(kind, PesAgentError) else PesAgentError()
+        error = (
+            kind.__new__(kind)
+            if isinstance(kind, type) and issubclass(kind, PesAgentError)
+            else PesAgentError()
+        )
         Exception.__init__(error, str(refused.get("message")))
         raise error
     return response

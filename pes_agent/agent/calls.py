@@ -90,8 +90,12 @@ async def handle_call(
         loop.failures.pop(checked.call.tool_name, None)
         earlier = None if approved else repeated_call(ctx, loop, checked.call)
         if earlier is not None:
-            return CallOutcome(result=await _repeat_result(ctx, loop, checked.call, earlier), call=checked.call)
-        return CallOutcome(result=await run_or_ask(ctx, loop, checked.call, approved=approved), call=checked.call)
+            return CallOutcome(
+                result=await _repeat_result(ctx, loop, checked.call, earlier), call=checked.call
+            )
+        return CallOutcome(
+            result=await run_or_ask(ctx, loop, checked.call, approved=approved), call=checked.call
+        )
     # One counter per tool, never reset by another tool's success; refused names share one.
     counter = NOT_A_TOOL if checked.outcome == "refuse_tool" else checked.call.tool_name
     loop.failures[counter] = loop.failures.get(counter, 0) + 1
@@ -118,7 +122,9 @@ async def gate_check(ctx: RunContext, loop: ItemLoop, call: ToolCall) -> GateRes
     return checked
 
 
-async def _refuse_or_reask(ctx: RunContext, loop: ItemLoop, call: ToolCall, checked: GateResult) -> CallOutcome:
+async def _refuse_or_reask(
+    ctx: RunContext, loop: ItemLoop, call: ToolCall, checked: GateResult
+) -> CallOutcome:
     status = "refused" if checked.outcome == "refuse_tool" else "error"
     message = checked.message or f"the call to {call.tool_name} cannot run as given"
     result = _not_run(checked.call if status == "error" else call, status, message)
@@ -129,7 +135,9 @@ async def _refuse_or_reask(ctx: RunContext, loop: ItemLoop, call: ToolCall, chec
                 "call_id": call.call_id,
                 "tool_name": checked.call.tool_name,
                 "reason": message,
-                "fields": sorted({n.name for n in checked.needs} | {p.field for p in checked.problems if p.field}),
+                "fields": sorted(
+                    {n.name for n in checked.needs} | {p.field for p in checked.problems if p.field}
+                ),
             },
             step_id=loop.item.id,
         )
@@ -148,7 +156,9 @@ def _not_run(call: ToolCall, status: str, message: str | None) -> ToolResult:
 
 
 def needed(needs: tuple[FieldNeed, ...]) -> list[NeededField]:
-    return [NeededField(name=n.name, description=n.description, type=n.type, allowed=n.allowed) for n in needs]
+    return [
+        NeededField(name=n.name, description=n.description, type=n.type, allowed=n.allowed) for n in needs
+    ]
 
 
 def _as(outcome: str, checked: GateResult, needs: tuple[FieldNeed, ...] | None = None) -> GateResult:
@@ -247,14 +257,17 @@ def repeated_call(ctx: RunContext, loop: ItemLoop, call: ToolCall) -> ToolCallRe
         return None
     return next(
         (
-            r for r in loop.item.tool_results
+            r
+            for r in loop.item.tool_results
             if r.status == "success" and r.tool_name == call.tool_name and r.arguments == dict(call.arguments)
         ),
         None,
     )
 
 
-async def _repeat_result(ctx: RunContext, loop: ItemLoop, call: ToolCall, earlier: ToolCallRecord) -> ToolResult:
+async def _repeat_result(
+    ctx: RunContext, loop: ItemLoop, call: ToolCall, earlier: ToolCallRecord
+) -> ToolResult:
     """The earlier call's result, not run again; the event says which call it repeats."""
     result = ToolResult(
         call_id=call.call_id,
@@ -277,21 +290,29 @@ async def _repeat_result(ctx: RunContext, loop: ItemLoop, call: ToolCall, earlie
     return result
 
 
-async def _already_done(ctx: RunContext, loop: ItemLoop, call: ToolCall, decided: ToolCallRecord) -> ToolResult:
+async def _already_done(
+    ctx: RunContext, loop: ItemLoop, call: ToolCall, decided: ToolCallRecord
+) -> ToolResult:
     verdict = "approved" if decided.decision and decided.decision.get("approved") else "rejected"
     result = ToolResult(
         call_id=call.call_id,
         tool_name=call.tool_name,
         status="success",
-        output={"already_done": True, "note": f"{call.tool_name} was already {verdict} by the user in this step "
-                f"(call {decided.call_id}); it was not run again.", "decision": decided.decision},
+        output={
+            "already_done": True,
+            "note": f"{call.tool_name} was already {verdict} by the user in this step "
+            f"(call {decided.call_id}); it was not run again.",
+            "decision": decided.decision,
+        },
         metadata={"ran": False},
     )
     await record(ctx, loop, call, result)
     return result
 
 
-async def run_or_ask(ctx: RunContext, loop: ItemLoop, call: ToolCall, *, approved: bool = False) -> ToolResult:
+async def run_or_ask(
+    ctx: RunContext, loop: ItemLoop, call: ToolCall, *, approved: bool = False
+) -> ToolResult:
     """Run the call, or pause first when the tool requires approval before it runs."""
     spec = ctx.registry.get(call.tool_name)
     if not approved and spec is not None and spec.requires_approval and call.tool_name in loop.allowed:
@@ -312,14 +333,22 @@ async def execute(ctx: RunContext, loop: ItemLoop, call: ToolCall) -> ToolResult
     earlier = _ran_before_interruption(loop, call)
     if earlier is not None:
         return ToolResult(
-            call_id=call.call_id, tool_name=call.tool_name, status="success", output=earlier.output,
+            call_id=call.call_id,
+            tool_name=call.tool_name,
+            status="success",
+            output=earlier.output,
             metadata={"ran": False, "replayed_from": earlier.call_id},
         )
     context = ToolContext(
-        thread_id=ctx.thread_id, trace_id=ctx.trace_id, step_id=loop.item.id, call_id=call.call_id,
+        thread_id=ctx.thread_id,
+        trace_id=ctx.trace_id,
+        step_id=loop.item.id,
+        call_id=call.call_id,
         user_id=ctx.user_id,
     )
-    await ctx.store.call_started(ctx.thread_id, loop.item.id, call.call_id, call.tool_name, dict(call.arguments))
+    await ctx.store.call_started(
+        ctx.thread_id, loop.item.id, call.call_id, call.tool_name, dict(call.arguments)
+    )
     attributes = {"tool_name": call.tool_name, "call_id": call.call_id, "step_id": loop.item.id}
     with ctx.tracer.span("tool", f"execute_tool {call.tool_name}", attributes) as span:
         ran = await ctx.steps.run(
@@ -353,7 +382,8 @@ def _ran_before_interruption(loop: ItemLoop, call: ToolCall) -> ToolCallRecord |
         return None
     return next(
         (
-            r for r in loop.item.tool_results
+            r
+            for r in loop.item.tool_results
             if r.status == "success" and r.tool_name == call.tool_name and r.arguments == dict(call.arguments)
         ),
         None,

@@ -84,11 +84,14 @@ def check_decision(scope: DecisionScope, suspension: Suspension, decision: Decis
             field="modified_args",
         )
     call = ToolCall(
-        call_id=suspension.call_id or "", tool_name=suspension.tool_name or "",
+        call_id=suspension.call_id or "",
+        tool_name=suspension.tool_name or "",
         arguments={**suspension.arguments, **given},
     )
     allowed = allowed_for(item, scope.schema_mode, scope.enabled_tools)
-    checked = scope.gate.check(call, allowed=allowed, grounding=grounding_of(scope.state, scope.query, answer_texts(given)))
+    checked = scope.gate.check(
+        call, allowed=allowed, grounding=grounding_of(scope.state, scope.query, answer_texts(given))
+    )
     if checked.outcome in ("execute", "refuse_tool"):
         return  # a tool the step may no longer call is the run's to report, not the decision's fault
     refused = _refused_fields(checked)
@@ -96,7 +99,9 @@ def check_decision(scope: DecisionScope, suspension: Suspension, decision: Decis
         refused = [(name, why) for name, why in refused if name in given]
     if not refused and suspension.kind == "clarification":
         return
-    name, why = refused[0] if refused else ("", checked.message or "the tool's schema refuses these arguments")
+    name, why = (
+        refused[0] if refused else ("", checked.message or "the tool's schema refuses these arguments")
+    )
     field = f"{label}.{name}" if name else label
     others = ", ".join(f"`{label}.{n}`" for n, _ in refused[1:])
     also = f" (also {others})" if others else ""

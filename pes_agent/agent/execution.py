@@ -78,7 +78,9 @@ async def run_item(ctx: RunContext, item: TodoItem) -> ItemOutcome:
     unavailable = [n for n in item.required_tools if n not in ctx.enabled_tools]
     if item.required_tools and len(unavailable) == len(item.required_tools):
         return await fail_item(
-            ctx, item, f"required tool(s) {', '.join(unavailable)} are not registered or not enabled",
+            ctx,
+            item,
+            f"required tool(s) {', '.join(unavailable)} are not registered or not enabled",
             code="tools_unavailable",
         )
     loop.messages = recovery_messages(ctx, loop)
@@ -103,7 +105,10 @@ async def free_form_turn(ctx: RunContext, loop: ItemLoop) -> ItemOutcome | None:
     """One free-form turn: the conversation so far, a reply of tool calls or content."""
     item = loop.item
     turn = PromptRequest(
-        phase=loop.next_phase, step_id=item.id, messages=tuple(loop.messages), tools=loop.tools,
+        phase=loop.next_phase,
+        step_id=item.id,
+        messages=tuple(loop.messages),
+        tools=loop.tools,
         response_schema=loop.response_schema,
     )
     reply = await ctx.call_model(turn)
@@ -139,7 +144,9 @@ async def _handle_content(ctx: RunContext, loop: ItemLoop, parsed: ParsedStep) -
     if loop.enforcements >= ctx.limits.taef_max_retries:
         loop.item.validation_status = "failed"
         return await fail_item(
-            ctx, loop.item, f"the step ended without calling its required tool(s): {', '.join(missing)}",
+            ctx,
+            loop.item,
+            f"the step ended without calling its required tool(s): {', '.join(missing)}",
             code="unusable_reply" if loop.unusable else "taef_max_retries",
         )
     loop.enforcements += 1
@@ -218,9 +225,15 @@ def _can_close_early(ctx: RunContext, loop: ItemLoop, parsed: ParsedStep, result
     )
 
 
-def after_calls_text(ctx: RunContext, loop: ItemLoop, results: list[ToolResult], corrections: list[str]) -> str:
+def after_calls_text(
+    ctx: RunContext, loop: ItemLoop, results: list[ToolResult], corrections: list[str]
+) -> str:
     """One message back to the model: results that ran, then at most one corrective part."""
-    ran = [tool_result_view(_record(loop, r)) for r in results if r.status in ("success", "suspended") or _ran_and_failed(r)]
+    ran = [
+        tool_result_view(_record(loop, r))
+        for r in results
+        if r.status in ("success", "suspended") or _ran_and_failed(r)
+    ]
     parts = [tool_results_text(ran, ctx.limits.tool_result_max_length)] if ran else []
     refused = [r.tool_name for r in results if r.status == "refused"]
     attempted = {r.tool_name for r in results if r.status != "refused"}
@@ -229,7 +242,9 @@ def after_calls_text(ctx: RunContext, loop: ItemLoop, results: list[ToolResult],
     if wants_enforcement and loop.enforcements < ctx.limits.taef_max_retries:
         loop.enforcements += 1
         loop.next_phase = "enforcement"
-        parts.append(enforcement_text(ctx.settings, missing=missing, refused=refused, allowed_tools=loop.allowed))
+        parts.append(
+            enforcement_text(ctx.settings, missing=missing, refused=refused, allowed_tools=loop.allowed)
+        )
     elif corrections:
         parts.extend(corrections)
     return "\n\n".join(parts)
@@ -244,7 +259,11 @@ def _record(loop: ItemLoop, result: ToolResult) -> ToolCallRecord:
     """The item's stored record of ``result`` (whose rendered output later prompts reuse), or a
     fresh one for a result that was not stored."""
     for record in reversed(loop.item.tool_results):
-        if record.call_id == result.call_id and record.output is result.output and record.status == result.status:
+        if (
+            record.call_id == result.call_id
+            and record.output is result.output
+            and record.status == result.status
+        ):
             return record
     return ToolCallRecord(
         call_id=result.call_id,

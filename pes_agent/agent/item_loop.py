@@ -50,13 +50,15 @@ class ItemLoop:
     def ran(self) -> set[str]:
         """Tools done in this item: run, or decided on by a person (a rejection settles it too)."""
         return {
-            r.tool_name for r in self.item.tool_results
+            r.tool_name
+            for r in self.item.tool_results
             if r.status in ("success", "suspended") or r.decision is not None
         }
 
     def missing(self) -> list[str]:
         done = self.ran()
         return [name for name in self.required if name not in done]
+
 
 def allowed_tools(ctx: RunContext, item: TodoItem) -> tuple[str, ...]:
     return allowed_for(item, ctx.limits.tool_schema_mode, ctx.enabled_tools)
@@ -91,11 +93,15 @@ def first_request(ctx: RunContext, loop: ItemLoop) -> PromptRequest:
         previous=previous,
         max_result_length=max_len,
         other_tools="\n".join(ctx.registry.manifesto_lines(others)) if others else "",
-        tool_schemas={n: spec.model_schema for n in loop.allowed if (spec := ctx.registry.get(n)) is not None},
+        tool_schemas={
+            n: spec.model_schema for n in loop.allowed if (spec := ctx.registry.get(n)) is not None
+        },
     )
+
 
 def new_loop(ctx: RunContext, item: TodoItem) -> ItemLoop:
     return ItemLoop(item=item, allowed=allowed_tools(ctx, item), tools=tuple(item.required_tools))
+
 
 def recovery_messages(ctx: RunContext, loop: ItemLoop) -> list[Message]:
     """The item's opening messages; after an interruption, plus what already ran in it."""

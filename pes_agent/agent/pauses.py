@@ -26,8 +26,12 @@ async def _pause(ctx: RunContext, loop: ItemLoop, suspension: Suspension) -> Non
 
 def _suspension(
     ctx: RunContext,
-    loop: ItemLoop, kind: Literal["approval", "clarification"], call: ToolCall | ToolResult, message: str,
-    arguments: dict[str, Any], fields: list[dict[str, Any]] | None = None,
+    loop: ItemLoop,
+    kind: Literal["approval", "clarification"],
+    call: ToolCall | ToolResult,
+    message: str,
+    arguments: dict[str, Any],
+    fields: list[dict[str, Any]] | None = None,
 ) -> Suspension:
     return Suspension(
         id=f"susp_{ctx.steps.new_id()[:16]}",
@@ -105,7 +109,12 @@ async def pause_unknown_outcome(
     await _pause(ctx, loop, _suspension(ctx, loop, "approval", call, message, dict(arguments)))
     await ctx.emit(
         EventType.SUSPENDED,
-        {"suspension_id": ctx.state.suspension.id if ctx.state.suspension else None, "kind": "approval",
-         "tool_name": tool_name, "call_id": call_id, "message": message},
+        {
+            "suspension_id": ctx.state.suspension.id if ctx.state.suspension else None,
+            "kind": "approval",
+            "tool_name": tool_name,
+            "call_id": call_id,
+            "message": message,
+        },
         step_id=item.id,
     )

@@ -187,7 +187,9 @@ def paused_response(ctx: RunContext) -> AgentFinalResponse:
         return respond(ctx, susp.message, "suspended", suspension=info)
     clarification = {
         "text": susp.message,
-        "fields": [{"tool": f["tool"], "name": f["name"], "description": f.get("description")} for f in susp.fields],
+        "fields": [
+            {"tool": f["tool"], "name": f["name"], "description": f.get("description")} for f in susp.fields
+        ],
     }
     return respond(ctx, susp.message, "needs_input", suspension=info, clarification=clarification)
 

@@ -70,5 +70,7 @@ async def apply_plan_update(ctx: RunContext, proposal: ParsedPlan, *, current_id
     if proposal.plan:
         ctx.state.plan = proposal.plan
     await ctx.save()
-    await ctx.emit(EventType.PLAN_UPDATE, {**plan_event_data(ctx), "diff": diff.as_dict()}, step_id=current_id)
+    await ctx.emit(
+        EventType.PLAN_UPDATE, {**plan_event_data(ctx), "diff": diff.as_dict()}, step_id=current_id
+    )
     return diff

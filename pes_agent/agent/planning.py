@@ -7,7 +7,15 @@ from collections.abc import Callable, Sequence
 from pes_agent.agent.context import PhaseFailure, RunContext
 from pes_agent.agent.plan_items import plan_event_data, todo_from_plan
 from pes_agent.agent.plan_update import apply_plan_update
-from pes_agent.agent.tool_offer import ToolOffer, choose_tools, every_tool, preview_offer, search_texts, unindexed, widen
+from pes_agent.agent.tool_offer import (
+    ToolOffer,
+    choose_tools,
+    every_tool,
+    preview_offer,
+    search_texts,
+    unindexed,
+    widen,
+)
 from pes_agent.agent.views import results_before
 from pes_agent.config import RetrievalConfig
 from pes_agent.errors import ParseError
@@ -24,7 +32,9 @@ from pes_agent.tools.finder import ToolFinder
 from pes_agent.tools.registry import ToolRegistry
 
 
-async def emit_warnings(ctx: RunContext, warnings: Sequence[ParseWarning], step_id: str | None = None) -> None:
+async def emit_warnings(
+    ctx: RunContext, warnings: Sequence[ParseWarning], step_id: str | None = None
+) -> None:
     for warning in warnings:
         await ctx.emit(
             EventType.PARSE_WARNING, {"code": warning.code, "detail": warning.detail}, step_id=step_id
@@ -46,8 +56,9 @@ async def offer_tools(ctx: RunContext, *, parts: Sequence[str] = (), keep: Seque
         if searcher is None:  # the index could not be built after all
             offer = unindexed(ctx.enabled_tools, ctx.finder)
         else:
-            offer = choose_tools(ctx.query, ctx.enabled_tools, ctx.retrieval, searcher, parts=parts, guided=guided,
-                                 keep=keep)
+            offer = choose_tools(
+                ctx.query, ctx.enabled_tools, ctx.retrieval, searcher, parts=parts, guided=guided, keep=keep
+            )
     if offer.mode != "all":
         await ctx.emit(EventType.TOOLS_OFFERED, offer.event_data(ctx.retrieval.k))
     return offer
@@ -80,7 +91,11 @@ def first_planning_request(
         offer = preview_offer(query, enabled, retrieval, finder)
     find = offer.searchable and retrieval.find_tools_calls > 0
     return build_planning(
-        query, tools_text(registry, offer, find_tools=find), settings, tool_names=offer.plannable, find_tools=find
+        query,
+        tools_text(registry, offer, find_tools=find),
+        settings,
+        tool_names=offer.plannable,
+        find_tools=find,
     )
 
 
@@ -113,7 +128,9 @@ def unparseable_as_failure(parse: Callable[[str], ParsedPlan], text: str) -> Par
     try:
         return parse(text)
     except ParseError as exc:
-        raise PhaseFailure("unparseable_plan", "planning", f"the planning reply held no usable plan: {exc}") from exc
+        raise PhaseFailure(
+            "unparseable_plan", "planning", f"the planning reply held no usable plan: {exc}"
+        ) from exc
 
 
 async def _plan_with_finds(ctx: RunContext, history: Sequence[HistoryTurn], offer: ToolOffer) -> LLMReply:
@@ -123,8 +140,12 @@ async def _plan_with_finds(ctx: RunContext, history: Sequence[HistoryTurn], offe
     finds_left = ctx.retrieval.find_tools_calls if offer.searchable else 0
     while True:
         request = build_planning(
-            ctx.query, tools_text(ctx.registry, offer, find_tools=finds_left > 0), ctx.settings,
-            history=history, tool_names=offer.plannable, find_tools=finds_left > 0,
+            ctx.query,
+            tools_text(ctx.registry, offer, find_tools=finds_left > 0),
+            ctx.settings,
+            history=history,
+            tool_names=offer.plannable,
+            find_tools=finds_left > 0,
         )
         reply = await ctx.call_model(request)
         phrases = find_tools_request(reply.text) if finds_left > 0 else ()
@@ -156,6 +177,8 @@ async def run_refinement(ctx: RunContext, history: Sequence[HistoryTurn]) -> Non
     try:
         parsed = parse_plan(reply.text)
     except ParseError as exc:
-        raise PhaseFailure("unparseable_plan", "refinement", f"the refinement reply held no usable plan: {exc}") from exc
+        raise PhaseFailure(
+            "unparseable_plan", "refinement", f"the refinement reply held no usable plan: {exc}"
+        ) from exc
     await emit_warnings(ctx, parsed.warnings)
     await apply_plan_update(ctx, parsed, current_id=None)

@@ -76,7 +76,9 @@ async def resume_item(ctx: RunContext, resumption: Resumption) -> ItemOutcome:
     else:
         values = dict(decision.values or {})
         ctx.user_answers.extend(answer_texts(values))
-        merged = ToolCall(call_id=call.call_id, tool_name=call.tool_name, arguments={**call.arguments, **values})
+        merged = ToolCall(
+            call_id=call.call_id, tool_name=call.tool_name, arguments={**call.arguments, **values}
+        )
         # Values given as such are the user's word; a free-text reply (through `process`) may still
         # need an arg-fill turn to pick them out of the sentence.
         answered = frozenset() if resumption.free_text else frozenset(values)
@@ -85,11 +87,15 @@ async def resume_item(ctx: RunContext, resumption: Resumption) -> ItemOutcome:
     if paused is not None:
         return paused
     corrections = [outcome.corrective] if outcome.corrective else []
-    loop.messages.append(Message(role="user", content=after_calls_text(ctx, loop, [outcome.result], corrections)))
+    loop.messages.append(
+        Message(role="user", content=after_calls_text(ctx, loop, [outcome.result], corrections))
+    )
     return await turns(ctx, loop)
 
 
-async def _pause_again(ctx: RunContext, loop: ItemLoop, call: ToolCall, outcome: CallOutcome) -> ItemOutcome | None:
+async def _pause_again(
+    ctx: RunContext, loop: ItemLoop, call: ToolCall, outcome: CallOutcome
+) -> ItemOutcome | None:
     if outcome.clarify:
         await pause_for_clarification(ctx, loop, outcome.call or call, outcome.clarify)
         return ItemOutcome.NEEDS_INPUT
@@ -110,18 +116,26 @@ async def _decide(ctx: RunContext, loop: ItemLoop, call: ToolCall, decision: Dec
         stored.output = {**verdict, "request": stored.output}
         stored.error = None if approved else f"the user rejected this: {reason or 'no reason given'}"
         final = {
-            "call_id": call.call_id, "tool_name": call.tool_name, "status": stored.status,
-            "output": stored.output, "error": stored.error,
+            "call_id": call.call_id,
+            "tool_name": call.tool_name,
+            "status": stored.status,
+            "output": stored.output,
+            "error": stored.error,
         }
         await ctx.save(finished=[CallFinish(item_id=loop.item.id, call_id=call.call_id, result=final)])
         result = ToolResult(
-            call_id=call.call_id, tool_name=call.tool_name, status=stored.status, output=stored.output,
+            call_id=call.call_id,
+            tool_name=call.tool_name,
+            status=stored.status,
+            output=stored.output,
             error=stored.error,
         )
         return CallOutcome(result=result)
     if not approved:  # requires_approval, rejected: it never runs
         result = ToolResult(
-            call_id=call.call_id, tool_name=call.tool_name, status="error",
+            call_id=call.call_id,
+            tool_name=call.tool_name,
+            status="error",
             error=f"the user rejected this call, so it did not run: {reason or 'no reason given'}",
             metadata={"ran": True},
         )
@@ -131,7 +145,9 @@ async def _decide(ctx: RunContext, loop: ItemLoop, call: ToolCall, decision: Dec
         return CallOutcome(result=result)
     modified = dict(decision.modified_args or {})
     ctx.user_answers.extend(answer_texts(modified))
-    approved_call = ToolCall(call_id=call.call_id, tool_name=call.tool_name, arguments={**call.arguments, **modified})
+    approved_call = ToolCall(
+        call_id=call.call_id, tool_name=call.tool_name, arguments={**call.arguments, **modified}
+    )
     outcome = await handle_call(ctx, loop, approved_call, approved=True)
     for rec in loop.item.tool_results:
         if rec.call_id == call.call_id:

@@ -37,7 +37,9 @@ def prompt_settings(
 
 def enabled_tools(registered: Sequence[str], *levels: ThreadConfig | None) -> tuple[str, ...]:
     """The most specific level that names tools decides; unregistered names are ignored."""
-    chosen = next((lv.enabled_tools for lv in levels if lv is not None and lv.enabled_tools is not None), None)
+    chosen = next(
+        (lv.enabled_tools for lv in levels if lv is not None and lv.enabled_tools is not None), None
+    )
     if chosen is None:
         return tuple(registered)
     return tuple(n for n in chosen if n in registered)

@@ -40,11 +40,15 @@ def derive_setup(
     selection = pick_selection(call, thread, config.thread_defaults)
     name = provider_name(config, selection, overrides)
     pcfg = config.providers.get(name)
-    persona = first_persona(call.persona if call else None, thread.persona if thread else None) or config.persona
+    persona = (
+        first_persona(call.persona if call else None, thread.persona if thread else None) or config.persona
+    )
     return RunSetup(
         provider=provider_for(name),
         options=call_options(pcfg, selection, call, thread),
-        limits=resolve_execution(call.execution if call else None, thread.execution if thread else None, config.execution),
+        limits=resolve_execution(
+            call.execution if call else None, thread.execution if thread else None, config.execution
+        ),
         settings=prompt_settings(config, templates, persona, call, thread),
         enabled_tools=enabled_tools(tool_names, call, thread),
         structured_output=bool(pcfg and pcfg.constrains_replies),

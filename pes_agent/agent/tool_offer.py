@@ -87,13 +87,17 @@ def _hit_data(hit: ToolHit) -> dict[str, Any]:
     return data
 
 
-def every_tool(enabled: Sequence[str], config: RetrievalConfig, finder: ToolFinder | None) -> ToolOffer | None:
+def every_tool(
+    enabled: Sequence[str], config: RetrievalConfig, finder: ToolFinder | None
+) -> ToolOffer | None:
     """The offer of every enabled tool when retrieval does not apply (off, few tools, the extra
     missing), with the reason; None when the tools are to be searched."""
     total = len(enabled)
     everything = tuple(enabled)
     if not config.enabled or finder is None:
-        return ToolOffer(names=everything, total=total, mode="all", reason="retrieval is off (`retrieval.enabled`)")
+        return ToolOffer(
+            names=everything, total=total, mode="all", reason="retrieval is off (`retrieval.enabled`)"
+        )
     if total <= config.threshold:
         reason = f"{total} tools: no more than `retrieval.threshold` ({config.threshold})"
         return ToolOffer(names=everything, total=total, mode="all", reason=reason)
@@ -110,13 +114,19 @@ def unindexed(enabled: Sequence[str], finder: ToolFinder) -> ToolOffer:
     return ToolOffer(names=tuple(enabled), total=len(enabled), mode="all_unindexed", reason=reason)
 
 
-def preview_offer(query: str, enabled: Sequence[str], config: RetrievalConfig, finder: ToolFinder) -> ToolOffer:
+def preview_offer(
+    query: str, enabled: Sequence[str], config: RetrievalConfig, finder: ToolFinder
+) -> ToolOffer:
     """The tools a free-form run's first planning call is shown for ``query`` when they are to be
     searched (``every_tool`` said None), ranked as a preview can (``ToolFinder.preview``): what
     ``pes-agent prompts`` shows and ``benchmarks/retrieval.py`` measures."""
     parts = query_parts(query)
     searcher = finder.preview(search_texts(query, parts))
-    return unindexed(enabled, finder) if searcher is None else choose_tools(query, enabled, config, searcher, parts=parts)
+    return (
+        unindexed(enabled, finder)
+        if searcher is None
+        else choose_tools(query, enabled, config, searcher, parts=parts)
+    )
 
 
 def search_texts(query: str, parts: Sequence[str], *, guided: bool = False) -> tuple[str, ...]:
@@ -159,17 +169,29 @@ def choose_tools(
         chosen = _merge(kept, ranked[: config.k], by_score=not several)
         described = {h.name for h in chosen}
         named = tuple(h for h in ranked[config.k : config.k + config.named_only] if h.name not in described)
-    shown = tuple((part, tuple(h.name for h in hits[:PART_SHOWN])) for part, hits in zip(several, per_part, strict=True))
-    return ToolOffer(names=tuple(h.name for h in chosen), total=len(enabled), mode="retrieved", hits=tuple(chosen),
-                     named=named, searches=(query, *several), ranking=searcher.ranking, reason=searcher.note,
-                     parts=shown)
+    shown = tuple(
+        (part, tuple(h.name for h in hits[:PART_SHOWN])) for part, hits in zip(several, per_part, strict=True)
+    )
+    return ToolOffer(
+        names=tuple(h.name for h in chosen),
+        total=len(enabled),
+        mode="retrieved",
+        hits=tuple(chosen),
+        named=named,
+        searches=(query, *several),
+        ranking=searcher.ranking,
+        reason=searcher.note,
+        parts=shown,
+    )
 
 
 PART_SHOWN = 5
 """How many of each part's best tools the ``TOOLS_OFFERED`` event lists under ``parts``."""
 
 
-def _part_lists(parts: Sequence[str], searcher: Searcher, depth: int, allowed: frozenset[str]) -> list[Sequence[ToolHit]]:
+def _part_lists(
+    parts: Sequence[str], searcher: Searcher, depth: int, allowed: frozenset[str]
+) -> list[Sequence[ToolHit]]:
     """Each part's own ranking; arithmetic named in other words is searched as its verb too
     ("12 * 7": multiply)."""
     return [searcher.search(part, depth, allowed, words=operation_words(part)) for part in parts]
@@ -196,8 +218,13 @@ def fair_merge(lists: Sequence[Sequence[ToolHit]], limit: int | None = None) -> 
     return list(taken.values())
 
 
-def widen(offer: ToolOffer, phrases: Sequence[str], enabled: Collection[str], config: RetrievalConfig,
-          searcher: Searcher) -> tuple[ToolOffer, tuple[ToolHit, ...]]:
+def widen(
+    offer: ToolOffer,
+    phrases: Sequence[str],
+    enabled: Collection[str],
+    config: RetrievalConfig,
+    searcher: Searcher,
+) -> tuple[ToolOffer, tuple[ToolHit, ...]]:
     """``offer`` with up to ``k`` more tools described, found for the planner's ``phrases``: the best
     of each phrase in turn, never one already described (one named only is described now).
     Returns the new offer and what was added."""
@@ -213,9 +240,15 @@ def widen(offer: ToolOffer, phrases: Sequence[str], enabled: Collection[str], co
                 hit = hits.pop(0)
                 shown.add(hit.name)
                 added.append(hit)
-    wider = replace(offer, names=offer.names + tuple(h.name for h in added), hits=offer.hits + tuple(added),
-                    named=tuple(h for h in offer.named if h.name not in shown), searches=tuple(phrases),
-                    ranking=searcher.ranking, reason=searcher.note)
+    wider = replace(
+        offer,
+        names=offer.names + tuple(h.name for h in added),
+        hits=offer.hits + tuple(added),
+        named=tuple(h for h in offer.named if h.name not in shown),
+        searches=tuple(phrases),
+        ranking=searcher.ranking,
+        reason=searcher.note,
+    )
     return wider, tuple(added)
 
 

@@ -55,7 +55,9 @@ def adapter_problems(settings: _Settings) -> list[dict[str, Any]]:
     budget = settings.thinking_budget
     if budget is not None and settings.adapter not in ("anthropic", "gemini"):
         found.append(
-            problem(("thinking_budget",), "only the `anthropic` and `gemini` adapters take a thinking budget", [])
+            problem(
+                ("thinking_budget",), "only the `anthropic` and `gemini` adapters take a thinking budget", []
+            )
         )
     if settings.adapter == "anthropic" and budget is not None:
         if budget < MIN_ANTHROPIC_THINKING:

@@ -62,8 +62,14 @@ class RemoteAgentConfig(ConfigModel):
     @model_validator(mode="after")
     def _check_url(self) -> RemoteAgentConfig:
         if not is_http_url(self.url):
-            fail(problem(("url",), "a remote agent needs its http(s) base URL",
-                         ["http://host:port", "https://agents.example.com/research"], self.url))
+            fail(
+                problem(
+                    ("url",),
+                    "a remote agent needs its http(s) base URL",
+                    ["http://host:port", "https://agents.example.com/research"],
+                    self.url,
+                )
+            )
         return self
 
 
@@ -72,9 +78,22 @@ def delegation_problems(switch: bool | None, agents: list[RemoteAgentConfig]) ->
     listed = any(agent.enabled for agent in agents)
     where = ("execution", "enable_a2a_delegation")
     if switch is True and not listed:
-        return [problem(where, "delegation is on but no enabled agent is listed under `agents`",
-                        ["list agents under `agents` ({id, url})", "remove the key"], True)]
+        return [
+            problem(
+                where,
+                "delegation is on but no enabled agent is listed under `agents`",
+                ["list agents under `agents` ({id, url})", "remove the key"],
+                True,
+            )
+        ]
     if switch is False and listed:
-        return [problem(where, "delegation is off but agents are listed under `agents`; remove the key "
-                        "or set `enabled: false` on the agents", ["remove the key"], False)]
+        return [
+            problem(
+                where,
+                "delegation is off but agents are listed under `agents`; remove the key "
+                "or set `enabled: false` on the agents",
+                ["remove the key"],
+                False,
+            )
+        ]
     return []

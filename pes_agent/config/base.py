@@ -81,8 +81,14 @@ def check_unique_ids(ids: Sequence[str], what: str, where: tuple[str | int, ...]
     seen: set[str] = set()
     for i, id_ in enumerate(ids):
         if id_ in seen:
-            fail(problem((*where, i, "id"), f"{what} id {id_!r} is used twice; ids name the tools, so each "
-                         "must be unique", ["a unique id"], id_))
+            fail(
+                problem(
+                    (*where, i, "id"),
+                    f"{what} id {id_!r} is used twice; ids name the tools, so each must be unique",
+                    ["a unique id"],
+                    id_,
+                )
+            )
         seen.add(id_)
 
 

@@ -228,7 +228,9 @@ def _spell(loc: Path, data: Mapping[str, Any]) -> _Spelled:
             if part in shape[1]:  # pydantic names the member it chose; the user wrote no such key
                 shape = shape[1][part]
                 continue
-            shape = next((m for m in shape[1].values() if isinstance(m, type) and issubclass(m, BaseModel)), None)
+            shape = next(
+                (m for m in shape[1].values() if isinstance(m, type) and issubclass(m, BaseModel)), None
+            )
         field, parent, holder = None, None, node
         if isinstance(shape, type) and issubclass(shape, BaseModel) and isinstance(part, str):
             parent = shape
@@ -281,7 +283,9 @@ def _shape_of(annotation: Any) -> Any:
 def _tagged(members: Sequence[Any]) -> dict[str, Any]:
     """The members of a union told apart by a ``Discriminator``, by their ``Tag`` (empty when
     they are not): the tag is in an error's location, the user never wrote it."""
-    tags = {m.tag: a for a in members if get_origin(a) is Annotated for m in get_args(a)[1:] if isinstance(m, Tag)}
+    tags = {
+        m.tag: a for a in members if get_origin(a) is Annotated for m in get_args(a)[1:] if isinstance(m, Tag)
+    }
     return tags if len(tags) == len(members) else {}
 
 
@@ -321,7 +325,9 @@ def _expected(field: FieldInfo | None) -> tuple[str, ...]:
         inner = [a for a in get_args(annotation) if a is not type(None)]
         tagged = _tagged(inner)
         if tagged:  # each kind the field takes: its values, or a mapping
-            return tuple(w for member in tagged.values() for w in _expected(FieldInfo.from_annotation(member)))
+            return tuple(
+                w for member in tagged.values() for w in _expected(FieldInfo.from_annotation(member))
+            )
         annotation = inner[0] if len(inner) == 1 else annotation
     if get_origin(annotation) is Annotated:
         annotation = get_args(annotation)[0]

@@ -82,7 +82,9 @@ class McpServerConfig(ConfigModel):
         base = Path(context.get("base_dir") or Path.cwd())
         path = Path(os.path.normpath(base / Path(value).expanduser()))
         if not path.is_dir():
-            raise PydanticCustomError(CONFIG_ERROR_TYPE, "directory {path} does not exist", {"path": str(path)})
+            raise PydanticCustomError(
+                CONFIG_ERROR_TYPE, "directory {path} does not exist", {"path": str(path)}
+            )
         return str(path)
 
     @field_validator("tool_prefix")
@@ -102,18 +104,40 @@ class McpServerConfig(ConfigModel):
         http_keys = [k for k in ("url", "headers") if getattr(self, k)]
         if self.transport == "stdio":
             if not self.command:
-                fail(problem(("command",), "transport 'stdio' needs the command that starts the server",
-                               ["a program name or path, e.g. `python`"]))
+                fail(
+                    problem(
+                        ("command",),
+                        "transport 'stdio' needs the command that starts the server",
+                        ["a program name or path, e.g. `python`"],
+                    )
+                )
             if http_keys:
-                fail(problem((http_keys[0],), f"`{http_keys[0]}` belongs to transport 'streamable-http'; "
-                               "remove it or change `transport`", ["command", "args", "env", "cwd"]))
+                fail(
+                    problem(
+                        (http_keys[0],),
+                        f"`{http_keys[0]}` belongs to transport 'streamable-http'; "
+                        "remove it or change `transport`",
+                        ["command", "args", "env", "cwd"],
+                    )
+                )
         else:
             if not is_http_url(self.url):
-                fail(problem(("url",), "transport 'streamable-http' needs the server's http(s) URL",
-                               ["http://host:port/mcp", "https://host/mcp"], self.url))
+                fail(
+                    problem(
+                        ("url",),
+                        "transport 'streamable-http' needs the server's http(s) URL",
+                        ["http://host:port/mcp", "https://host/mcp"],
+                        self.url,
+                    )
+                )
             if stdio_keys:
-                fail(problem((stdio_keys[0],), f"`{stdio_keys[0]}` belongs to transport 'stdio'; "
-                               "remove it or change `transport`", ["url", "headers"]))
+                fail(
+                    problem(
+                        (stdio_keys[0],),
+                        f"`{stdio_keys[0]}` belongs to transport 'stdio'; remove it or change `transport`",
+                        ["url", "headers"],
+                    )
+                )
         return self
 
 

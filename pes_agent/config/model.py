@@ -190,9 +190,14 @@ class ThreadConfig(ConfigModel):
     @model_validator(mode="after")
     def _delegation_is_instance_wide(self) -> ThreadConfig:
         if self.execution.enable_a2a_delegation is not None:
-            fail(problem(("execution", "enable_a2a_delegation"), "delegation is set for the instance (its "
-                         "`agents`); to keep an agent from a thread, leave its tool out of `enabledTools`",
-                         ["remove the key"]))
+            fail(
+                problem(
+                    ("execution", "enable_a2a_delegation"),
+                    "delegation is set for the instance (its "
+                    "`agents`); to keep an agent from a thread, leave its tool out of `enabledTools`",
+                    ["remove the key"],
+                )
+            )
         return self
 
 
@@ -264,4 +269,3 @@ class ArtInstanceConfig(ConfigModel):
     def _unique_agent_ids(cls, agents: list[RemoteAgentConfig]) -> list[RemoteAgentConfig]:
         check_unique_ids([agent.id for agent in agents], "agent")
         return agents
-

@@ -364,11 +364,18 @@ def _server_card(
 
 
 def _unknown_keys(
-    mapping: Mapping[str, Any], allowed: tuple[str, ...], where: tuple[str | int, ...], problems: list[Problem]
+    mapping: Mapping[str, Any],
+    allowed: tuple[str, ...],
+    where: tuple[str | int, ...],
+    problems: list[Problem],
 ) -> None:
     """One problem per key of ``mapping`` that ``allowed`` does not name, at its own key path."""
     for key in mapping:
         if key not in allowed:
             problems.append(
-                Problem(path=(*where, key), allowed=allowed, message=f"unknown key; allowed keys: {', '.join(allowed)}")
+                Problem(
+                    path=(*where, key),
+                    allowed=allowed,
+                    message=f"unknown key; allowed keys: {', '.join(allowed)}",
+                )
             )

@@ -28,10 +28,14 @@ class Preset:
 PRESETS: Mapping[str, Preset] = MappingProxyType(
     {
         # Groq's structured outputs take `response_format: json_schema`.
-        "groq": Preset(base_url="https://api.groq.com/openai/v1", api_key_env="GROQ_API_KEY", dialect="json_schema"),
+        "groq": Preset(
+            base_url="https://api.groq.com/openai/v1", api_key_env="GROQ_API_KEY", dialect="json_schema"
+        ),
         # DeepSeek offers JSON mode only (`json_object`); the schema beside it is ignored there and the
         # prompt carries the reply's shape, which is what the original relied on.
-        "deepseek": Preset(base_url="https://api.deepseek.com/v1", api_key_env="DEEPSEEK_API_KEY", dialect="json_object"),
+        "deepseek": Preset(
+            base_url="https://api.deepseek.com/v1", api_key_env="DEEPSEEK_API_KEY", dialect="json_object"
+        ),
         # OpenRouter passes `json_schema` on to the models that support structured outputs.
         "openrouter": Preset(
             base_url="https://openrouter.ai/api/v1", api_key_env="OPENROUTER_API_KEY", dialect="json_schema"

@@ -139,8 +139,12 @@ def embedding_problems(retrieval: RetrievalConfig, providers: Mapping[str, Any])
         msg = f"no provider named {chosen.provider!r} is configured to serve embeddings"
         return [problem(where, msg, configured or ["a provider under `providers`"], chosen.provider)]
     if provider.adapter != "openai":
-        msg = (f"provider {chosen.provider!r} uses the {provider.adapter!r} adapter; embeddings are "
-               "requested from an OpenAI-compatible `/v1/embeddings`, so name a provider with `adapter: openai` "
-               "(or a preset such as `ollama`)")
-        return [problem(where, msg, [n for n, p in providers.items() if p.adapter == "openai"], chosen.provider)]
+        msg = (
+            f"provider {chosen.provider!r} uses the {provider.adapter!r} adapter; embeddings are "
+            "requested from an OpenAI-compatible `/v1/embeddings`, so name a provider with `adapter: openai` "
+            "(or a preset such as `ollama`)"
+        )
+        return [
+            problem(where, msg, [n for n, p in providers.items() if p.adapter == "openai"], chosen.provider)
+        ]
     return []

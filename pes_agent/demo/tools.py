@@ -34,12 +34,24 @@ def web_search(query: str) -> dict[str, object]:
     return {
         "query": query,
         "results": [
-            {"rank": 1, "title": f"{query} - Science News", "url": f"https://news.example.com/science/{slug}",
-             "snippet": f"Latest reporting on {query}."},
-            {"rank": 2, "title": f"{query}: an analysis", "url": f"https://blog.example.org/{slug}-analysis",
-             "snippet": f"In-depth analysis of {query}."},
-            {"rank": 3, "title": f"{query} (encyclopedia)", "url": f"https://wiki.example.net/wiki/{slug}",
-             "snippet": f"Reference article about {query}."},
+            {
+                "rank": 1,
+                "title": f"{query} - Science News",
+                "url": f"https://news.example.com/science/{slug}",
+                "snippet": f"Latest reporting on {query}.",
+            },
+            {
+                "rank": 2,
+                "title": f"{query}: an analysis",
+                "url": f"https://blog.example.org/{slug}-analysis",
+                "snippet": f"In-depth analysis of {query}.",
+            },
+            {
+                "rank": 3,
+                "title": f"{query} (encyclopedia)",
+                "url": f"https://wiki.example.net/wiki/{slug}",
+                "snippet": f"Reference article about {query}.",
+            },
         ],
     }
 
@@ -50,8 +62,12 @@ def web_search(query: str) -> dict[str, object]:
     input_schema={
         "type": "object",
         "properties": {
-            "urls": {"type": "array", "items": {"type": "string"}, "minItems": 1,
-                     "description": "URLs of the pages to extract."}
+            "urls": {
+                "type": "array",
+                "items": {"type": "string"},
+                "minItems": 1,
+                "description": "URLs of the pages to extract.",
+            }
         },
         "required": ["urls"],
     },

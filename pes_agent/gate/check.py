@@ -319,7 +319,9 @@ def add_defaults(plan: ToolPlan, args: dict[str, Any], *, skip: Collection[str] 
             continue
         default = plan.fields[key].default
         args[key] = json.loads(json.dumps(default))  # a copy: a tool may change what it is given
-        repairs.append(Repair(field=key, from_=None, to=json.loads(json.dumps(default)), rule="default", kind="safe"))
+        repairs.append(
+            Repair(field=key, from_=None, to=json.loads(json.dumps(default)), rule="default", kind="safe")
+        )
     return repairs
 
 

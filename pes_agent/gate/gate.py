@@ -69,9 +69,15 @@ class ArgumentGate:
         """Exact allowed name, nothing for a repair step to do but defaults, and valid with them:
         the call to run (``call`` itself when no default was missing), or None for the slow path."""
         name, args = call.tool_name, call.arguments
-        if not (
-            self.config.enabled and name in allowed and name in self.registry and isinstance(args, Mapping)
-        ) or call.non_object_arguments is not None:
+        if (
+            not (
+                self.config.enabled
+                and name in allowed
+                and name in self.registry
+                and isinstance(args, Mapping)
+            )
+            or call.non_object_arguments is not None
+        ):
             return None
         plan = self.plan(name)
         if not self._plain(plan, args, grounding):
@@ -84,7 +90,9 @@ class ArgumentGate:
             return None
         if repairs:
             call = ToolCall(call_id=call.call_id, tool_name=name, arguments=args)
-        return GateResult(outcome="execute", call=call, repairs=tuple(repairs), needs=(), message=None, problems=())
+        return GateResult(
+            outcome="execute", call=call, repairs=tuple(repairs), needs=(), message=None, problems=()
+        )
 
     def _resolve(self, name: str, allowed: Sequence[str]) -> tuple[str | None, Repair | None, bool]:
         """Step 2: the allowed tool meant, the repair that names it, and whether ``name`` is a

@@ -55,10 +55,18 @@ def findings(items: Sequence[TodoItem]) -> list[Finding]:
         if not leaves:
             continue
         shown = every[:MAX_FINDINGS] if len(every) <= MAX_FINDINGS else leaves[:MAX_FINDINGS]
-        text = _value_text(shown[0][1]) if len(shown) == 1 else ", ".join(f"{p}: {_value_text(v)}" for p, v in shown)
+        text = (
+            _value_text(shown[0][1])
+            if len(shown) == 1
+            else ", ".join(f"{p}: {_value_text(v)}" for p, v in shown)
+        )
         if len(leaves) > MAX_FINDINGS:  # a document: any of its values stated counts, a few are shown
             text += ", …"
-        out.append(Finding(step_id=item.id, description=item.description, values=tuple(v for _, v in leaves), text=text))
+        out.append(
+            Finding(
+                step_id=item.id, description=item.description, values=tuple(v for _, v in leaves), text=text
+            )
+        )
     return out
 
 

@@ -26,8 +26,13 @@ _OPERAND = r"(?=\s+(?:[-$]?\d|(?:the|that|it|this|its)\b))"
 not when they are everyday English ("less than 200 euros", "three times a day", "less expensive")."""
 _WORDS: tuple[tuple[str, str], ...] = (
     ("+", r"add|adds|adding|added|plus|increase[sd]?|increasing|(?:sum|total)\s+of"),
-    ("-", (r"subtract|subtracts|subtracting|subtracted|minus|deduct|deducts|deducted|decrease[sd]?|reduce[sd]?"
-           rf"|less{_OPERAND}|take\s+(?:[\w.,$%-]+\s+){{0,4}}?(?:away|off)|difference\s+(?:of|between)")),
+    (
+        "-",
+        (
+            r"subtract|subtracts|subtracting|subtracted|minus|deduct|deducts|deducted|decrease[sd]?|reduce[sd]?"
+            rf"|less{_OPERAND}|take\s+(?:[\w.,$%-]+\s+){{0,4}}?(?:away|off)|difference\s+(?:of|between)"
+        ),
+    ),
     ("*", rf"multiply|multiplies|multiplied|multiplying|times{_OPERAND}|product\s+of"),
     ("/", r"divide|divides|divided|dividing|quotient\s+of"),
     ("^", r"power|squared|cubed|exponent"),
@@ -108,7 +113,9 @@ def operation_verbs(clause: str) -> list[str]:
     weighs them only where they compute."""
     operation = named_operation(clause)
     text = _DATE.sub(" ", without_quotes(clause))
-    if operation is None or not (operation.implied or any(not m.group(1) for m in _OPERAND_NUMBER.finditer(text))):
+    if operation is None or not (
+        operation.implied or any(not m.group(1) for m in _OPERAND_NUMBER.finditer(text))
+    ):
         return []
     return [_PLAIN_WORDS[op] for op in operation.operators]
 

@@ -61,14 +61,20 @@ def can_ground(input_schema: Mapping[str, Any], part: str, before: str) -> bool:
         if "enum" in schema:
             if not (_names_any(schema, part) or (before and _names_any(schema, before))):
                 return False
-        elif (_constrained(schema) and not composable(schema, Draft202012Validator(dict(schema)))) or not before:
-            seen = spans + [Candidate(value=s, source="query") for s in text_spans(before)] if before else spans
+        elif (
+            _constrained(schema) and not composable(schema, Draft202012Validator(dict(schema)))
+        ) or not before:
+            seen = (
+                spans + [Candidate(value=s, source="query") for s in text_spans(before)] if before else spans
+            )
             if grounded_property(schema, seen) is None:
                 return False
     return True
 
 
-def best_fitting(choices: Sequence[str], schemas: Mapping[str, Mapping[str, Any]], part: str, before: str) -> list[str]:
+def best_fitting(
+    choices: Sequence[str], schemas: Mapping[str, Mapping[str, Any]], part: str, before: str
+) -> list[str]:
     """Of the tools a part's words point to equally, those its own values fit best (``fit``).
 
     Words tie where a catalogue has near neighbours: "add 15 and 27" shares "add" with a calculator
@@ -163,7 +169,9 @@ def tool_choices(part: str, tools: Mapping[str, str], options: Mapping[str, str]
     return [name for name, score in scores.items() if score == best]
 
 
-def tool_scores(part: str, tools: Mapping[str, str], options: Mapping[str, str] | None = None) -> dict[str, int]:
+def tool_scores(
+    part: str, tools: Mapping[str, str], options: Mapping[str, str] | None = None
+) -> dict[str, int]:
     """Words each tool's name and description share with the part; its first word counts more, and
     so does the arithmetic it names on its numbers, as its plain verb ("take 2.5 away from it"
     subtracts; "work out 144 divided by 12" divides, whatever works on work orders), and so does
@@ -175,7 +183,9 @@ def tool_scores(part: str, tools: Mapping[str, str], options: Mapping[str, str] 
     for name, about in tools.items():
         known = set(_stem_list(f"{name} {about}"))
         named = set(words) & set(_stem_list((options or {}).get(name, ""))) - known
-        scores[name] = len(set(words) & known) + LEAD_WEIGHT * len(lead & known) + (1 + LEAD_WEIGHT) * len(named)
+        scores[name] = (
+            len(set(words) & known) + LEAD_WEIGHT * len(lead & known) + (1 + LEAD_WEIGHT) * len(named)
+        )
     return scores
 
 
@@ -226,7 +236,9 @@ def introduced_choice(schema: Mapping[str, Any], name: str, text: str, given_in:
         return None
     words = {w for w in re.findall(r"[a-z]+", re.sub(r"([a-z])([A-Z])", r"\1 \2", name).casefold()) if w}
     lowered = " ".join(re.findall(r"[\w-]+", text.casefold()))
-    values = {o: " ".join(re.findall(r"[\w-]+", o.casefold())) for o in options if isinstance(o, str) and o.strip()}
+    values = {
+        o: " ".join(re.findall(r"[\w-]+", o.casefold())) for o in options if isinstance(o, str) and o.strip()
+    }
     for option, value in values.items():
         if any(re.search(rf"\b{re.escape(w)} {re.escape(value)}\b", lowered) for w in words):
             return option
@@ -250,7 +262,10 @@ def described(schema: Mapping[str, Any]) -> dict[str, str]:
     for option in options:
         if not isinstance(option, str) or not option.strip():
             continue
-        found = re.search(rf"(?<![\w-]){re.escape(option)}(?![\w-])\s*(?:\(([^)]{{1,60}})\)|[:=–-]\s*([^,;.()]{{1,60}}))", about)
+        found = re.search(
+            rf"(?<![\w-]){re.escape(option)}(?![\w-])\s*(?:\(([^)]{{1,60}})\)|[:=–-]\s*([^,;.()]{{1,60}}))",
+            about,
+        )
         if found:
             out[option] = found.group(1) or found.group(2) or ""
     return out
@@ -288,7 +303,13 @@ def _named(options: Sequence[Any], text: str, words: Mapping[str, str] | None = 
         at = lowered.find(f" {value} ")
         if at < 0 and _stem(value) in stems:
             at = len(lowered)
-        if at < 0 and words and option in words and set(_stem_list(words[option])) <= stems and _stem_list(words[option]):
+        if (
+            at < 0
+            and words
+            and option in words
+            and set(_stem_list(words[option])) <= stems
+            and _stem_list(words[option])
+        ):
             at = len(lowered)
         if at >= 0:
             found.append((at, option))

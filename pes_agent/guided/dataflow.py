@@ -104,8 +104,12 @@ def _prepared(shape: ToolShape) -> _Tool:
         for path, out in (output_fields(shape.output_schema) if shape.output_schema is not None else ())
     )
     called = frozenset(stems(shape.name))
-    tool = _Tool(schema=inline_refs(shape.input_schema), fields=fields, called=called,
-                 about=called | frozenset(stems(shape.description)))
+    tool = _Tool(
+        schema=inline_refs(shape.input_schema),
+        fields=fields,
+        called=called,
+        about=called | frozenset(stems(shape.description)),
+    )
     if len(_PREPARED) > 4096:  # shapes of tool sets no longer in use
         _PREPARED.clear()
     _PREPARED[id(shape)] = (shape, tool)
@@ -133,7 +137,11 @@ class _Search:
 
 
 def implied_steps(
-    chosen: str, part: str, before: str, tools: Mapping[str, ToolShape], earlier: Mapping[str, str] | None = None
+    chosen: str,
+    part: str,
+    before: str,
+    tools: Mapping[str, ToolShape],
+    earlier: Mapping[str, str] | None = None,
 ) -> list[ImpliedStep]:
     """The steps a part needs, in order, ending with the ``chosen`` tool: producers first.
 
@@ -149,8 +157,9 @@ def implied_steps(
 def suppliable(name: str, part: str, before: str, tools: Mapping[str, ToolShape]) -> bool:
     """Whether a tool can be given its required values for this part: from the request, or from
     producers the request implies (an order's product id, from a search the part names)."""
-    return name in tools and _suppliable(_Search(part=part, before=before, tools=tools, earlier={}), name,
-                                         frozenset({name}), 0)
+    return name in tools and _suppliable(
+        _Search(part=part, before=before, tools=tools, earlier={}), name, frozenset({name}), 0
+    )
 
 
 def _plan(search: _Search, name: str, *, depth: int, used: frozenset[str], provides: str | None) -> int:
@@ -160,7 +169,9 @@ def _plan(search: _Search, name: str, *, depth: int, used: frozenset[str], provi
     planned: dict[str, int] = {}
     for argument, producer, path in _wanted(search, shape, used, depth):
         if producer in search.earlier:
-            bindings.append(Binding(argument=argument, producer=None, step_id=search.earlier[producer], path=path))
+            bindings.append(
+                Binding(argument=argument, producer=None, step_id=search.earlier[producer], path=path)
+            )
             continue
         if producer not in planned:
             planned[producer] = _plan(
@@ -171,7 +182,9 @@ def _plan(search: _Search, name: str, *, depth: int, used: frozenset[str], provi
     return len(search.steps) - 1
 
 
-def _wanted(search: _Search, shape: ToolShape, used: frozenset[str], depth: int) -> Iterator[tuple[str, str, str]]:
+def _wanted(
+    search: _Search, shape: ToolShape, used: frozenset[str], depth: int
+) -> Iterator[tuple[str, str, str]]:
     """(argument, producer, path) for each required argument a producer should supply. The
     best-scoring pairs are taken first, and a field fills one argument only, so a field goes to the
     argument it fits best (``start_date`` is the start, and the end keeps the request's date)."""
@@ -212,7 +225,9 @@ def _wanted(search: _Search, shape: ToolShape, used: frozenset[str], depth: int)
                 # a field by the argument's name only from a tool the part or the argument speaks of
                 # (``customer_by_name`` for ``customer_email``; no employee's start date for a date)
                 if named or (same and not held and (tool.called & own or tool.about & asked)):
-                    score = NAMED * named + SAME_NAME * same + len(tool.called & own) + len(tool.about & asked)
+                    score = (
+                        NAMED * named + SAME_NAME * same + len(tool.called & own) + len(tool.about & asked)
+                    )
                     found.append((score, argument, producer, path))
     found.sort(key=lambda f: -f[0])
     bound: set[str] = set()
@@ -257,7 +272,9 @@ def _shaped(schema: Mapping[str, Any]) -> bool:
     return "pattern" in schema or "format" in schema
 
 
-def output_fields(output_schema: Mapping[str, Any], path: str = "", depth: int = 0) -> Iterator[tuple[str, Mapping[str, Any]]]:
+def output_fields(
+    output_schema: Mapping[str, Any], path: str = "", depth: int = 0
+) -> Iterator[tuple[str, Mapping[str, Any]]]:
     """``(path, schema)`` for each scalar field an output declares, spelled as ``$step`` paths spell
     them (``capital``, ``[0].product_id``, ``address.city``); a list is read through its first item."""
     schema = inline_refs(output_schema)

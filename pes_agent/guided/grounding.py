@@ -177,8 +177,11 @@ def text_spans(text: str, actions: Collection[str] = ()) -> list[str]:
     found.extend(n for n in names if n)
     inside = {w for n in names if len(n.split()) > 1 for w in n.split()}
     found.extend(
-        w for w in _WORD.findall(plain)
-        if len(w) > 2 and w.lower() not in STOPWORDS and language().name_core(w) not in inside
+        w
+        for w in _WORD.findall(plain)
+        if len(w) > 2
+        and w.lower() not in STOPWORDS
+        and language().name_core(w) not in inside
         and language().stem(w.casefold()) not in actions
     )
     return list(dict.fromkeys(s.strip() for s in found if s.strip()))
@@ -254,7 +257,10 @@ def grounded_property(
 
 
 def _grounded_list(
-    schema: Mapping[str, Any], items: Mapping[str, Any], candidates: Sequence[Candidate], operation: Operation | None
+    schema: Mapping[str, Any],
+    items: Mapping[str, Any],
+    candidates: Sequence[Candidate],
+    operation: Operation | None,
 ) -> dict[str, Any] | None:
     """A list whose items are each a grounded option (``urls`` from an earlier search's results)."""
     narrowed = grounded_property(items, candidates, operation)
@@ -263,8 +269,13 @@ def _grounded_list(
     count = len(narrowed.get("enum") or ()) or 1
     most = min(int(schema.get("maxItems", MAX_LIST_ITEMS)), MAX_LIST_ITEMS, count)
     low = min(int(schema.get("minItems", 1)), most)
-    return {**{k: v for k, v in schema.items() if k in ("description", "title")},
-            "type": "array", "items": narrowed, "minItems": max(low, 1), "maxItems": max(most, 1)}
+    return {
+        **{k: v for k, v in schema.items() if k in ("description", "title")},
+        "type": "array",
+        "items": narrowed,
+        "minItems": max(low, 1),
+        "maxItems": max(most, 1),
+    }
 
 
 def _operation_marks(operation: Operation | None, pieces: Sequence[str]) -> dict[str, Any]:
@@ -273,8 +284,11 @@ def _operation_marks(operation: Operation | None, pieces: Sequence[str]) -> dict
     if operation is None:
         return {}
     marks: dict[str, Any] = {COMPOSED_OPS: operation.operators}
-    for key, numbers in ((COMPOSED_LEFT, operation.left), (COMPOSED_RIGHT, operation.right),
-                         (COMPOSED_TWICE, operation.twice)):
+    for key, numbers in (
+        (COMPOSED_LEFT, operation.left),
+        (COMPOSED_RIGHT, operation.right),
+        (COMPOSED_TWICE, operation.twice),
+    ):
         offered = [p for p in pieces if any(_same_number(p, n) for n in numbers)]
         if offered:
             marks[key] = offered

@@ -121,8 +121,11 @@ def guided_plan_schema(
     for i, part in enumerate(parts):
         before = " ".join(parts[:i])
         fitting = {
-            n: s for n, s in tools.items()
-            if schemas is None or n not in schemas or can_ground(schemas[n], part, before)
+            n: s
+            for n, s in tools.items()
+            if schemas is None
+            or n not in schemas
+            or can_ground(schemas[n], part, before)
             or (shapes is not None and suppliable(n, part, before, shapes))
         }
         offered = fitting or tools
@@ -135,8 +138,12 @@ def guided_plan_schema(
                 steps = implied_steps(name, part, before, shapes) if name in shapes else []
                 chains[name] = max(len(steps), 1)
                 # the tool's words, and of each step it implies the producer and the field it gives
-                found = " ".join(f"{steps[b.producer].tool} {b.path}" for s in steps for b in s.bindings
-                                 if b.producer is not None)
+                found = " ".join(
+                    f"{steps[b.producer].tool} {b.path}"
+                    for s in steps
+                    for b in s.bindings
+                    if b.producer is not None
+                )
                 texts[name] = f"{name} {tools.get(name, '')} {found}"
                 words[name] = options.get(name, "")
         evidence = max(tool_scores(part, texts, words).values(), default=0) > 0
@@ -186,9 +193,7 @@ def build_guided_planning(
     """``tools``: name → one-line description of each tool the plan may use; ``schemas``: their
     input schemas (a tool whose values a part cannot supply is not offered to it); ``outputs``: the
     output schemas the tools declare (steps a part implies, ``dataflow``)."""
-    user = GUIDED_PLANNING.substitute(
-        query=sanitize_user_text(query), tools="\n".join(manifesto) or "(none)"
-    )
+    user = GUIDED_PLANNING.substitute(query=sanitize_user_text(query), tools="\n".join(manifesto) or "(none)")
     return PromptRequest(
         phase="planning",
         step_id=None,
@@ -200,6 +205,7 @@ def build_guided_planning(
 REQUEST_MARK = "x-pes-request"
 """Schema keyword of a string argument that is a request in words: guided steps give it the step's
 part of the query whole, where a word or a quoted span picked out of it would lose the request."""
+
 
 def guided_arguments_schema(
     input_schema: Mapping[str, Any],
@@ -236,7 +242,9 @@ def guided_arguments_schema(
     operation = named_operation(part)
     given_in = " ".join(ref.rsplit(".", 1)[-1] for ref in (bindings or {}).values())
     introduced = {
-        n: introduced_choice(properties[n], n, part, given_in) for n in names if isinstance(properties[n], Mapping)
+        n: introduced_choice(properties[n], n, part, given_in)
+        for n in names
+        if isinstance(properties[n], Mapping)
     }
     narrowed = {}
     for name in names:
@@ -244,7 +252,9 @@ def guided_arguments_schema(
         taken = [v for other, v in introduced.items() if other != name and v is not None]
         own = part if schema.get(REQUEST_MARK) is True else introduced.get(name)
         if bindings and name in bindings:  # the reference, whatever the type: the gate checks the value
-            narrowed[name] = {k: v for k, v in schema.items() if k in ("description", "title")} | {"enum": [bindings[name]]}
+            narrowed[name] = {k: v for k, v in schema.items() if k in ("description", "title")} | {
+                "enum": [bindings[name]]
+            }
             continue
         chosen = (
             ({**schema, "enum": [own]} if own is not None else None)
@@ -278,7 +288,7 @@ def build_guided_step(
     schema = guided_arguments_schema(
         input_schema, part, query, earlier, avoid, bindings, f"{tool} {description} {part_tools}"
     )
-    previous = "".join(f"Result of \"{r.description}\": {clip(r.text, RESULT_CLIP)}\n" for r in earlier)
+    previous = "".join(f'Result of "{r.description}": {clip(r.text, RESULT_CLIP)}\n' for r in earlier)
     user = GUIDED_STEP.substitute(
         query=sanitize_user_text(query),
         previous=f"\n{previous}" if previous else "",
@@ -296,7 +306,9 @@ def build_guided_step(
     )
 
 
-def build_guided_synthesis(query: str, results: Sequence[tuple[str, str]], settings: PromptSettings) -> PromptRequest:
+def build_guided_synthesis(
+    query: str, results: Sequence[tuple[str, str]], settings: PromptSettings
+) -> PromptRequest:
     """``results``: (a step's part of the query, what it found), in order."""
     lines = "\n".join(f"- {part}: {clip(found, RESULT_CLIP)}" for part, found in results) or "(no results)"
     user = GUIDED_SYNTHESIS.substitute(query=sanitize_user_text(query), results=lines)
@@ -313,7 +325,9 @@ def _argument_lines(schema: Mapping[str, Any], original: Mapping[str, Any]) -> s
     out = []
     for name in schema.get("properties") or {}:
         about = props.get(name, {}).get("description") if isinstance(props.get(name), Mapping) else None
-        out.append(f"{name} ({about.strip().rstrip('.')})" if isinstance(about, str) and about.strip() else name)
+        out.append(
+            f"{name} ({about.strip().rstrip('.')})" if isinstance(about, str) and about.strip() else name
+        )
     return "; ".join(out) or "(none)"
 
 
@@ -330,7 +344,8 @@ def _flowing(earlier: Sequence[EarlierResult], part: str) -> list[Candidate]:
     direct = {r.step_id for r in earlier if r.direct or SEVERAL.search(without_quotes(part))}
     flowing = [c for c in leaves if c.source in direct] or leaves
     asked = [
-        c for r in reversed(earlier)
+        c
+        for r in reversed(earlier)
         for c in named_leaves([leaf for leaf in flowing if leaf.source == r.step_id], r.description)
     ]
     return asked or flowing

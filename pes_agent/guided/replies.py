@@ -93,6 +93,10 @@ def parse_guided_call(text: str, tool: str, *, finish_reason: str = "stop") -> P
     if reply is None or finish_reason == "length":
         return ParsedStep(
             truncated=True,
-            warnings=(ParseWarning(code="truncation_detected", detail="the guided reply is not a whole JSON object"),),
+            warnings=(
+                ParseWarning(
+                    code="truncation_detected", detail="the guided reply is not a whole JSON object"
+                ),
+            ),
         )
     return ParsedStep(tool_calls=(ToolCall(call_id="", tool_name=tool, arguments=dict(reply)),))

@@ -84,7 +84,9 @@ def _part_tools(ctx: RunContext, loop: ItemLoop) -> str:
     """The other tools planned for this step's part (producers the part implied, and the tool they
     serve), as name and description: the words of the work, not of its values."""
     names = {
-        tool for item in ctx.state.todo_list if item.description == loop.item.description and item.id != loop.item.id
+        tool
+        for item in ctx.state.todo_list
+        if item.description == loop.item.description and item.id != loop.item.id
         for tool in item.required_tools
     }
     specs = [s for n in sorted(names) if (s := ctx.registry.get(n)) is not None]

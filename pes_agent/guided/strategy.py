@@ -43,14 +43,19 @@ class Guided:
         offer = await offer_tools(ctx, parts=parts)
         specs = [s for n in offer.names if (s := ctx.registry.get(n)) is not None]
         request = build_guided_planning(
-            ctx.query, parts, ctx.registry.manifesto_lines(offer.names), {s.name: s.summary for s in specs},
-            ctx.settings, schemas={s.name: s.input_schema for s in specs},
+            ctx.query,
+            parts,
+            ctx.registry.manifesto_lines(offer.names),
+            {s.name: s.summary for s in specs},
+            ctx.settings,
+            schemas={s.name: s.input_schema for s in specs},
             outputs={s.name: s.output_schema for s in specs if s.output_schema is not None},
         )
         reply = await ctx.call_model(request)
         shapes = {
-            s.name: ToolShape(name=s.name, input_schema=s.input_schema, output_schema=s.output_schema,
-                              description=s.summary)
+            s.name: ToolShape(
+                name=s.name, input_schema=s.input_schema, output_schema=s.output_schema, description=s.summary
+            )
             for s in specs
         }
         parse = partial(parse_guided_plan, parts=parts, tool_names=offer.names, shapes=shapes)

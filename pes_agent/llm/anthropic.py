@@ -36,7 +36,6 @@ class AnthropicProvider(SdkAdapter["AsyncAnthropic"]):
     sdk_module = "anthropic"
     default_base_url = "https://api.anthropic.com"
 
-
     async def complete(
         self, request: PromptRequest, options: CallOptions, *, on_token: TokenSink | None = None
     ) -> LLMReply:
@@ -50,7 +49,9 @@ class AnthropicProvider(SdkAdapter["AsyncAnthropic"]):
         send: Callable[[], Awaitable[Completion]] = (
             partial(self._send, body, timeout, wrapped)
             if on_token is None
-            else partial(self._send_streamed, body, timeout, wrapped, on_token, free=request.phase == "synthesis")
+            else partial(
+                self._send_streamed, body, timeout, wrapped, on_token, free=request.phase == "synthesis"
+            )
         )
         completion = await self._with_retries(send, model=model, timeout=timeout, stream=on_token is not None)
         if request.phase == "synthesis":  # the answer, prose: it ends at its first repeat
@@ -149,11 +150,15 @@ class AnthropicProvider(SdkAdapter["AsyncAnthropic"]):
         finally:
             await stream.close()
         if not_json:
-            raise self._unusable(model, "streamed an event that is not JSON", status=raw.status_code, stream=True)
+            raise self._unusable(
+                model, "streamed an event that is not JSON", status=raw.status_code, stream=True
+            )
         if cut is not None:
             raise self._error(cut, model=model, timeout=timeout, streamed=reader.received, stream=True)
         if not reader.started:
-            raise self._unusable(model, "streamed no `message_start` event", status=raw.status_code, stream=True)
+            raise self._unusable(
+                model, "streamed no `message_start` event", status=raw.status_code, stream=True
+            )
         return reader.finish()
 
 

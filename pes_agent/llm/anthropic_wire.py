@@ -49,7 +49,17 @@ _WRAPPED = "reply"
 """The one property a non-object reply schema is wrapped in."""
 
 RESERVED_PARAMS = frozenset(
-    {"model", "messages", "system", "max_tokens", "stream", "tools", "tool_choice", "output_config", "thinking"}
+    {
+        "model",
+        "messages",
+        "system",
+        "max_tokens",
+        "stream",
+        "tools",
+        "tool_choice",
+        "output_config",
+        "thinking",
+    }
 )
 """Body keys the framework sets itself; ``llm_params`` cannot override them."""
 

@@ -60,7 +60,8 @@ class Composition:
         allow none (the marks narrow, they never leave a value impossible)."""
         pairs = list(permutations(self.pieces, 2)) + [(p, p) for p in self.twice if p in self.pieces]
         kept = [
-            (a, b) for a, b in pairs
+            (a, b)
+            for a, b in pairs
             if (not self.left or (a in self.left and b not in self.left))
             and (not self.right or (b in self.right and a not in self.right))
         ]

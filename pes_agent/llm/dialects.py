@@ -188,4 +188,3 @@ class DialectChooser:
 
     def _unsupported_error(self) -> ProviderError:
         return ProviderError(self._unsupported or "", provider=self._provider, retryable=False)
-

@@ -28,7 +28,9 @@ class OpenAIEmbeddings(OpenAIProvider):
     label = "embeddings"
     """How ``TOOLS_OFFERED`` names the ranking: ``bm25+embeddings``."""
 
-    def __init__(self, name: str, config: ProviderConfig, embeddings: EmbeddingsConfig, **kwargs: Any) -> None:
+    def __init__(
+        self, name: str, config: ProviderConfig, embeddings: EmbeddingsConfig, **kwargs: Any
+    ) -> None:
         super().__init__(name, config, **kwargs)
         self.embeddings = embeddings
         self.requests = 0
@@ -61,8 +63,11 @@ class OpenAIEmbeddings(OpenAIProvider):
         vectors = _vectors(raw.content, len(texts))
         if vectors is None:
             start = raw.content[:120].decode("utf-8", "replace")
-            raise self._unusable(model, f"holds no {len(texts)} embeddings (`data[].embedding`), starting {start!r}",
-                                 status=raw.status_code)
+            raise self._unusable(
+                model,
+                f"holds no {len(texts)} embeddings (`data[].embedding`), starting {start!r}",
+                status=raw.status_code,
+            )
         return vectors
 
 
@@ -94,13 +99,19 @@ def embeddings_error(exc: ProviderError, client: OpenAIEmbeddings) -> str:
     if exc.status in (401, 403):
         fix = f"check the key of provider {name!r} (`providers.{name}.api_key` or its key variable)"
     elif exc.status == 404:
-        fix = (f"check `retrieval.embeddings.model` ({client.embeddings.model!r}): the endpoint does not know it, "
-               f"or `providers.{name}.base_url` serves no `/v1/embeddings`")
+        fix = (
+            f"check `retrieval.embeddings.model` ({client.embeddings.model!r}): the endpoint does not know it, "
+            f"or `providers.{name}.base_url` serves no `/v1/embeddings`"
+        )
     else:
-        fix = (f"check `retrieval.embeddings.model` ({client.embeddings.model!r}) and that the server serves "
-               "embeddings (llama.cpp's server needs `--embedding`)")
+        fix = (
+            f"check `retrieval.embeddings.model` ({client.embeddings.model!r}) and that the server serves "
+            "embeddings (llama.cpp's server needs `--embedding`)"
+        )
     said = f" ({exc.server_message})" if exc.server_message else ""
     unusable = exc.status is None or exc.status < 400
     status = "an answer that holds no embeddings" if unusable else f"HTTP {exc.status}"
-    return (f"{client.where()} failed with {status}{said}; {fix}, or remove `retrieval.embeddings` to find "
-            "tools by their words alone")
+    return (
+        f"{client.where()} failed with {status}{said}; {fix}, or remove `retrieval.embeddings` to find "
+        "tools by their words alone"
+    )

@@ -49,7 +49,10 @@ def failure_of(exc: BaseException | None) -> CallFailure | None:
             continue
         if isinstance(exc, sdk.APIStatusError):
             return CallFailure(
-                kind="status", status=_status(exc.status_code, exc.body), body=exc.body, headers=_headers(exc.response)
+                kind="status",
+                status=_status(exc.status_code, exc.body),
+                body=exc.body,
+                headers=_headers(exc.response),
             )
         if isinstance(exc, sdk.APITimeoutError):
             return CallFailure(kind="timeout")

@@ -59,6 +59,7 @@ _FORMATS = {
 _ANY_TYPES = ("object", "array", "string", "number", "boolean", "null")
 """Every JSON type: a schema listing them all accepts anything (``llamacpp_schema`` spells ``{}`` so)."""
 
+
 def literal(text: str) -> str:
     """``text`` as a GBNF string literal."""
     out = []
@@ -144,8 +145,10 @@ class _Compiler:
         for key in ("anyOf", "oneOf"):
             if key in schema:
                 base = {k: v for k, v in schema.items() if k != key}
-                alts = [self.visit({**base, **dict(s)} if base and isinstance(s, Mapping) else s, f"{hint}-{i}")
-                        for i, s in enumerate(schema[key])]
+                alts = [
+                    self.visit({**base, **dict(s)} if base and isinstance(s, Mapping) else s, f"{hint}-{i}")
+                    for i, s in enumerate(schema[key])
+                ]
                 return self.rule(hint, " | ".join(alts))
         types = schema.get("type")
         if isinstance(types, list) and not types:
@@ -300,14 +303,22 @@ class _Compiler:
 def _check_satisfiable(schema: Mapping[str, Any], hint: str) -> None:
     """Refuse a schema that no value can satisfy, naming why: a grammar for it would either accept
     nothing (llama.cpp then returns an empty reply) or, worse, something the schema rejects."""
-    pairs = (("minLength", "maxLength"), ("minimum", "maximum"), ("minItems", "maxItems"),
-             ("minProperties", "maxProperties"))
+    pairs = (
+        ("minLength", "maxLength"),
+        ("minimum", "maximum"),
+        ("minItems", "maxItems"),
+        ("minProperties", "maxProperties"),
+    )
     for low_key, high_key in pairs:
         low, high = schema.get(low_key), schema.get(high_key)
         if isinstance(low, int | float) and isinstance(high, int | float) and low > high:
-            raise ValueError(f"schema at {hint!r} has {low_key} {low} above {high_key} {high}; nothing can match it")
+            raise ValueError(
+                f"schema at {hint!r} has {low_key} {low} above {high_key} {high}; nothing can match it"
+            )
     negated = schema.get("not")
-    spelled_any = isinstance(negated, Mapping) and set(negated) == {"type"} and set(_ANY_TYPES) <= set(negated["type"])
+    spelled_any = (
+        isinstance(negated, Mapping) and set(negated) == {"type"} and set(_ANY_TYPES) <= set(negated["type"])
+    )
     if negated in ({}, True) or spelled_any:
         raise ValueError(f"schema at {hint!r} is `not: {{}}`; nothing can match it")
     parts = schema.get("allOf")

@@ -27,13 +27,13 @@ if TYPE_CHECKING:
 
 __all__ = ["GeminiProvider"]
 
+
 class GeminiProvider(SdkAdapter["Client"]):
     """Provider for the Gemini API (``generateContent``); safe to share among concurrent runs."""
 
     adapter = "gemini"
     sdk_module = "google.genai"
     default_base_url = "https://generativelanguage.googleapis.com"
-
 
     async def complete(
         self, request: PromptRequest, options: CallOptions, *, on_token: TokenSink | None = None
@@ -49,7 +49,13 @@ class GeminiProvider(SdkAdapter["Client"]):
             call
             if on_token is None
             else partial(
-                self._send_streamed, model, contents, generation, on_token, timeout, free=request.phase == "synthesis"
+                self._send_streamed,
+                model,
+                contents,
+                generation,
+                on_token,
+                timeout,
+                free=request.phase == "synthesis",
             )
         )
         completion = await self._with_retries(send, model=model, timeout=timeout, stream=on_token is not None)

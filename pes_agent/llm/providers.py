@@ -103,7 +103,8 @@ def call_options(
         if level is not None:
             extra.update(level.llm_params)
     return CallOptions(
-        model=(selection.model_id if selection and selection.model_id else None) or (cfg.model if cfg else None),
+        model=(selection.model_id if selection and selection.model_id else None)
+        or (cfg.model if cfg else None),
         temperature=cfg.temperature if cfg else None,
         max_tokens=cfg.max_tokens if cfg else None,
         timeout_s=cfg.timeout_s if cfg else None,

@@ -246,7 +246,9 @@ class SdkAdapter(Generic[ClientT]):
             server_message=self._scrub(report.said) or None,
         )
 
-    def _unusable(self, model: str, what: str, *, status: int | None = None, stream: bool = False) -> ProviderError:
+    def _unusable(
+        self, model: str, what: str, *, status: int | None = None, stream: bool = False
+    ) -> ProviderError:
         """A reply that arrived but cannot be used: not retried (the same request gets the same)."""
         return ProviderError(
             self._scrub(

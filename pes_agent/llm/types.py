@@ -79,7 +79,9 @@ class LLMReply:
     text: str
     thinking: str | None = None
     finish_reason: str = "stop"
-    usage: Usage = field(default_factory=lambda: Usage(prompt_tokens=0, completion_tokens=0, source="estimate"))
+    usage: Usage = field(
+        default_factory=lambda: Usage(prompt_tokens=0, completion_tokens=0, source="estimate")
+    )
     model: str | None = None
 
 

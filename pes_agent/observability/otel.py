@@ -108,8 +108,11 @@ class OTelSpan:
 
     def _set_content(self, key: str, value: Any) -> None:
         if key == "output.text":
-            message = {"role": "assistant", "parts": _text_parts(str(value)),
-                       "finish_reason": self._finish_reason or "stop"}
+            message = {
+                "role": "assistant",
+                "parts": _text_parts(str(value)),
+                "finish_reason": self._finish_reason or "stop",
+            }
             self._span.set_attribute("gen_ai.output.messages", json.dumps([message]))
             return
         system: list[dict[str, str]] = []
@@ -134,7 +137,9 @@ class OTelTracer:
     data.
     """
 
-    def __init__(self, tracer_provider: trace.TracerProvider | None = None, *, capture_content: bool = False) -> None:
+    def __init__(
+        self, tracer_provider: trace.TracerProvider | None = None, *, capture_content: bool = False
+    ) -> None:
         self.provider = tracer_provider if tracer_provider is not None else trace.get_tracer_provider()
         self._tracer = self.provider.get_tracer(SCOPE)
         self._capture = capture_content

@@ -76,12 +76,27 @@ NOOP_TRACER = NoopTracer()
 
 _LOGGED_KEYS: dict[str, tuple[str, ...]] = {
     "run": (
-        "thread_id", "trace_id", "resume", "status", "error_code", "usage.llm_calls",
-        "usage.prompt_tokens", "usage.completion_tokens", "usage.tool_calls",
+        "thread_id",
+        "trace_id",
+        "resume",
+        "status",
+        "error_code",
+        "usage.llm_calls",
+        "usage.prompt_tokens",
+        "usage.completion_tokens",
+        "usage.tool_calls",
     ),
     "llm": (
-        "phase", "step_id", "provider", "model", "response.model", "usage.prompt_tokens",
-        "usage.completion_tokens", "usage.cached_prompt_tokens", "usage.thinking_tokens", "finish_reason",
+        "phase",
+        "step_id",
+        "provider",
+        "model",
+        "response.model",
+        "usage.prompt_tokens",
+        "usage.completion_tokens",
+        "usage.cached_prompt_tokens",
+        "usage.thinking_tokens",
+        "finish_reason",
     ),
     "tool": ("tool_name", "call_id", "step_id", "status"),
 }

@@ -104,12 +104,9 @@ def enforcement_text(
     if refused:
         names = ", ".join(f"`{n}`" for n in refused)
         refused_note = (
-            f" {names} cannot be used in this step; the tools you may use are: "
-            f"{', '.join(allowed_tools)}."
+            f" {names} cannot be used in this step; the tools you may use are: {', '.join(allowed_tools)}."
         )
-    return settings.templates["enforcement"].substitute(
-        missing=", ".join(missing), refused=refused_note
-    )
+    return settings.templates["enforcement"].substitute(missing=", ".join(missing), refused=refused_note)
 
 
 def truncated_text(tools: Sequence[str] = ()) -> str:

@@ -50,7 +50,9 @@ def build_arg_fill(
 ) -> PromptRequest:
     names = ", ".join(f.name for f in fields)
     given_text = (
-        f"\nAlready given (keep): {json.dumps(given, ensure_ascii=False, separators=(',', ':'))}\n" if given else ""
+        f"\nAlready given (keep): {json.dumps(given, ensure_ascii=False, separators=(',', ':'))}\n"
+        if given
+        else ""
     )
     user = settings.templates["arg_fill"].substitute(
         tool=tool,

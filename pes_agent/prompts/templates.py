@@ -42,11 +42,12 @@ class PromptTemplate(Template):
         if self._parts is None:  # an invalid `$`: let the standard method raise its ValueError
             return super().substitute(mapping, **kws)
         values = {**mapping, **kws} if mapping else kws
-        return "".join(literal + str(values[name]) if name is not None else literal for literal, name in self._parts)
+        return "".join(
+            literal + str(values[name]) if name is not None else literal for literal, name in self._parts
+        )
 
-PLANNING_SYSTEM = PromptTemplate(
-    "You are $persona, an assistant that plans before it acts.$guidance"
-)
+
+PLANNING_SYSTEM = PromptTemplate("You are $persona, an assistant that plans before it acts.$guidance")
 
 PLANNING = PromptTemplate(
     """Plan the work needed to answer the query. A tool step uses tools from the list; a reasoning step \
@@ -163,7 +164,9 @@ Answer the query from the completed steps; say plainly what could not be done. P
 (e.g. sources, suggested follow-ups)."""
 )
 
-ARG_FILL_SYSTEM = PromptTemplate("You are $persona. You supply missing argument values as JSON, nothing else.")
+ARG_FILL_SYSTEM = PromptTemplate(
+    "You are $persona. You supply missing argument values as JSON, nothing else."
+)
 
 ARG_FILL = PromptTemplate(
     """The call to `$tool` ($tool_description) is missing values for: $names.

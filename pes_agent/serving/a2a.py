@@ -50,13 +50,22 @@ MAX_SKILLS = 32
 
 
 def agent_card(
-    art: ArtInstance, *, url: str, name: str | None = None, description: str | None = None, bearer: bool = False
+    art: ArtInstance,
+    *,
+    url: str,
+    name: str | None = None,
+    description: str | None = None,
+    bearer: bool = False,
 ) -> a2a.AgentCard:
     """The card: the instance's persona as the agent, one skill per tool (what a calling planner reads)."""
     tools = list(art.registry)[:MAX_SKILLS]
     skills = [
-        a2a.AgentSkill(id=spec.name, name=spec.name, description=spec.summary,
-                       tags=list(spec.capabilities) or [spec.name])
+        a2a.AgentSkill(
+            id=spec.name,
+            name=spec.name,
+            description=spec.summary,
+            tags=list(spec.capabilities) or [spec.name],
+        )
         for spec in tools
     ]
     about = description or (
@@ -66,7 +75,9 @@ def agent_card(
         name=name or art.config.persona.name,
         description=about,
         version="1.0",
-        supported_interfaces=[a2a.AgentInterface(url=url, protocol_binding="JSONRPC", protocol_version="1.0")],
+        supported_interfaces=[
+            a2a.AgentInterface(url=url, protocol_binding="JSONRPC", protocol_version="1.0")
+        ],
         capabilities=a2a.AgentCapabilities(streaming=True),
         default_input_modes=["text/plain", "application/json"],
         default_output_modes=["text/plain", "application/json"],
@@ -89,15 +100,18 @@ def a2a_app(
     """The ASGI app serving ``art`` at ``url`` (the address clients reach it by, put in the card);
     ``tokens`` (token → user id) makes every call but the card's need a bearer token."""
     card = agent_card(art, url=url, name=name, description=description, bearer=bool(tokens))
-    handler = DefaultRequestHandler(agent_executor=PesAgentExecutor(art), task_store=InMemoryTaskStore(),
-                                    agent_card=card)
+    handler = DefaultRequestHandler(
+        agent_executor=PesAgentExecutor(art), task_store=InMemoryTaskStore(), agent_card=card
+    )
     card_routes = create_agent_card_routes(card)
     middleware = []
     if tokens:
         public = frozenset(route.path for route in card_routes)
         backend = BearerUsers(tokens, public=public)
         middleware.append(Middleware(AuthenticationMiddleware, backend=backend, on_error=refuse))
-    return Starlette(routes=[*card_routes, *create_jsonrpc_routes(handler, rpc_url="/")], middleware=middleware)
+    return Starlette(
+        routes=[*card_routes, *create_jsonrpc_routes(handler, rpc_url="/")], middleware=middleware
+    )
 
 
 class PesAgentExecutor(AgentExecutor):
@@ -134,7 +148,9 @@ class PesAgentExecutor(AgentExecutor):
             self._runs.pop(task.id, None)
         await progress.flush()
         pending = (
-            await self.art.check_for_suspended_state(thread_id, user_id=user_id) if response.suspension else None
+            await self.art.check_for_suspended_state(thread_id, user_id=user_id)
+            if response.suspension
+            else None
         )
         await _report(updater, response, pending)
 
@@ -145,13 +161,17 @@ class PesAgentExecutor(AgentExecutor):
         if context.task_id and context.context_id:
             await TaskUpdater(event_queue, context.task_id, context.context_id).cancel()
 
-    async def _answer(self, context: RequestContext, thread_id: str, user_id: str | None) -> AgentFinalResponse:
+    async def _answer(
+        self, context: RequestContext, thread_id: str, user_id: str | None
+    ) -> AgentFinalResponse:
         """A decision for a pending approval resumes it; any other message is a query (or the answer to
         the thread's clarification question, which ``process`` takes as such)."""
         message = context.message
         assert message is not None
         pending = await self.art.check_for_suspended_state(thread_id, user_id=user_id)
-        decisions = [d for d in get_data_parts(list(message.parts)) if isinstance(d, dict) and "approved" in d]
+        decisions = [
+            d for d in get_data_parts(list(message.parts)) if isinstance(d, dict) and "approved" in d
+        ]
         if pending is not None and pending.get("kind") == "approval":
             if not decisions:
                 raise _NeedsDecision(pending)
@@ -183,7 +203,9 @@ class _Progress:
         status = event.data.get("status")
         if status in ("completed", "failed"):
             message = self.updater.new_agent_message([new_text_part(f"Step {event.step_id} {status}.")])
-            self.sent.append(asyncio.ensure_future(self.updater.update_status(a2a.TASK_STATE_WORKING, message)))
+            self.sent.append(
+                asyncio.ensure_future(self.updater.update_status(a2a.TASK_STATE_WORKING, message))
+            )
 
     async def flush(self) -> None:
         await asyncio.gather(*self.sent, return_exceptions=True)

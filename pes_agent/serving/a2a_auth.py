@@ -32,7 +32,9 @@ def parse_tokens(text: str, *, source: str = TOKENS_VARIABLE) -> dict[str, str]:
     for position, entry in enumerate(filter(None, (e.strip() for e in text.split(","))), 1):
         token, _, user = entry.rpartition(":")
         if not token.strip() or not user.strip():
-            raise ConfigError(f"entry {position} of {source} is not `token:user`; write token:user,token:user")
+            raise ConfigError(
+                f"entry {position} of {source} is not `token:user`; write token:user,token:user"
+            )
         tokens[token.strip()] = user.strip()
     return tokens
 
@@ -54,7 +56,9 @@ class BearerUsers(AuthenticationBackend):
         scheme, _, token = conn.headers.get("authorization", "").partition(" ")
         user = self._users.get(_digest(token.strip())) if scheme.lower() == "bearer" else None
         if user is None:
-            raise AuthenticationError("this agent needs `Authorization: Bearer <token>` with a token it knows")
+            raise AuthenticationError(
+                "this agent needs `Authorization: Bearer <token>` with a token it knows"
+            )
         return AuthCredentials(["authenticated"]), SimpleUser(user)
 
 

@@ -110,19 +110,36 @@ def call_row(
     return (thread_id, item_id, call_id, tool_name, dumps(arguments), now)
 
 
-def finish_rows(thread_id: str, finished: Sequence[CallFinish], now: float) -> list[tuple[str, float, str, str, str]]:
+def finish_rows(
+    thread_id: str, finished: Sequence[CallFinish], now: float
+) -> list[tuple[str, float, str, str, str]]:
     """``(result, finished_at, thread_id, item_id, call_id)`` per finished call: the UPDATE's values."""
     return [(dumps(f.result), now, thread_id, f.item_id, f.call_id) for f in finished]
 
 
 def event_row(event: Event) -> tuple[str, str, str, str | None, str, float, str]:
     """``(id, thread_id, type, step_id, trace_id, ts, data)`` of an event to insert."""
-    return (event.id, event.thread_id, event.type.value, event.step_id, event.trace_id, event.timestamp, dumps(event.data))
+    return (
+        event.id,
+        event.thread_id,
+        event.type.value,
+        event.step_id,
+        event.trace_id,
+        event.timestamp,
+        dumps(event.data),
+    )
 
 
 def message_row(thread_id: str, message: HistoryMessage) -> tuple[str, str, str, str | None, float, str]:
     """``(thread_id, role, content, trace_id, ts, metadata)`` of a history message to insert."""
-    return (thread_id, message.role, message.content, message.trace_id, message.timestamp, dumps(message.metadata))
+    return (
+        thread_id,
+        message.role,
+        message.content,
+        message.trace_id,
+        message.timestamp,
+        dumps(message.metadata),
+    )
 
 
 def event_from_row(row: Sequence[Any]) -> Event:

@@ -285,7 +285,9 @@ class PostgresStore:
         except Exception as exc:
             cause = exc.__cause__ if isinstance(exc, _BrokenConnection) else exc
             if not isinstance(exc, (_BrokenConnection, OSError)) and not is_transient(exc):
-                if isinstance(exc, self._driver.PostgresError):  # the server refused it: trying again won't help
+                if isinstance(
+                    exc, self._driver.PostgresError
+                ):  # the server refused it: trying again won't help
                     raise PesAgentError(
                         f"PostgreSQL store at {self.where!r}: the server refused the operation: "
                         f"{self._scrub(exc)}. Nothing was applied; check the database user's rights and the schema."
@@ -383,7 +385,9 @@ async def _broken(conn: Any) -> bool:
 # -- statements -------------------------------------------------------------------------------
 
 
-async def _save_state(conn: Any, thread_id: str, raw: str, owner: str | None, expected: int, now: float) -> int:
+async def _save_state(
+    conn: Any, thread_id: str, raw: str, owner: str | None, expected: int, now: float
+) -> int:
     """``owner`` repeats the state's, as a column `threads` can filter on."""
     if expected == 0:
         # DO NOTHING rather than a plain INSERT: a racing first save must surface as a version

@@ -36,12 +36,14 @@ __all__ = ["is_transient", "needs_connection_check", "new_outage_scope", "ride_o
 logger = logging.getLogger("pes_agent.store")
 T = TypeVar("T")
 
-_STATES = frozenset({
-    "53300",  # too_many_connections: a slot frees when a client leaves
-    "57P01",  # admin_shutdown: `pg_ctl stop/restart -m fast`, a connection ended by the server
-    "57P02",  # crash_shutdown: another backend crashed, the server restarts
-    "57P03",  # cannot_connect_now: the server is starting or shutting down
-})
+_STATES = frozenset(
+    {
+        "53300",  # too_many_connections: a slot frees when a client leaves
+        "57P01",  # admin_shutdown: `pg_ctl stop/restart -m fast`, a connection ended by the server
+        "57P02",  # crash_shutdown: another backend crashed, the server restarts
+        "57P03",  # cannot_connect_now: the server is starting or shutting down
+    }
+)
 """SQLSTATEs of a server going away or not yet back. Class 08 (connection exception) counts too.
 Not 57014 (a statement cancelled or timed out: repeating it would undo the cancel) nor 57P04 (the
 database was dropped: it will not come back)."""
@@ -155,7 +157,12 @@ async def ride_out(
             pause = min(wait, left)
             logger.warning(
                 "%s unreachable for %.1f s (try %d, window %g s), trying again in %.1f s: %s",
-                what, down, attempt, window_s, pause, exc,
+                what,
+                down,
+                attempt,
+                window_s,
+                pause,
+                exc,
             )
             await sleep(pause)
             wait = min(wait * 2, MAX_WAIT_S)

@@ -184,7 +184,11 @@ class FakeServer:
         return await self._perform(await self._next_action(body), body, writer, keep_alive, **context)
 
     async def _perform(
-        self, action: FakeAction | None, body: dict[str, Any], writer: asyncio.StreamWriter, keep_alive: bool,
+        self,
+        action: FakeAction | None,
+        body: dict[str, Any],
+        writer: asyncio.StreamWriter,
+        keep_alive: bool,
         **context: Any,
     ) -> bool:
         """Perform ``action`` (None: the script ran out) in the API's format."""
@@ -202,7 +206,9 @@ class FakeServer:
             await send(writer, action.status, payload, headers=action.headers, keep_alive=keep_alive)
         elif isinstance(action, FakeMalformed):
             payload = action.body.encode()
-            await send(writer, action.status, payload, content_type=action.content_type, keep_alive=keep_alive)
+            await send(
+                writer, action.status, payload, content_type=action.content_type, keep_alive=keep_alive
+            )
         elif isinstance(action, FakeHang):
             await asyncio.sleep(action.seconds)
             return False
@@ -211,12 +217,19 @@ class FakeServer:
         return keep_alive
 
     async def _reply(
-        self, reply: FakeReply, body: dict[str, Any], writer: asyncio.StreamWriter, keep_alive: bool, **context: Any
+        self,
+        reply: FakeReply,
+        body: dict[str, Any],
+        writer: asyncio.StreamWriter,
+        keep_alive: bool,
+        **context: Any,
     ) -> bool:
         """Send ``reply`` in the API's format; False when the connection must be closed (a cut stream)."""
         raise NotImplementedError
 
-    def _error_payload(self, status: int, message: str, body: Any = None, *, code: str = "fake_error") -> bytes:
+    def _error_payload(
+        self, status: int, message: str, body: Any = None, *, code: str = "fake_error"
+    ) -> bytes:
         """The API's error body; ``body`` given (a ``FakeError``'s) is sent as it is. ``code`` names
         the fake's own errors where the API's body has a place for it."""
         raise NotImplementedError

@@ -71,25 +71,35 @@ def card(url: str, *, streaming: bool = True) -> a2a.AgentCard:
         name="Scripted test agent",
         description="Echoes, fails, asks or sleeps as the task's first word says.",
         version="1.0",
-        supported_interfaces=[a2a.AgentInterface(url=url, protocol_binding="JSONRPC", protocol_version="1.0")],
+        supported_interfaces=[
+            a2a.AgentInterface(url=url, protocol_binding="JSONRPC", protocol_version="1.0")
+        ],
         capabilities=a2a.AgentCapabilities(streaming=streaming),
         default_input_modes=["text/plain"],
         default_output_modes=["text/plain"],
         skills=[
-            a2a.AgentSkill(id="echo", name="echo", description="Repeat the text after `echo`.",
-                           tags=["echo"], examples=["echo hello"]),
-            a2a.AgentSkill(id="sleep", name="sleep", description="Work for the given seconds.",
-                           tags=["sleep"]),
+            a2a.AgentSkill(
+                id="echo",
+                name="echo",
+                description="Repeat the text after `echo`.",
+                tags=["echo"],
+                examples=["echo hello"],
+            ),
+            a2a.AgentSkill(
+                id="sleep", name="sleep", description="Work for the given seconds.", tags=["sleep"]
+            ),
         ],
     )
 
 
 def app(url: str, *, streaming: bool = True, bad_card: bool = False) -> Starlette:
     served = card(url, streaming=streaming)
-    handler = DefaultRequestHandler(agent_executor=ScriptedAgent(), task_store=InMemoryTaskStore(),
-                                    agent_card=served)
+    handler = DefaultRequestHandler(
+        agent_executor=ScriptedAgent(), task_store=InMemoryTaskStore(), agent_card=served
+    )
     routes = [*create_agent_card_routes(served), *create_jsonrpc_routes(handler, rpc_url="/")]
     if bad_card:
+
         async def not_a_card(request: Request) -> JSONResponse:
             return JSONResponse({"name": ["not", "a", "name"], "skills": "none"})
 

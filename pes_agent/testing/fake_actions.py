@@ -7,7 +7,15 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["ActionLike", "FakeAction", "FakeDisconnect", "FakeError", "FakeHang", "FakeMalformed", "FakeReply"]
+__all__ = [
+    "ActionLike",
+    "FakeAction",
+    "FakeDisconnect",
+    "FakeError",
+    "FakeHang",
+    "FakeMalformed",
+    "FakeReply",
+]
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -79,10 +79,14 @@ class FakeAnthropicServer(FakeServer):
             return keep_alive
         return await self._act(request.json, writer, keep_alive)
 
-    async def _refuse(self, writer: asyncio.StreamWriter, status: int, message: str, keep_alive: bool) -> None:
+    async def _refuse(
+        self, writer: asyncio.StreamWriter, status: int, message: str, keep_alive: bool
+    ) -> None:
         await send(writer, status, self._error_payload(status, message), keep_alive=keep_alive)
 
-    def _error_payload(self, status: int, message: str, body: Any = None, *, code: str = "fake_error") -> bytes:
+    def _error_payload(
+        self, status: int, message: str, body: Any = None, *, code: str = "fake_error"
+    ) -> bytes:
         if body is not None:
             return body.encode() if isinstance(body, str) else json_bytes(body)
         kind = _ERROR_TYPES.get(status, "api_error" if status >= 500 else "invalid_request_error")
@@ -102,11 +106,15 @@ class FakeAnthropicServer(FakeServer):
     def _message(self, reply: FakeReply, body: dict[str, Any]) -> dict[str, Any]:
         content: list[dict[str, Any]] = []
         if reply.reasoning_content is not None:
-            content.append({"type": "thinking", "thinking": reply.reasoning_content, "signature": "fake-signature"})
+            content.append(
+                {"type": "thinking", "thinking": reply.reasoning_content, "signature": "fake-signature"}
+            )
         tool = _forced_tool(body)
         value = _json_object(reply.text) if tool else None
         if tool and value is not None:
-            content.append({"type": "tool_use", "id": f"toolu_fake_{self._next_id()}", "name": tool, "input": value})
+            content.append(
+                {"type": "tool_use", "id": f"toolu_fake_{self._next_id()}", "name": tool, "input": value}
+            )
         else:
             content.append({"type": "text", "text": reply.text})
         stop = {"stop": "tool_use" if value is not None else "end_turn", "length": "max_tokens"}
@@ -188,7 +196,9 @@ def _events(message: dict[str, Any], step: int) -> list[tuple[str, dict[str, Any
     """The Messages API's event sequence for ``message``, as ``(event name, data)``."""
     usage = message["usage"]
     start = {**message, "content": [], "stop_reason": None, "usage": {**usage, "output_tokens": 1}}
-    events: list[tuple[str, dict[str, Any]]] = [("message_start", {"type": "message_start", "message": start})]
+    events: list[tuple[str, dict[str, Any]]] = [
+        ("message_start", {"type": "message_start", "message": start})
+    ]
     for index, block in enumerate(message["content"]):
         events += _block_events(index, block, max(1, step))
         if index == 0:
@@ -215,9 +225,13 @@ def _block_events(index: int, block: dict[str, Any], step: int) -> list[tuple[st
     ]
     for i in range(0, len(text), step):
         delta = {"type": delta_type, field: text[i : i + step]}
-        events.append(("content_block_delta", {"type": "content_block_delta", "index": index, "delta": delta}))
+        events.append(
+            ("content_block_delta", {"type": "content_block_delta", "index": index, "delta": delta})
+        )
     if kind == "thinking":
         delta = {"type": "signature_delta", "signature": block["signature"]}
-        events.append(("content_block_delta", {"type": "content_block_delta", "index": index, "delta": delta}))
+        events.append(
+            ("content_block_delta", {"type": "content_block_delta", "index": index, "delta": delta})
+        )
     events.append(("content_block_stop", {"type": "content_block_stop", "index": index}))
     return events

@@ -43,7 +43,9 @@ from pes_agent.testing.fake_actions import FakeReply
 
 __all__ = ["FakeGeminiServer", "sent_key"]
 
-_ROUTE = re.compile(r"^/(?P<version>v1|v1beta|v1alpha)/models/(?P<model>[^/:]+):(?P<verb>generateContent|streamGenerateContent)$")
+_ROUTE = re.compile(
+    r"^/(?P<version>v1|v1beta|v1alpha)/models/(?P<model>[^/:]+):(?P<verb>generateContent|streamGenerateContent)$"
+)
 _STATUS = {
     400: "INVALID_ARGUMENT",
     401: "UNAUTHENTICATED",
@@ -82,10 +84,14 @@ class FakeGeminiServer(FakeServer):
         stream = route["verb"] == "streamGenerateContent"
         return await self._act(request.json, writer, keep_alive, model=route["model"], stream=stream)
 
-    async def _refuse(self, writer: asyncio.StreamWriter, status: int, message: str, keep_alive: bool) -> None:
+    async def _refuse(
+        self, writer: asyncio.StreamWriter, status: int, message: str, keep_alive: bool
+    ) -> None:
         await send(writer, status, self._error_payload(status, message), keep_alive=keep_alive)
 
-    def _error_payload(self, status: int, message: str, body: Any = None, *, code: str = "fake_error") -> bytes:
+    def _error_payload(
+        self, status: int, message: str, body: Any = None, *, code: str = "fake_error"
+    ) -> bytes:
         if body is not None:
             return body.encode() if isinstance(body, str) else json_bytes(body)
         kind = _STATUS.get(status, "INTERNAL" if status >= 500 else "FAILED_PRECONDITION")
@@ -103,10 +109,16 @@ class FakeGeminiServer(FakeServer):
         **_: Any,
     ) -> bool:
         envelope = {"modelVersion": reply.model or model, "responseId": f"fake-{self._next_id()}"}
-        finish = {"stop": "STOP", "length": "MAX_TOKENS"}.get(reply.finish_reason, reply.finish_reason.upper())
+        finish = {"stop": "STOP", "length": "MAX_TOKENS"}.get(
+            reply.finish_reason, reply.finish_reason.upper()
+        )
         if not stream:
             parts = _parts(reply.reasoning_content, thought=True) + _parts(reply.text, thought=False)
-            payload = {"candidates": [_candidate(parts, finish)], "usageMetadata": _usage(reply.usage), **envelope}
+            payload = {
+                "candidates": [_candidate(parts, finish)],
+                "usageMetadata": _usage(reply.usage),
+                **envelope,
+            }
             await send(writer, 200, json_bytes(payload), keep_alive=keep_alive)
             return True
         step = max(1, reply.chunk_chars)
@@ -116,7 +128,9 @@ class FakeGeminiServer(FakeServer):
         for index, (text, thought) in enumerate(pieces):
             last = index == len(pieces) - 1
             chunk: dict[str, Any] = {
-                "candidates": [_candidate(_parts(text, thought=thought) or [{"text": ""}], finish if last else None)],
+                "candidates": [
+                    _candidate(_parts(text, thought=thought) or [{"text": ""}], finish if last else None)
+                ],
                 **envelope,
             }
             if last:

@@ -89,7 +89,13 @@ class FakeOpenAIServer(FakeServer):
         embedding_actions: Iterable[FakeAction] = (),
     ) -> None:
         super().__init__(
-            replies, handler=handler, latency_s=latency_s, host=host, port=port, backlog=backlog, record=record
+            replies,
+            handler=handler,
+            latency_s=latency_s,
+            host=host,
+            port=port,
+            backlog=backlog,
+            record=record,
         )
         self.mimic = mimic
         self.models = tuple(models)
@@ -158,15 +164,21 @@ class FakeOpenAIServer(FakeServer):
             "ctx": {"expected": "'text' or 'json_object'"},
         }
         message = (
-            f"1 validation error:\n  {problem!r}\n\n  File \"llama_cpp/server/app.py\", line 376, in "
+            f'1 validation error:\n  {problem!r}\n\n  File "llama_cpp/server/app.py", line 376, in '
             "create_chat_completion\n    POST /v1/chat/completions"
         )
         error = {"message": message, "type": "internal_server_error", "param": None, "code": None}
         return json_bytes({"error": error})
 
     async def _reply(
-        self, reply: FakeReply, body: dict[str, Any], writer: asyncio.StreamWriter, keep_alive: bool,
-        *, embeddings: bool = False, **_: Any,
+        self,
+        reply: FakeReply,
+        body: dict[str, Any],
+        writer: asyncio.StreamWriter,
+        keep_alive: bool,
+        *,
+        embeddings: bool = False,
+        **_: Any,
     ) -> bool:
         if embeddings:
             status, payload = self._embeddings(body)
@@ -180,16 +192,29 @@ class FakeOpenAIServer(FakeServer):
     def _embeddings(self, body: dict[str, Any]) -> tuple[int, bytes]:
         model = body.get("model")
         if model not in self.embedding_models:
-            return 404, error_body(f"The model `{model}` does not exist or you do not have access to it.", "model_not_found")
+            return 404, error_body(
+                f"The model `{model}` does not exist or you do not have access to it.", "model_not_found"
+            )
         texts = body.get("input")
         texts = [texts] if isinstance(texts, str) else texts
         if not isinstance(texts, list) or not all(isinstance(t, str) for t in texts):
             return 400, error_body("`input` must be a string or a list of strings", "invalid_input")
-        data = [{"object": "embedding", "index": i, "embedding": list(self.embed(t))} for i, t in enumerate(texts)]
+        data = [
+            {"object": "embedding", "index": i, "embedding": list(self.embed(t))} for i, t in enumerate(texts)
+        ]
         usage = {"prompt_tokens": sum(len(t.split()) for t in texts)}
-        return 200, json_bytes({"object": "list", "data": data, "model": model, "usage": {**usage, "total_tokens": usage["prompt_tokens"]}})
+        return 200, json_bytes(
+            {
+                "object": "list",
+                "data": data,
+                "model": model,
+                "usage": {**usage, "total_tokens": usage["prompt_tokens"]},
+            }
+        )
 
-    def _error_payload(self, status: int, message: str, body: Any = None, *, code: str = "fake_error") -> bytes:
+    def _error_payload(
+        self, status: int, message: str, body: Any = None, *, code: str = "fake_error"
+    ) -> bytes:
         if body is not None:
             return body.encode() if isinstance(body, str) else json_bytes(body)
         return error_body(message, code)

@@ -78,7 +78,9 @@ class RemoteAgent:
                 f"{self.label}: its card did not come within {self.config.timeout_s:g}s (`timeout_s`)"
             ) from None
         except A2AClientError as exc:
-            raise ConnectionError(f"{self.label}: its agent card could not be read: {self._scrub(exc)}") from None
+            raise ConnectionError(
+                f"{self.label}: its agent card could not be read: {self._scrub(exc)}"
+            ) from None
         settings = ClientConfig(
             streaming=self.config.streaming,
             polling=not self.config.streaming,
@@ -98,7 +100,9 @@ class RemoteAgent:
         if client is None:
             raise ToolError(f"{self.label} is not connected")
         message = a2a.Message(
-            message_id=uuid.uuid4().hex, role=a2a.ROLE_USER, parts=[a2a.Part(text=text)],
+            message_id=uuid.uuid4().hex,
+            role=a2a.ROLE_USER,
+            parts=[a2a.Part(text=text)],
             context_id=context_id or "",
         )
         outcome = _Outcome()
@@ -135,7 +139,9 @@ class RemoteAgent:
             async with asyncio.timeout(5):
                 await client.cancel_task(a2a.CancelTaskRequest(id=task_id))
         except Exception as exc:  # noqa: BLE001 -- best effort: the step already failed on the timeout
-            logger.info("%s: cancelling task %s failed: %s", self.label, task_id, self._scrub(_first_line(exc)))
+            logger.info(
+                "%s: cancelling task %s failed: %s", self.label, task_id, self._scrub(_first_line(exc))
+            )
 
     def _scrub(self, said: BaseException | str) -> str:
         return scrub(str(said), self._secrets)
@@ -198,7 +204,9 @@ class _Outcome:
                 f"{label} needs {_WAITING[self.state]} to go on{said}; send the task again with "
                 "everything it needs in the text"
             )
-        raise ToolError(f"{label}: the answer ended before the task did (state {a2a.TaskState.Name(self.state)})")
+        raise ToolError(
+            f"{label}: the answer ended before the task did (state {a2a.TaskState.Name(self.state)})"
+        )
 
 
 def _answer(parts: list[a2a.Part]) -> dict[str, Any]:
@@ -214,4 +222,3 @@ def context_for(thread_id: str, agent_id: str) -> str:
     """The A2A context of a thread's conversation with one agent: stable, so the agent keeps the
     thread's earlier tasks as context, and derived, so it learns nothing of our thread ids."""
     return uuid.uuid5(uuid.NAMESPACE_URL, f"pes-agent:{agent_id}:{thread_id}").hex
-

@@ -34,16 +34,39 @@ _ARG_LINE = re.compile(r"^\*{0,2}(\w+)\s*(?:\([^)]*\))?\s*:\s*(.*)$")
 # Schema keywords whose value is a map of name → subschema, or one subschema, or a list of them.
 _SCHEMA_MAPS = ("properties", "patternProperties", "$defs", "definitions", "dependentSchemas")
 _SCHEMA_ONE = (
-    "items", "additionalProperties", "not", "if", "then", "else", "contains",
-    "propertyNames", "unevaluatedItems", "unevaluatedProperties", "additionalItems",
+    "items",
+    "additionalProperties",
+    "not",
+    "if",
+    "then",
+    "else",
+    "contains",
+    "propertyNames",
+    "unevaluatedItems",
+    "unevaluatedProperties",
+    "additionalItems",
 )
 _SCHEMA_LIST = ("anyOf", "allOf", "oneOf", "prefixItems")
 
-_OPTIONS = frozenset({
-    "name", "description", "input_schema", "output_schema", "capabilities", "examples",
-    "execution_mode", "requires_approval", "timeout", "side_effects", "idempotent", "deterministic", "aliases",
-    "value_aliases", "keywords",
-})
+_OPTIONS = frozenset(
+    {
+        "name",
+        "description",
+        "input_schema",
+        "output_schema",
+        "capabilities",
+        "examples",
+        "execution_mode",
+        "requires_approval",
+        "timeout",
+        "side_effects",
+        "idempotent",
+        "deterministic",
+        "aliases",
+        "value_aliases",
+        "keywords",
+    }
+)
 
 Fn = Callable[..., Any]
 
@@ -117,7 +140,9 @@ def tool_from_schema(
     return ToolSpec(
         name=name,
         description=description.strip(),
-        input_schema=_with_keywords(_checked_object_schema(input_schema, name, "input_schema"), keywords, name),
+        input_schema=_with_keywords(
+            _checked_object_schema(input_schema, name, "input_schema"), keywords, name
+        ),
         fn=fn,
         output_schema=_optional_schema(output_schema, name),
         capabilities=tuple(capabilities),
@@ -137,7 +162,9 @@ def tool_from_schema(
 def _with_keywords(schema: Mapping[str, Any], keywords: Sequence[str], name: str) -> Mapping[str, Any]:
     """``schema`` with ``keywords`` added to its ``x-search-terms`` (kept once each, in order)."""
     if isinstance(keywords, str) or not all(isinstance(k, str) for k in keywords):
-        raise ToolDefinitionError(f"tool {name!r}: `keywords` must be a list of strings, e.g. ['google', 'look online'].")
+        raise ToolDefinitionError(
+            f"tool {name!r}: `keywords` must be a list of strings, e.g. ['google', 'look online']."
+        )
     if not keywords:
         return schema
     terms = [*(schema.get(SEARCH_TERMS) or ()), *keywords]
@@ -334,7 +361,9 @@ def _with_conversion(fn: Fn, params: Sequence[inspect.Parameter], tool_name: str
                     out[name] = adapter.validate_python(out[name])
                 except ValidationError as exc:
                     first = exc.errors()[0]["msg"] if exc.errors() else str(exc)
-                    raise ToolError(f"tool {tool_name!r}: argument `{name}` could not be read: {first}") from exc
+                    raise ToolError(
+                        f"tool {tool_name!r}: argument `{name}` could not be read: {first}"
+                    ) from exc
         return out
 
     if inspect.iscoroutinefunction(fn):

@@ -21,8 +21,18 @@ Check = Callable[[Any], bool]
 
 _ANNOTATIONS = frozenset(
     {
-        "$comment", "$schema", "contentEncoding", "contentMediaType", "default", "deprecated",
-        "description", "examples", "format", "readOnly", "title", "writeOnly",
+        "$comment",
+        "$schema",
+        "contentEncoding",
+        "contentMediaType",
+        "default",
+        "deprecated",
+        "description",
+        "examples",
+        "format",
+        "readOnly",
+        "title",
+        "writeOnly",
     }
 )
 """Keywords that never fail a value (``format`` is an annotation here, as in `validation`)."""
@@ -64,7 +74,9 @@ def _compile(schema: Any) -> Check:
     checks.extend(_number(schema))
     checks.extend(_choices(schema))
     checks.extend(_combinators(schema))
-    unknown = [k for k in schema if k not in _HANDLED and k not in _ANNOTATIONS and not str(k).startswith("x-")]
+    unknown = [
+        k for k in schema if k not in _HANDLED and k not in _ANNOTATIONS and not str(k).startswith("x-")
+    ]
     if unknown:
         raise _Unsupported
     return _all(checks)
@@ -111,12 +123,16 @@ def _object(schema: Mapping[str, Any]) -> list[Check]:
         return []
     if properties is not None and not isinstance(properties, Mapping):
         raise _Unsupported
-    if required is not None and (not isinstance(required, list) or not all(isinstance(n, str) for n in required)):
+    if required is not None and (
+        not isinstance(required, list) or not all(isinstance(n, str) for n in required)
+    ):
         raise _Unsupported
     compiled = {name: _compile(sub) for name, sub in (properties or {}).items()}
     needed = tuple(required or ())
     closed = schema.get("additionalProperties") is False
-    extra = None if closed or "additionalProperties" not in schema else _compile(schema["additionalProperties"])
+    extra = (
+        None if closed or "additionalProperties" not in schema else _compile(schema["additionalProperties"])
+    )
 
     def check(v: Any) -> bool:
         if type(v) is not dict:
@@ -224,9 +240,24 @@ def _combinators(schema: Mapping[str, Any]) -> list[Check]:
 
 _HANDLED = frozenset(
     {
-        "type", "properties", "required", "additionalProperties", "items", "minItems", "maxItems",
-        "minLength", "maxLength", "pattern", "minimum", "maximum", "exclusiveMinimum",
-        "exclusiveMaximum", "enum", "const", "anyOf", "allOf",
+        "type",
+        "properties",
+        "required",
+        "additionalProperties",
+        "items",
+        "minItems",
+        "maxItems",
+        "minLength",
+        "maxLength",
+        "pattern",
+        "minimum",
+        "maximum",
+        "exclusiveMinimum",
+        "exclusiveMaximum",
+        "enum",
+        "const",
+        "anyOf",
+        "allOf",
     }
 )
 

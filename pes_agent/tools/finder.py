@@ -35,7 +35,9 @@ the same key and model, that is the text (a query longer than the model's contex
 the run plans with BM25 and says why."""
 
 
-def finder_for(registry: ToolRegistry, retrieval: RetrievalConfig, providers: Mapping[str, ProviderConfig]) -> ToolFinder:
+def finder_for(
+    registry: ToolRegistry, retrieval: RetrievalConfig, providers: Mapping[str, ProviderConfig]
+) -> ToolFinder:
     """The finder of an instance: the built-in table by default, an embeddings client when
     ``retrieval.embeddings`` names a provider (checked at config load to exist and speak the OpenAI
     API), words alone when it is ``off``."""
@@ -50,7 +52,9 @@ def finder_for(registry: ToolRegistry, retrieval: RetrievalConfig, providers: Ma
 class ToolFinder:
     """The index of one registry; ``None`` from ``index`` when ``bm25s`` is not installed."""
 
-    def __init__(self, registry: ToolRegistry, embedder: OpenAIEmbeddings | BuiltinEmbedder | None = None) -> None:
+    def __init__(
+        self, registry: ToolRegistry, embedder: OpenAIEmbeddings | BuiltinEmbedder | None = None
+    ) -> None:
         self._registry = registry
         self._index: ToolIndex | None = None
         self._version = -1
@@ -93,8 +97,12 @@ class ToolFinder:
             semantic = self._vectors.index_now(specs, self.embedder.vectors)
             self._semantic, self._semantic_version = semantic, version
         wanted = list(dict.fromkeys(texts))
-        return Searcher(index=index, semantic=semantic, vectors=dict(zip(wanted, self.embedder.vectors(wanted), strict=True)),
-                        meaning=self.embedder.label)
+        return Searcher(
+            index=index,
+            semantic=semantic,
+            vectors=dict(zip(wanted, self.embedder.vectors(wanted), strict=True)),
+            meaning=self.embedder.label,
+        )
 
     async def searcher(self, texts: Sequence[str]) -> Searcher | None:
         """A searcher for ``texts`` (the query and its parts, or ``findTools`` phrases): fused with
@@ -117,8 +125,12 @@ class ToolFinder:
         if any(len(v) != semantic.dimensions for v in vectors):
             return Searcher(index=index, note=self._mismatch(semantic.dimensions, vectors))
         self._outage = False
-        return Searcher(index=index, semantic=semantic, vectors=dict(zip(dict.fromkeys(texts), vectors, strict=True)),
-                        meaning=self.embedder.label)
+        return Searcher(
+            index=index,
+            semantic=semantic,
+            vectors=dict(zip(dict.fromkeys(texts), vectors, strict=True)),
+            meaning=self.embedder.label,
+        )
 
     def _mismatch(self, dimensions: int, vectors: Sequence[Sequence[float]]) -> str:
         """Vectors of another length than the catalogue's: the model behind the endpoint changed.
@@ -127,10 +139,12 @@ class ToolFinder:
         self._semantic = None
         self._vectors.forget()
         got = sorted({len(v) for v in vectors} - {dimensions})
-        reason = (f"the embeddings endpoint answered {got[0]}-dimensional vectors for the query but "
-                  f"{dimensions}-dimensional ones for the tools (did the model behind "
-                  "`retrieval.embeddings.model` change?), so tools were ranked by their words alone (BM25); "
-                  "the tools are embedded again for the next run")
+        reason = (
+            f"the embeddings endpoint answered {got[0]}-dimensional vectors for the query but "
+            f"{dimensions}-dimensional ones for the tools (did the model behind "
+            "`retrieval.embeddings.model` change?), so tools were ranked by their words alone (BM25); "
+            "the tools are embedded again for the next run"
+        )
         logger.warning("%s", reason)
         return reason
 

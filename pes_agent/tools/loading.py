@@ -21,8 +21,10 @@ _EXPECTED = "a ToolSpec (what `@tool` returns), a list of them, or a typed funct
 def load_tools(paths: Sequence[str], *, source: str | None = None) -> list[ToolSpec]:
     if isinstance(paths, str):
         raise ConfigError(
-            "`tools` must be a list of import paths, not a single string", source=source,
-            key_path="tools", value=paths,
+            "`tools` must be a list of import paths, not a single string",
+            source=source,
+            key_path="tools",
+            value=paths,
         )
     specs: list[ToolSpec] = []
     for i, path in enumerate(paths):

@@ -168,8 +168,7 @@ class McpConnection:
             holder.cancel()
             await asyncio.gather(holder, return_exceptions=True)
             raise ConnectionError(
-                f"{self.label} did not answer within {self.server.connect_timeout_s:g}s "
-                "(`connect_timeout_s`)"
+                f"{self.label} did not answer within {self.server.connect_timeout_s:g}s (`connect_timeout_s`)"
             ) from None
         except ConnectionError:
             await asyncio.gather(holder, return_exceptions=True)
@@ -189,9 +188,7 @@ class McpConnection:
                 await stop.wait()
         except Exception as exc:  # noqa: BLE001 -- any failure to connect is reported naming the server
             if not ready.done():
-                ready.set_exception(
-                    ConnectionError(f"{self.label} could not be reached: {first_error(exc)}")
-                )
+                ready.set_exception(ConnectionError(f"{self.label} could not be reached: {first_error(exc)}"))
             else:
                 logger.debug("%s: the session ended with %s", self.label, first_error(exc))
         finally:

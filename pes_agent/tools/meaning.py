@@ -49,7 +49,13 @@ class MeaningTable:
         try:
             with np.load(path, allow_pickle=False) as data:
                 table = cls(data["tokens"].tolist(), data["vectors"], data["scales"])
-        except (OSError, KeyError, ValueError, EOFError, zipfile.BadZipFile) as exc:  # missing, cut short, corrupt
+        except (
+            OSError,
+            KeyError,
+            ValueError,
+            EOFError,
+            zipfile.BadZipFile,
+        ) as exc:  # missing, cut short, corrupt
             raise _unreadable(path, str(exc)) from None
         if table._vectors.ndim != 2 or len(table._scales) != len(table._vectors):
             raise _unreadable(path, "its vectors and scales differ in number")

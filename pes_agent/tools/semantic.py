@@ -59,7 +59,9 @@ class SemanticIndex:
         """The length of the catalogue's vectors: a query's must match (``ToolFinder.searcher``)."""
         return int(self._matrix.shape[1])
 
-    def rank(self, vector: Sequence[float], allowed: Collection[str] | None = None) -> list[tuple[str, float]]:
+    def rank(
+        self, vector: Sequence[float], allowed: Collection[str] | None = None
+    ) -> list[tuple[str, float]]:
         """Every allowed tool with its cosine similarity to ``vector``, best first."""
         import numpy as np
 
@@ -69,12 +71,19 @@ class SemanticIndex:
             return []  # a zero vector (no word the table knows) ranks nothing: BM25 decides alone
         scores = self._matrix @ (query / norm)
         order = np.argsort(-scores, kind="stable")  # ties: the earlier-registered tool first
-        return [(self.names[i], float(scores[i])) for i in order.tolist()
-                if allowed is None or self.names[i] in allowed]
+        return [
+            (self.names[i], float(scores[i]))
+            for i in order.tolist()
+            if allowed is None or self.names[i] in allowed
+        ]
 
-
-    def fused(self, lexical: Sequence[ToolHit], vector: Sequence[float], k: int,
-              allowed: Collection[str] | None = None) -> Sequence[ToolHit]:
+    def fused(
+        self,
+        lexical: Sequence[ToolHit],
+        vector: Sequence[float],
+        k: int,
+        allowed: Collection[str] | None = None,
+    ) -> Sequence[ToolHit]:
         """``fuse(lexical, self.rank(vector, allowed), k)``, computed over arrays: a request searches
         once per part (issue 30), and ranking every tool in Python took most of its time."""
         import numpy as np
@@ -105,8 +114,12 @@ class SemanticIndex:
         best = found[np.lexsort((first[found], -scores[found]))][:k]
         ranked = places[best].tolist()
         return Hits(
-            [self.names[i] for i in best.tolist()], np.round(scores[best] * 1000, 3).tolist(),
-            [m if r > 0 else None for m, r in zip(np.round(cosines[best].astype(np.float64), 4).tolist(), ranked, strict=True)],
+            [self.names[i] for i in best.tolist()],
+            np.round(scores[best] * 1000, 3).tolist(),
+            [
+                m if r > 0 else None
+                for m, r in zip(np.round(cosines[best].astype(np.float64), 4).tolist(), ranked, strict=True)
+            ],
             words,
         )
 
@@ -115,7 +128,10 @@ class SemanticIndex:
         import numpy as np
 
         if self._mask[0] is not allowed:
-            self._mask = (allowed, np.fromiter((n in allowed for n in self.names), dtype=bool, count=len(self.names)))
+            self._mask = (
+                allowed,
+                np.fromiter((n in allowed for n in self.names), dtype=bool, count=len(self.names)),
+            )
         return self._mask[1]
 
 
@@ -123,8 +139,9 @@ class Hits(Sequence[ToolHit]):
     """A fused ranking whose hits are made when read: a request's parts are each ranked ``k + names``
     deep, and a fair merge reads only the front of each."""
 
-    def __init__(self, names: list[str], scores: list[float], meaning: list[float | None],
-                 words: Mapping[str, float]) -> None:
+    def __init__(
+        self, names: list[str], scores: list[float], meaning: list[float | None], words: Mapping[str, float]
+    ) -> None:
         self.names, self._scores, self._meaning, self._words = names, scores, meaning, words
 
     def __len__(self) -> int:
@@ -140,7 +157,9 @@ class Hits(Sequence[ToolHit]):
         if isinstance(at, slice):
             return tuple(self[i] for i in range(*at.indices(len(self.names))))
         name = self.names[at]
-        return ToolHit(name=name, score=self._scores[at], lexical=self._words.get(name), semantic=self._meaning[at])
+        return ToolHit(
+            name=name, score=self._scores[at], lexical=self._words.get(name), semantic=self._meaning[at]
+        )
 
     def __iter__(self) -> Iterator[ToolHit]:
         return (self[i] for i in range(len(self.names)))
@@ -170,7 +189,9 @@ class ToolVectors:
             known.update(zip(missing, await self.embedder.embed(missing), strict=True))
         return self._kept(specs, texts, known)
 
-    def index_now(self, specs: Sequence[ToolSpec], vectors: Callable[[Sequence[str]], list[list[float]]]) -> SemanticIndex:
+    def index_now(
+        self, specs: Sequence[ToolSpec], vectors: Callable[[Sequence[str]], list[list[float]]]
+    ) -> SemanticIndex:
         """The same, synchronously, with ``vectors`` computed in process (the built-in table's, for
         a prompt preview): the cache it fills is the one runs use."""
         texts, known, missing = self._known(specs)
@@ -186,7 +207,9 @@ class ToolVectors:
         known = {t: self._cache[t] for t in dict.fromkeys(texts) if t in self._cache}
         return texts, known, [t for t in dict.fromkeys(texts) if t not in known]
 
-    def _kept(self, specs: Sequence[ToolSpec], texts: Sequence[str], known: dict[str, list[float]]) -> SemanticIndex:
+    def _kept(
+        self, specs: Sequence[ToolSpec], texts: Sequence[str], known: dict[str, list[float]]
+    ) -> SemanticIndex:
         self._cache = known  # texts of tools that are gone are forgotten
         return SemanticIndex([s.name for s in specs], [known[t] for t in texts])
 
@@ -204,8 +227,12 @@ def fuse(lexical: Sequence[ToolHit], semantic: Sequence[tuple[str, float]], k: i
         meaning[name] = cosine
     best = sorted(scores, key=lambda n: -scores[n])[:k]  # sorted is stable: BM25's order breaks ties
     return tuple(
-        ToolHit(name=n, score=round(scores[n] * 1000, 3), lexical=words.get(n), semantic=round(meaning[n], 4)
-                if n in meaning else None)
+        ToolHit(
+            name=n,
+            score=round(scores[n] * 1000, 3),
+            lexical=words.get(n),
+            semantic=round(meaning[n], 4) if n in meaning else None,
+        )
         for n in best
     )
 

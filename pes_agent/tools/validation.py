@@ -180,7 +180,9 @@ def _single_branch_errors(error: ValidationError) -> list[ValidationError]:
     real = [i for i, b in enumerate(branches) if not (isinstance(b, Mapping) and b.get("type") == "null")]
     if len(real) != 1 or len(branches) > 2:
         return []
-    inner = [e for e in error.context or () if e.relative_schema_path and e.relative_schema_path[0] == real[0]]
+    inner = [
+        e for e in error.context or () if e.relative_schema_path and e.relative_schema_path[0] == real[0]
+    ]
     if len(inner) == 1 and str(inner[0].validator) == "type" and not list(inner[0].relative_path):
         return []  # a plain wrong type: "must be an array or null" says more
     return inner
@@ -209,7 +211,9 @@ def _dependent_required(path: list[Any], instance: Mapping[str, Any], rules: Any
                 for name in _as_list(needed):
                     if name not in instance:
                         problems.append(
-                            _problem(path + [name], "dependentRequired", f"is required when `{trigger}` is given")
+                            _problem(
+                                path + [name], "dependentRequired", f"is required when `{trigger}` is given"
+                            )
                         )
     return problems
 
@@ -219,9 +223,7 @@ def _unexpected_keys(instance: Mapping[str, Any], schema: Any) -> list[str]:
         return []
     known = schema.get("properties") or {}
     patterns = list((schema.get("patternProperties") or {}).keys())
-    return [
-        str(k) for k in instance if k not in known and not any(re.search(p, str(k)) for p in patterns)
-    ]
+    return [str(k) for k in instance if k not in known and not any(re.search(p, str(k)) for p in patterns)]
 
 
 def _problem(path: Sequence[Any], rule: str, text: str) -> ArgumentProblem:

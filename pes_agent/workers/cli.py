@@ -41,7 +41,9 @@ async def worker_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> 
         await worker.stop()
         raise  # a ConfigError: one line and exit 2 (`pes_agent.cli.main`)
     print(
-        f"[pes-agent] worker {worker.executor_id} taking runs, {worker.concurrency} at a time", file=err, flush=True
+        f"[pes-agent] worker {worker.executor_id} taking runs, {worker.concurrency} at a time",
+        file=err,
+        flush=True,
     )
     try:
         await stop.wait()

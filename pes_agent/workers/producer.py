@@ -54,7 +54,9 @@ def decision_id(suspension_id: str, decision: Mapping[str, Any], user_id: str | 
 class Producer:
     """Enqueues runs and delivers decisions; one per process, closed with ``aclose``."""
 
-    def __init__(self, config: ArtInstanceConfig, client: DBOSClient, store: StateStore | None = None) -> None:
+    def __init__(
+        self, config: ArtInstanceConfig, client: DBOSClient, store: StateStore | None = None
+    ) -> None:
         self.config = config
         self._client = client
         self._store = store
@@ -88,10 +90,16 @@ class Producer:
         tid = thread_id or f"thread_{uuid.uuid4().hex}"
         trace = uuid.uuid4().hex
         job = {
-            "kind": "process", "thread_id": tid, "trace_id": trace, "query": query, "user_id": user_id,
+            "kind": "process",
+            "thread_id": tid,
+            "trace_id": trace,
+            "query": query,
+            "user_id": user_id,
             "options": parsed.model_dump(mode="json", by_alias=True, exclude_unset=True) if parsed else None,
         }
-        return await self._submit(job, f"{workflow_prefix(tid)}{trace}", provider_of(self.config, parsed), None)
+        return await self._submit(
+            job, f"{workflow_prefix(tid)}{trace}", provider_of(self.config, parsed), None
+        )
 
     async def resume(
         self,
@@ -123,24 +131,44 @@ class Producer:
         plain = parsed.to_dict()
         ident = decision_id(suspension_id, plain, user_id)
         message = {"suspension_id": suspension_id, "decision": plain, "decision_id": ident}
-        waiting = [w.workflow_id for w in await self._client.list_workflows_async(
-            status="PENDING", name=WORKFLOW, workflow_id_prefix=workflow_prefix(thread_id), load_input=False,
-            load_output=False,
-        )]
+        waiting = [
+            w.workflow_id
+            for w in await self._client.list_workflows_async(
+                status="PENDING",
+                name=WORKFLOW,
+                workflow_id_prefix=workflow_prefix(thread_id),
+                load_input=False,
+                load_output=False,
+            )
+        ]
         for workflow_id in waiting:
             await self._client.send_async(workflow_id, message, DECISION_TOPIC)
         job_id = f"{workflow_prefix(thread_id)}resume:{suspension_id}:{ident}"  # a repeat joins it
         taker = await self._taker(thread_id, waiting, suspension_id, ident)
         if taker is not None:  # a job of an identical earlier request may apply it first: followed then
-            return RunHandle(self._client, taker, response_key(suspension_id), thread_id,
-                             decision=(suspension_id, ident), job=job_id)
+            return RunHandle(
+                self._client,
+                taker,
+                response_key(suspension_id),
+                thread_id,
+                decision=(suspension_id, ident),
+                job=job_id,
+            )
         job = {
-            "kind": "resume", "thread_id": thread_id, "trace_id": uuid.uuid4().hex, "user_id": user_id,
-            "sent_to": waiting, **message,
+            "kind": "resume",
+            "thread_id": thread_id,
+            "trace_id": uuid.uuid4().hex,
+            "user_id": user_id,
+            "sent_to": waiting,
+            **message,
         }
         handle = await self._submit(job, job_id, provider_of(self.config, None), suspension_id)
         return RunHandle(
-            self._client, handle.workflow_id, response_key(suspension_id), thread_id, watch=waiting,
+            self._client,
+            handle.workflow_id,
+            response_key(suspension_id),
+            thread_id,
+            watch=waiting,
             decision=(suspension_id, ident),
         )
 
@@ -153,13 +181,20 @@ class Producer:
         reads; its user message is not written twice). A thread with nothing to continue is refused
         (``{"refused": ...}``)."""
         stopped = await self._client.list_workflows_async(
-            workflow_id_prefix=workflow_prefix(thread_id), status="ERROR", name=WORKFLOW, sort_desc=True, limit=1,
+            workflow_id_prefix=workflow_prefix(thread_id),
+            status="ERROR",
+            name=WORKFLOW,
+            sort_desc=True,
+            limit=1,
             load_output=False,
         )
         inputs = stopped[0].input if stopped else None
         original = inputs["args"][0] if inputs and inputs["args"] else None
         job = {
-            "kind": "recover", "thread_id": thread_id, "trace_id": uuid.uuid4().hex, "user_id": user_id,
+            "kind": "recover",
+            "thread_id": thread_id,
+            "trace_id": uuid.uuid4().hex,
+            "user_id": user_id,
             "stopped": original if isinstance(original, dict) and original.get("kind") == "process" else None,
         }
         workflow_id = f"{workflow_prefix(thread_id)}recover:{job['trace_id']}"
@@ -212,8 +247,11 @@ class Producer:
         thread_id = str(job["thread_id"])
         await self._client.enqueue_async(
             {
-                "workflow_name": WORKFLOW, "queue_name": queue, "workflow_id": workflow_id,
-                "queue_partition_key": thread_id, "app_version": APP_VERSION,
+                "workflow_name": WORKFLOW,
+                "queue_name": queue,
+                "workflow_id": workflow_id,
+                "queue_partition_key": thread_id,
+                "app_version": APP_VERSION,
             },
             job,
         )

@@ -36,7 +36,9 @@ def provider_of(config: ArtInstanceConfig, options: ThreadConfig | None) -> str 
     return chosen
 
 
-def queue_options(config: WorkersConfig, provider: str | None, *, concurrency: int | None = None) -> dict[str, Any]:
+def queue_options(
+    config: WorkersConfig, provider: str | None, *, concurrency: int | None = None
+) -> dict[str, Any]:
     """Keyword arguments of ``register_queue`` for the queue of ``provider``."""
     limits = config.providers.get(provider or "")
     options: dict[str, Any] = {
@@ -63,4 +65,3 @@ def system_database(config: ArtInstanceConfig, source: str | None = None) -> str
             key_path="workers.systemDatabase",
         )
     return url.get_secret_value()
-

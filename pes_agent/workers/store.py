@@ -64,7 +64,9 @@ class DurableStore:
         def write(version: int) -> Awaitable[int]:
             return self.inner.save(thread_id, state, version)
 
-        return await self.stored("store.save", lambda: _own_write(self.inner, thread_id, state, expected_version, write))
+        return await self.stored(
+            "store.save", lambda: _own_write(self.inner, thread_id, state, expected_version, write)
+        )
 
     async def finish_calls_and_save(
         self, thread_id: str, state: ThreadState, expected_version: int, finished: Sequence[CallFinish]
@@ -73,7 +75,8 @@ class DurableStore:
             return self.inner.finish_calls_and_save(thread_id, state, version, finished)
 
         return await self.stored(
-            "store.finish_calls_and_save", lambda: _own_write(self.inner, thread_id, state, expected_version, write)
+            "store.finish_calls_and_save",
+            lambda: _own_write(self.inner, thread_id, state, expected_version, write),
         )
 
     async def threads(self, owner: str | None, *, limit: int = 50) -> list[ThreadSummary]:
@@ -85,8 +88,12 @@ class DurableStore:
         """Not a step: the journal ignores a call started again."""
         await self.patient(lambda: self.inner.call_started(thread_id, item_id, call_id, tool_name, arguments))
 
-    async def call_finished(self, thread_id: str, item_id: str, call_id: str, result: Mapping[str, Any]) -> None:
-        await self.stored("store.call_finished", lambda: self.inner.call_finished(thread_id, item_id, call_id, result))
+    async def call_finished(
+        self, thread_id: str, item_id: str, call_id: str, result: Mapping[str, Any]
+    ) -> None:
+        await self.stored(
+            "store.call_finished", lambda: self.inner.call_finished(thread_id, item_id, call_id, result)
+        )
 
     async def calls(self, thread_id: str, item_id: str | None = None) -> list[JournalEntry]:
         return await self.stored("store.calls", lambda: self.inner.calls(thread_id, item_id))
@@ -117,7 +124,9 @@ class DurableStore:
         if DBOS.workflow_id is not None:
             last = await self.inner.messages(thread_id, limit=1)
             if last and (last[0].role, last[0].content, last[0].trace_id) == (
-                message.role, message.content, message.trace_id
+                message.role,
+                message.content,
+                message.trace_id,
             ):
                 return
         await self.inner.append_message(thread_id, message)
@@ -138,7 +147,11 @@ def _replayable(events: Sequence[Event]) -> Sequence[Event]:
 
 
 async def _own_write(
-    store: StateStore, thread_id: str, state: ThreadState, expected: int, write: Callable[[int], Awaitable[int]]
+    store: StateStore,
+    thread_id: str,
+    state: ThreadState,
+    expected: int,
+    write: Callable[[int], Awaitable[int]],
 ) -> int:
     """``write`` at ``expected``; when the stored version is one ahead and was written by this run
     (an earlier attempt of this same step), at that version instead."""

@@ -64,11 +64,15 @@ class Worker:
         from the config's queues."""
         cfg = self.config
         url = system_database(cfg, self._source)
-        unknown = sorted(name for name in cfg.workers.providers if cfg.providers and name not in cfg.providers)
+        unknown = sorted(
+            name for name in cfg.workers.providers if cfg.providers and name not in cfg.providers
+        )
         if unknown:
             raise ConfigError(
                 f"`workers.providers` names providers that are not configured: {', '.join(unknown)}",
-                source=self._source, key_path="workers.providers", allowed=sorted(cfg.providers),
+                source=self._source,
+                key_path="workers.providers",
+                allowed=sorted(cfg.providers),
             )
         base_dir = str(Path(self._source).resolve().parent) if self._source else None
         window = cfg.workers.store_outage_s

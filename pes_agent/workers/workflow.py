@@ -145,7 +145,9 @@ async def _waits_on(art: ArtInstance, thread_id: str, suspension_id: str) -> boo
     state, _ = await art.store.load(thread_id)
     if state is not None and state.suspension is not None and state.suspension.id == suspension_id:
         return True
-    logger.info("thread %r went on past pause %r without this run: it stops waiting", thread_id, suspension_id)
+    logger.info(
+        "thread %r went on past pause %r without this run: it stops waiting", thread_id, suspension_id
+    )
     return False
 
 
@@ -185,7 +187,9 @@ async def _published(key: str, thread_id: str, outcome: Awaitable[dict[str, Any]
         if isinstance(exc, StoreUnavailableError):
             message = f"the run failed on a worker: {exc}"
         logger.error("run on thread %r failed", thread_id, exc_info=exc)
-        await DBOS.set_event_async(key, {"thread_id": thread_id, "failed": {"type": kind, "message": message}})
+        await DBOS.set_event_async(
+            key, {"thread_id": thread_id, "failed": {"type": kind, "message": message}}
+        )
         if isinstance(exc, StoreUnavailableError):
             await _give_back(_runtime(), thread_id, exc)
         raise
@@ -232,10 +236,19 @@ async def _first(art: ArtInstance, job: dict[str, Any], carried: list[str]) -> d
     if job["kind"] == "recover":  # a run that stopped (an outage): on from its first unfinished item
         return await _outcome(art, thread_id, user_id, await _recovery(art, job))
     if job["kind"] != "resume":
-        return await _outcome(art, thread_id, user_id, partial(
-            art.process, job["query"], thread_id=thread_id, trace_id=job.get("trace_id"), user_id=user_id,
-            options=job.get("options"),
-        ))
+        return await _outcome(
+            art,
+            thread_id,
+            user_id,
+            partial(
+                art.process,
+                job["query"],
+                thread_id=thread_id,
+                trace_id=job.get("trace_id"),
+                user_id=user_id,
+                options=job.get("options"),
+            ),
+        )
     response = await _outcome(art, thread_id, user_id, partial(_decide, art, thread_id, job))
     carrier = await _carrier(job) if "refused" in response else None
     if carrier is None:
@@ -245,7 +258,9 @@ async def _first(art: ArtInstance, job: dict[str, Any], carried: list[str]) -> d
     suspension_id = str(job["suspension_id"])
     answer = await DBOS.get_event_async(carrier, response_key(suspension_id), timeout_seconds=ATTACH_WAIT_S)
     if answer is None:
-        message = f"workflow {carrier!r} took the decision on {suspension_id!r} but has not answered; ask it later"
+        message = (
+            f"workflow {carrier!r} took the decision on {suspension_id!r} but has not answered; ask it later"
+        )
         return {"thread_id": thread_id, "refused": {"type": "PesAgentError", "message": message}}
     return dict(answer)
 
@@ -262,8 +277,12 @@ async def _recovery(art: ArtInstance, job: dict[str, Any]) -> Callable[[], Await
         state, _ = await art.store.load(thread_id)
         if state is None or state.query != stopped.get("query"):
             return partial(
-                art.process, stopped["query"], thread_id=thread_id, trace_id=stopped.get("trace_id"),
-                user_id=stopped.get("user_id"), options=stopped.get("options"),
+                art.process,
+                stopped["query"],
+                thread_id=thread_id,
+                trace_id=stopped.get("trace_id"),
+                user_id=stopped.get("user_id"),
+                options=stopped.get("options"),
             )
     return partial(art.resume, thread_id, user_id=user_id)
 
@@ -281,7 +300,10 @@ async def _carrier(job: dict[str, Any]) -> str | None:
 
 async def _decide(art: ArtInstance, thread_id: str, message: dict[str, Any]) -> AgentFinalResponse:
     return await art.resume(
-        thread_id, str(message["suspension_id"]), message.get("decision") or {}, user_id=message.get("user_id")
+        thread_id,
+        str(message["suspension_id"]),
+        message.get("decision") or {},
+        user_id=message.get("user_id"),
     )
 
 

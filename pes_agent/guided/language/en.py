@@ -12,8 +12,15 @@ import re
 from pes_agent.guided.language.base import DateSpan
 
 __all__ = [
-    "CLAUSE_BREAK", "CONJOINED", "ENGLISH", "LEADING_CONNECTIVE", "RELATING", "SEVERAL", "STOPWORDS",
-    "TOOL_STOPWORDS", "English",
+    "CLAUSE_BREAK",
+    "CONJOINED",
+    "ENGLISH",
+    "LEADING_CONNECTIVE",
+    "RELATING",
+    "SEVERAL",
+    "STOPWORDS",
+    "TOOL_STOPWORDS",
+    "English",
 ]
 
 # --- clauses, and words that are never values or tool evidence ------------------------------------
@@ -25,23 +32,136 @@ CLAUSE_BREAK = re.compile(
 )
 LEADING_CONNECTIVE = re.compile(r"^(?:and|then|also|finally|next|so)\b[\s,]*", re.IGNORECASE)
 STOPWORDS = frozenset(
-    ["a", "an", "the", "and", "or", "of", "in", "on", "at", "to", "for", "from", "by", "with", "into", "onto", "than", "then", "that", "this", "these", "those", "is", "are", "was", "were", "be", "been", "it", "its", "it's", "as", "what", "which", "who", "whom", "how", "many", "much", "me", "my", "you", "your", "we", "our", "they", "their", "please", "can", "could", "would", "should", "will", "do", "does", "did", "get", "give", "tell", "show", "find", "compute", "calculate", "make", "result", "results", "answer", "value", "number", "count", "word", "words", "text"]
+    [
+        "a",
+        "an",
+        "the",
+        "and",
+        "or",
+        "of",
+        "in",
+        "on",
+        "at",
+        "to",
+        "for",
+        "from",
+        "by",
+        "with",
+        "into",
+        "onto",
+        "than",
+        "then",
+        "that",
+        "this",
+        "these",
+        "those",
+        "is",
+        "are",
+        "was",
+        "were",
+        "be",
+        "been",
+        "it",
+        "its",
+        "it's",
+        "as",
+        "what",
+        "which",
+        "who",
+        "whom",
+        "how",
+        "many",
+        "much",
+        "me",
+        "my",
+        "you",
+        "your",
+        "we",
+        "our",
+        "they",
+        "their",
+        "please",
+        "can",
+        "could",
+        "would",
+        "should",
+        "will",
+        "do",
+        "does",
+        "did",
+        "get",
+        "give",
+        "tell",
+        "show",
+        "find",
+        "compute",
+        "calculate",
+        "make",
+        "result",
+        "results",
+        "answer",
+        "value",
+        "number",
+        "count",
+        "word",
+        "words",
+        "text",
+    ]
 )
 """Words no argument is made of (the last line: words that name a step's output, not a value)."""
 
 
-CONJOINED = re.compile(r"^(?P<verb>.+?)\s+(?P<head>[a-z]+\s+[a-z]+(?:\s+[a-z]+)?)\s+(?P<first>.+?)\s+and\s+"
-                        r"(?P=head)\s+(?P<second>.+)$", re.IGNORECASE)
+CONJOINED = re.compile(
+    r"^(?P<verb>.+?)\s+(?P<head>[a-z]+\s+[a-z]+(?:\s+[a-z]+)?)\s+(?P<first>.+?)\s+and\s+"
+    r"(?P=head)\s+(?P<second>.+)$",
+    re.IGNORECASE,
+)
 """One action on two objects said alike: "look up the price of a notebook and the price of a pen"."""
 
-RELATING = re.compile(r"\b(?:between|compar\w*|versus|vs|differ\w*|match\w*|merg\w*|combin\w*|join\w*|swap\w*)\b",
-                       re.IGNORECASE)
+RELATING = re.compile(
+    r"\b(?:between|compar\w*|versus|vs|differ\w*|match\w*|merg\w*|combin\w*|join\w*|swap\w*)\b", re.IGNORECASE
+)
 """Words of an action on the two objects together: one step, not one per object ("the days between
 the start of March and the start of April", "compare the price of X and the price of Y")."""
 
 
 TOOL_STOPWORDS = frozenset(
-    ["the", "and", "for", "from", "with", "into", "than", "then", "that", "this", "these", "those", "what", "which", "who", "how", "many", "much", "please", "can", "could", "would", "should", "will", "does", "did", "tell", "show", "give", "get", "make", "use", "result", "results"]
+    [
+        "the",
+        "and",
+        "for",
+        "from",
+        "with",
+        "into",
+        "than",
+        "then",
+        "that",
+        "this",
+        "these",
+        "those",
+        "what",
+        "which",
+        "who",
+        "how",
+        "many",
+        "much",
+        "please",
+        "can",
+        "could",
+        "would",
+        "should",
+        "will",
+        "does",
+        "did",
+        "tell",
+        "show",
+        "give",
+        "get",
+        "make",
+        "use",
+        "result",
+        "results",
+    ]
 )
 """Unlike ``STOPWORDS``, verbs like "count" and "convert" stay: they say which tool is meant."""
 
@@ -53,21 +173,55 @@ SEVERAL = re.compile(r"\b(?:them|both|together|the two|each of)\b", re.IGNORECAS
 # --- context, questions, dates, names ------------------------------------------------------------
 
 _CONTEXT_OPENERS = frozenset(
-    ["a", "an", "the", "our", "my", "his", "her", "their", "its", "this", "these", "those", "there", "we", "he", "she", "they", "it", "i'm", "we're"]
+    [
+        "a",
+        "an",
+        "the",
+        "our",
+        "my",
+        "his",
+        "her",
+        "their",
+        "its",
+        "this",
+        "these",
+        "those",
+        "there",
+        "we",
+        "he",
+        "she",
+        "they",
+        "it",
+        "i'm",
+        "we're",
+    ]
 )
 """A sentence opening with a determiner or a subject pronoun states something ("A cake needs 3
 pounds of flour.", "Our team flies to Portugal next week."); a request opens with its action or a
 question word. ("I" is left out: "I need the weather in Oslo" asks.)"""
 
-_QUESTION_OPENERS = frozenset(["what", "what's", "whats", "which", "who", "whom", "whose", "when", "where", "why", "how"])
+_QUESTION_OPENERS = frozenset(
+    ["what", "what's", "whats", "which", "who", "whom", "whose", "when", "where", "why", "how"]
+)
 """Words a question opens with (its "?" may be missing in a clause split off a longer request)."""
 
 _MONTHS = {
     name: i + 1
     for i, names in enumerate(
-        [("january", "jan"), ("february", "feb"), ("march", "mar"), ("april", "apr"), ("may",), ("june", "jun"),
-         ("july", "jul"), ("august", "aug"), ("september", "sep", "sept"), ("october", "oct"),
-         ("november", "nov"), ("december", "dec")]
+        [
+            ("january", "jan"),
+            ("february", "feb"),
+            ("march", "mar"),
+            ("april", "apr"),
+            ("may",),
+            ("june", "jun"),
+            ("july", "jul"),
+            ("august", "aug"),
+            ("september", "sep", "sept"),
+            ("october", "oct"),
+            ("november", "nov"),
+            ("december", "dec"),
+        ]
     )
     for name in names
 }
@@ -83,7 +237,9 @@ _DATE_FORMS = [
 _POSSESSIVE = re.compile(r"(?:'s|’s|'|’)$")
 _OF = re.compile(r"\b((?:[a-z]+\s)?[a-z]+)\s+of\b", re.IGNORECASE)
 """The one or two words before "of": "the share price of", "the capital of"."""
-_POSSESSED = re.compile(r"(?:\w(?:'s|’s|s'|s’)|\b(?:its|his|her|their|your|my|our))\s+([a-z]+(?:\s[a-z]+)?)", re.IGNORECASE)
+_POSSESSED = re.compile(
+    r"(?:\w(?:'s|’s|s'|s’)|\b(?:its|his|her|their|your|my|our))\s+([a-z]+(?:\s[a-z]+)?)", re.IGNORECASE
+)
 """The one or two words after a possessive: "Japan's capital", "its price", "Lena Brook's start date"."""
 
 
