@@ -28,12 +28,12 @@ def format_table(headers: Sequence[str], rows: Sequence[Sequence[str]], align: s
     """
     if len(align) != len(headers):
         raise ValueError(f"`align` has {len(align)} letters for {len(headers)} columns")
-    widths = [max(len(str(cell)) for cell in column) for column in zip(headers, *rows)]
+    widths = [max(len(str(cell)) for cell in column) for column in zip(headers, *rows, strict=False)]
 
     def line(cells: Sequence[str]) -> str:
         padded = [
             cell.rjust(width) if how == "r" else cell.ljust(width)
-            for cell, width, how in zip(cells[:-1], widths, align)
+            for cell, width, how in zip(cells[:-1], widths, align, strict=False)
         ]
         return "  ".join([*padded, cells[-1]]).rstrip()
 

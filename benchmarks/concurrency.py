@@ -148,7 +148,10 @@ async def framework_batch(h: Harness, runs: int, label: str, bound_s: float | No
     h.store.forget()
     h.log.calls.clear()
     tag = f"{label.replace(' ', '-')}-{time.monotonic_ns()}"
-    run = lambda i: timed_process(h.art, h.query, f"{tag}-{i}", bound_s)
+
+    def run(i: int) -> Awaitable[RunOutcome]:
+        return timed_process(h.art, h.query, f"{tag}-{i}", bound_s)
+
     return await timed_batch(label, runs, runs * CALLS_PER_RUN, run)
 
 
@@ -341,7 +344,9 @@ def _verdict(ok: bool) -> str:
 
 def format_report(m: Measured, *, runs: int, latency_s: float) -> str:
     bound = CALLS_PER_RUN * latency_s
-    rows = [b for pair in zip(m.floors, m.batches) for b in pair] + ([m.processes] if m.processes else [])
+    rows = [b for pair in zip(m.floors, m.batches, strict=False) for b in pair] + (
+        [m.processes] if m.processes else []
+    )
     table = format_table(HEADERS, [_cells(b, bound, m.floor_s) for b in rows], align="lrrrrrrrrrrl")
     fw = statistics.median(b.cpu_ms_per_request for b in m.batches)
     bare = statistics.median(b.cpu_ms_per_request for b in m.floors)

@@ -178,7 +178,8 @@ def report(results: Sequence[Outcome], args: argparse.Namespace) -> str:
     ]
     ok, total = sum(r.success for r in results), sum(r.runs for r in results)
     title = (
-        f"PostgreSQL faults under {args.workers} workers ({args.concurrency} runs at a time each), {args.runs} runs "
+        f"PostgreSQL faults under {args.workers} workers ({args.concurrency} runs at a time each), "
+        f"{args.runs} runs "
         "in flight per fault; `workers.storeOutageS` 60 s; store and DBOS on the same server"
     )
     summary = (

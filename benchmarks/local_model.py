@@ -211,7 +211,7 @@ class GivenPlan:
         properties = (request.response_schema or {}).get("properties") or {}
         if not properties or "todoList" in properties:
             return self._plan
-        return json.dumps(dict(zip(properties, self._tools)))
+        return json.dumps(dict(zip(properties, self._tools, strict=False)))
 
     async def aclose(self) -> None:  # the local model is closed by its owner, after every run
         return None
@@ -572,7 +572,8 @@ def report(run: Mapping[str, Any], tasks: Sequence[Task], outcomes: Sequence[Out
         f"llama-cpp-python {machine['llama_cpp_python']}; load average (1, 5, 15 min) "
         f"{machine.get('load_average_before')} before, {machine.get('load_average_after')} after",
         f"settings: {', '.join(settings)}; {run['decoding']}; {len(tasks)} tasks",
-        f"tools offered: {run.get('tools_offered', 9)}; retrieval {'on' if run.get('retrieval', True) else 'off'}",
+        f"tools offered: {run.get('tools_offered', 9)}; retrieval "
+        f"{'on' if run.get('retrieval', True) else 'off'}",
         "",
         LEGEND,
         "",

@@ -288,7 +288,9 @@ _DATES = (
         (Says("2025-03-15", "date"),),
     ),
 )
-TASKS: tuple[Task, ...] = tuple(t for group in zip(_TEXT, _UNITS, _LOOKUP, _DATES) for t in group)
+TASKS: tuple[Task, ...] = tuple(
+    t for group in zip(_TEXT, _UNITS, _LOOKUP, _DATES, strict=False) for t in group
+)
 """Interleaved by domain, so ``--tasks N`` with a small N still covers every domain."""
 TASKS_BY_ID = {t.id: t for t in TASKS}
 
@@ -314,7 +316,7 @@ def given_plan(task: Task) -> str:
             "requiredTools": [call.tool],
             "dependencies": [f"step_{i - 1}"] if i > 1 else [],
         }
-        for i, (clause, call) in enumerate(zip(query_clauses(task.query), task.calls), start=1)
+        for i, (clause, call) in enumerate(zip(query_clauses(task.query), task.calls, strict=False), start=1)
     ]
     plan = {"title": task.id, "intent": task.query, "plan": f"{len(steps)} tool steps", "todoList": steps}
     return json.dumps(plan)

@@ -148,7 +148,8 @@ def _read(relative: str) -> Any:
     path = DATA_DIR / relative
     if not path.is_file():
         raise SystemExit(
-            f"nestful: {path} is missing; the data is vendored in the repo (see benchmarks/data/nestful/NOTICE): "
+            f"nestful: {path} is missing; the data is vendored in the repo (see "
+            "benchmarks/data/nestful/NOTICE): "
             "restore it from github.com/IBM/NESTFUL's data/ folder, commit 053cbde."
         )
     return json.loads(path.read_text(encoding="utf-8"))
@@ -608,14 +609,15 @@ def perfect_run(request: Request, specs: Sequence[Mapping[str, Any]]) -> tuple[l
                 if whole:
                     got = _lookup(outputs, whole.group(1), whole.group(2))
                     if got is _MISSING:
-                        problems.append(f"{call.name}: {value} names no declared output field")
+                        # called within this iteration, so the loop variables are the current ones
+                        problems.append(f"{call.name}: {value} names no declared output field")  # noqa: B023
                         return value
                     return _as_text(got) if kind == "string" else got
 
                 def inner(m: re.Match[str]) -> str:
                     got = _lookup(outputs, m.group(1), m.group(2))
                     if got is _MISSING:
-                        problems.append(f"{call.name}: {m.group(0)} names no declared output field")
+                        problems.append(f"{call.name}: {m.group(0)} names no declared output field")  # noqa: B023
                         return m.group(0)
                     return _as_text(got)
 
@@ -945,9 +947,11 @@ def report(run: Mapping[str, Any], outcomes: Sequence[Outcome]) -> str:
         f"date: {run['date']}; pes-agent commit {run['commit']}",
         f"model: {run['model']}; n_threads {run['threads'] or 'unset (every core)'}; per-request bound "
         f"{run['timeout_s']:g} s",
-        f"machine: {m['platform']}, {m['cpus']} CPUs, Python {m['python']}, llama-cpp-python {m['llama_cpp_python']}",
+        f"machine: {m['platform']}, {m['cpus']} CPUs, Python {m['python']}, llama-cpp-python "
+        f"{m['llama_cpp_python']}",
         f"load average (1 min) during the run: mean {load['mean']}, max {load['max']} "
-        f"({load['samples']} samples); before {m.get('load_average_before')}, after {m.get('load_average_after')}",
+        f"({load['samples']} samples); before {m.get('load_average_before')}, after "
+        f"{m.get('load_average_after')}",
         f"requests: {run['selection']}",
         "",
         summary_table(summaries(outcomes)),
@@ -977,7 +981,8 @@ def markdown(run: Mapping[str, Any], outcomes: Sequence[Outcome], text: str) -> 
             f"- expected: {' · '.join(shows(c) for c in o.expected)}",
             f"- executed: {' · '.join(shows(c) for c in o.executed) or 'none'}",
             f"- scores: function F1 {o.function_f1:.2f}, parameter F1 {o.parameter_f1:.2f}, "
-            f"partial {o.partial:.0%}; status {o.status}{' (success while wrong)' if o.success_while_wrong else ''}; "
+            f"partial {o.partial:.0%}; status "
+            f"{o.status}{' (success while wrong)' if o.success_while_wrong else ''}; "
             f"{o.seconds:.1f} s, {o.model_calls} model calls, "
             f"{sum(a['status'] != 'success' for a in o.attempts)} calls not run",
         ]
@@ -1054,7 +1059,8 @@ def _parser() -> argparse.ArgumentParser:
         "--after-sample",
         type=int,
         default=0,
-        help="draw --sample from the requests outside the stratified sample of this size (a disjoint second sample)",
+        help="draw --sample from the requests outside the stratified sample of this size (a disjoint second "
+        "sample)",
     )
     parser.add_argument("--limit", type=int, default=0, help="only the first N of the selection")
     parser.add_argument("--ids", help="comma-separated request ids (e.g. sgd-003,glaive-010)")

@@ -1,6 +1,7 @@
 """Framework time per S1 run, with nothing else in it: scripted model, in-memory store, no I/O.
 
-Usage, from the repo root: ``python benchmarks/overhead.py [--runs 2000] [--warmup 200] [--rounds 4] [--json]``
+Usage, from the repo root: ``python benchmarks/overhead.py [--runs 2000] [--warmup 200] [--rounds 4]
+[--json]``
 
 Two configurations: S1's own two tools, and S1 with all 200 tools of ``catalog_N200.json`` registered
 and enabled (the first two are S1's ``webSearch``/``webExtract``, so S1's replies still fit). Each runs
@@ -8,16 +9,16 @@ in fresh child processes, so imports, caches and the peak RSS of one cannot flat
 other: ``--rounds`` children per configuration, taking turns, each timing its share of ``--runs``, and
 the figures are over all their runs. A virtual machine's speed drifts by tens of percent over minutes
 (neighbours, host scheduling); taking turns exposes both configurations to the same drift, and the
-round medians printed beside the pooled median show how large it was. In the child: ``--warmup`` untimed runs, then ``--runs`` timed ones, one after another on one
-event loop, each on a new agent thread (a new ``thread_id``, so no history accumulates). Each run gets
-a fresh ``ScriptedProvider`` holding S1's six replies; it answers instantly, so all the time measured
-is pes-agent's (and the scripted provider's bookkeeping). Phases are split at the events the run
-publishes: planning ends at ``PLAN``, execution at the last ``ITEM_STATUS`` → completed, synthesis is
-the rest (answer prompt, parse, save, ``FINAL_RESPONSE``). Peak RSS is the child's ``ru_maxrss`` after
-the timed runs. The memory store keeps every thread it is given, which is the user's data and grows
-with ``--runs``, so it is emptied every 100 runs (outside the timed part) and what it keeps per thread
-is reported on its own ("store KB/thread", from 200 more runs). Then ``--profile-runs`` more runs
-under cProfile list where the time goes.
+round medians printed beside the pooled median show how large it was. In the child: ``--warmup`` untimed runs,
+then ``--runs`` timed ones, one after another on one event loop, each on a new agent thread (a new
+``thread_id``, so no history accumulates). Each run gets a fresh ``ScriptedProvider`` holding S1's six
+replies; it answers instantly, so all the time measured is pes-agent's (and the scripted provider's
+bookkeeping). Phases are split at the events the run publishes: planning ends at ``PLAN``, execution at the
+last ``ITEM_STATUS`` → completed, synthesis is the rest (answer prompt, parse, save, ``FINAL_RESPONSE``). Peak
+RSS is the child's ``ru_maxrss`` after the timed runs. The memory store keeps every thread it is given, which
+is the user's data and grows with ``--runs``, so it is emptied every 100 runs (outside the timed part) and
+what it keeps per thread is reported on its own ("store KB/thread", from 200 more runs). Then
+``--profile-runs`` more runs under cProfile list where the time goes.
 
 Targets (issue 7; the TypeScript original timed the same way): median ≤ 1.4 ms with 2 tools and
 ≤ 2.7 ms with 200 tools, peak RSS under half the original's 172 MB. A miss is reported, not an exit

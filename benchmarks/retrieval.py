@@ -28,8 +28,8 @@ Over the 1,000-tool catalogue (`benchmarks/tool_catalogue.py`) and its 267 label
 
 Targets (MISS where missed): recall@k >= 0.95 at the configured k; planning prompt at 1,000 tools
 <= 3,000 tokens and flat in N (once the offer is full: k described + ``names`` named); <= 5 ms per
-query (the whole choice: the query's vector from the built-in table, BM25, fusion, the offer). Results are saved to
-``benchmarks/results/retrieval-<UTC time>[-<label>].json`` and ``.md``.
+query (the whole choice: the query's vector from the built-in table, BM25, fusion, the offer). Results are
+saved to ``benchmarks/results/retrieval-<UTC time>[-<label>].json`` and ``.md``.
 """
 
 from __future__ import annotations
@@ -308,12 +308,14 @@ def report(r: Mapping[str, Any]) -> str:
     size_rows = [[n, f"{v[0]:.3f}", str(v[1])] for n, v in r["recall_by_size"].items()]
     offered_rows = [[f"{k} + {m}", *(f"{x:.3f}" for x in v)] for m, v in r["recall_offered_1000"].items()]
     lines += [
-        f"recall at N = 1,000 of the k = {k} described plus a names-only tier (names chosen on the even half):",
+        f"recall at N = 1,000 of the k = {k} described plus a names-only tier (names chosen on the even "
+        "half):",
         format_table(["offered", "all", "even (tuning)", "odd (held out)"], offered_rows, "rrrr"),
         "",
     ]
     lines += [
-        f"recall offered ({k} + {r['names']}) by catalogue size, retrieval forced on (queries whose tools it holds):",
+        f"recall offered ({k} + {r['names']}) by catalogue size, retrieval forced on (queries whose tools it "
+        "holds):",
         format_table(["N", "recall", "queries"], size_rows, "rrr"),
         f"lexical reach (needed tools sharing any word with their query): {r['lexical_reach']:.3f}",
         "",
@@ -334,7 +336,8 @@ def report(r: Mapping[str, Any]) -> str:
         f"table (median of 5; the table is read once per process: {t.get('table_load_s', 0) * 1000:.0f} ms)"
     )
     lines.append(
-        f"choosing the tools for one query (its vector, BM25, fusion, the offer): median {t['query_ms_median']:.2f} ms, p95 {t['query_ms_p95']:.2f} ms, "
+        "choosing the tools for one query (its vector, BM25, fusion, the offer): median "
+        f"{t['query_ms_median']:.2f} ms, p95 {t['query_ms_p95']:.2f} ms, "
         f"max {t['query_ms_max']:.2f} ms"
         + (
             f" (load average 1/5/15 min before {t['load_avg'][:3]}, after {t['load_avg'][3:]}, 2 cores)"
@@ -406,13 +409,17 @@ def report(r: Mapping[str, Any]) -> str:
         *compound_lines,
         f"  recall@{k} >= {RECALL_TARGET}: {rec[str(k)]:.3f} {_verdict(rec[str(k)] >= RECALL_TARGET)}",
         (
-            f"  recall offered ({k} described + {r['names']} named, held-out half) >= {RECALL_TARGET}: {offered_now:.3f} "
+            f"  recall offered ({k} described + {r['names']} named, held-out half) >= {RECALL_TARGET}: "
+            f"{offered_now:.3f} "
             f"{_verdict(offered_now >= RECALL_TARGET)}"
         ),
-        f"  planning prompt at 1,000 tools <= {TOKENS_TARGET}: max {on_1000} {_verdict(on_1000 <= TOKENS_TARGET)}",
+        f"  planning prompt at 1,000 tools <= {TOKENS_TARGET}: max {on_1000} "
+        f"{_verdict(on_1000 <= TOKENS_TARGET)}",
         (
-            f"  flat in N once the offer is full ({k} + {r['names']} tools; largest prompt at 1,000 within 10 % "
-            f"of that at 500): 200 -> 500 -> 1,000 tools: {on_200} -> {on_500} -> {on_1000}, without retrieval "
+            f"  flat in N once the offer is full ({k} + {r['names']} tools; largest prompt at 1,000 within "
+            "10 % "
+            f"of that at 500): 200 -> 500 -> 1,000 tools: {on_200} -> {on_500} -> {on_1000}, without "
+            "retrieval "
             f"{tokens['200']['off_mean']:.0f} -> {tokens['1000']['off_mean']:.0f} {_verdict(flat)}"
         ),
         (

@@ -21,7 +21,8 @@ from benchmarks.retrieval_queries import LabelledQuery, _q
 COMPOUND: tuple[LabelledQuery, ...] = (
     # two parts
     _q(
-        "Look on the internet for the latest news about flights, then modify the flight records in the travel desk",
+        "Look on the internet for the latest news about flights, then modify the flight records in the "
+        "travel desk",
         "web_search",
         "travel_book_flight",
     ),
@@ -41,7 +42,8 @@ COMPOUND: tuple[LabelledQuery, ...] = (
         "chat_send_message",
     ),
     _q(
-        "Check whether it's going to rain in Porto over the next few days; then reserve a hotel there for Friday",
+        "Check whether it's going to rain in Porto over the next few days; then reserve a hotel there for "
+        "Friday",
         "weather_get_forecast",
         "travel_book_hotel",
     ),
@@ -66,7 +68,8 @@ COMPOUND: tuple[LabelledQuery, ...] = (
         "text_extract_entities",
     ),
     _q(
-        "Who is holding the pager for the payments service right now? Then raise an incident for the checkout errors",
+        "Who is holding the pager for the payments service right now? Then raise an incident for the "
+        "checkout errors",
         "monitoring_get_on_call",
         "monitoring_create_incident",
     ),
@@ -152,7 +155,8 @@ COMPOUND: tuple[LabelledQuery, ...] = (
     ),
     # three parts
     _q(
-        "Look on the internet for the latest news about flights, then modify the flight records in the travel desk, "
+        "Look on the internet for the latest news about flights, then modify the flight records in the "
+        "travel desk, "
         "then email the team a summary",
         "web_search",
         "travel_book_flight",
@@ -166,13 +170,15 @@ COMPOUND: tuple[LabelledQuery, ...] = (
         "support_close_ticket",
     ),
     _q(
-        "Fetch the article at https://example.org/launch, then shorten it to its main points, then put it into French",
+        "Fetch the article at https://example.org/launch, then shorten it to its main points, then put it "
+        "into French",
         "web_fetch_page",
         "text_summarize",
         "text_translate",
     ),
     _q(
-        "Search the web for today's Brent crude price, then work out 80 * 1.07, then post the result in #finance",
+        "Search the web for today's Brent crude price, then work out 80 * 1.07, then post the result in "
+        "#finance",
         "web_search",
         "math_calculate",
         "chat_send_message",
@@ -191,7 +197,8 @@ COMPOUND: tuple[LabelledQuery, ...] = (
         "mail_send_message",
     ),
     _q(
-        "Google who the new CEO of Initech is; update their record in the contacts; then log that I phoned him",
+        "Google who the new CEO of Initech is; update their record in the contacts; then log that I phoned "
+        "him",
         "web_search",
         "crm_update_contact",
         "crm_log_call",
@@ -211,13 +218,15 @@ COMPOUND: tuple[LabelledQuery, ...] = (
         "food_create_delivery_order",
     ),
     _q(
-        "Check whether the password 'hunter2' has leaked, then lock account u-77 out, then reset its password",
+        "Check whether the password 'hunter2' has leaked, then lock account u-77 out, then reset its "
+        "password",
         "security_check_password_breach",
         "identity_suspend_user",
         "identity_reset_password",
     ),
     _q(
-        "Look on the internet for the conference dates. After that work out how many days are left until then. "
+        "Look on the internet for the conference dates. After that work out how many days are left until "
+        "then. "
         "Then add it to the team's task board",
         "web_search",
         "time_days_between",
@@ -243,13 +252,15 @@ COMPOUND: tuple[LabelledQuery, ...] = (
         "support_assign_ticket",
     ),
     _q(
-        "Find me news coverage of our product launch, then pick out the key terms, then write a draft email about it",
+        "Find me news coverage of our product launch, then pick out the key terms, then write a draft email "
+        "about it",
         "web_search_news",
         "text_extract_keywords",
         "mail_create_draft",
     ),
     _q(
-        "Tell me the sunrise time in Reykjavik tomorrow and then the UV level there, and then book a rental car",
+        "Tell me the sunrise time in Reykjavik tomorrow and then the UV level there, and then book a rental "
+        "car",
         "weather_get_sunrise_sunset",
         "weather_get_uv_index",
         "travel_book_car_rental",

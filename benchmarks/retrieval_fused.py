@@ -205,7 +205,8 @@ def report_fused(r: dict[str, Any]) -> str:
     k, names = r["k"], r["names"]
     lines = [
         (
-            f"Embeddings over HTTP: {r['model']} at {r['url']} (retrieval.embeddings), fused with BM25 by RRF "
+            f"Embeddings over HTTP: {r['model']} at {r['url']} (retrieval.embeddings), fused with BM25 by "
+            "RRF "
             f"(k0 = {semantic.RRF_K0}); recall = [tuning half (even), held-out half (odd), all]"
         ),
         "",
@@ -244,13 +245,16 @@ def report_fused(r: dict[str, Any]) -> str:
         "",
         "targets, with embeddings:",
         (
-            f"  recall offered ({k} described + {names} named) >= {RECALL_TARGET}: {offered[2]:.3f} (held-out half "
+            f"  recall offered ({k} described + {names} named) >= {RECALL_TARGET}: {offered[2]:.3f} "
+            "(held-out half "
             f"{offered[1]:.3f}) {_verdict(offered[2] >= RECALL_TARGET and offered[1] >= RECALL_TARGET)}"
         ),
         f"  planning prompt at 1,000 tools <= {TOKENS_TARGET}: max {top} {_verdict(top <= TOKENS_TARGET)}",
-        f"  flat in N (largest at 1,000 within 25 % of that at 200): {at_200} -> {top} {_verdict(top <= 1.25 * at_200)}",
+        f"  flat in N (largest at 1,000 within 25 % of that at 200): {at_200} -> {top} "
+        f"{_verdict(top <= 1.25 * at_200)}",
         (
-            f"  <= {LATENCY_TARGET_MS} ms per query (with its embedding request): p95 {r['query_ms_p95']:.1f} ms "
+            f"  <= {LATENCY_TARGET_MS} ms per query (with its embedding request): p95 "
+            f"{r['query_ms_p95']:.1f} ms "
             f"{_verdict(r['query_ms_p95'] <= LATENCY_TARGET_MS)}"
         ),
     ]

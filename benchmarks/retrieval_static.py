@@ -88,13 +88,15 @@ def main() -> int:
     ]
     text = "\n".join(
         [
-            f"recall of the needed tools among the first k ({len(QUERIES)} queries, {needed} tools, 1,000 tools):",
+            f"recall of the needed tools among the first k ({len(QUERIES)} queries, {needed} tools, 1,000 "
+            "tools):",
             format_table(
                 ["k", "BM25", "model2vec (MiniLM, static)", "RRF fused", "names line"], rows, "rrrrr"
             ),
             "",
             (
-                f"distilled in {distill_s:.1f} s; embedding table {size_mb:.1f} MB ({PCA_DIMS} dims, {model.embedding.dtype}); "
+                f"distilled in {distill_s:.1f} s; embedding table {size_mb:.1f} MB ({PCA_DIMS} dims, "
+                f"{model.embedding.dtype}); "
                 f"one query {per_query_ms:.3f} ms (numpy)"
             ),
         ]

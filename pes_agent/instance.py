@@ -1,5 +1,5 @@
-"""``ArtInstance`` (built by `pes_agent.factory.create_art_instance`): one object made at service start, shared by many
-concurrent runs; it owns the providers, the store, the tool registry and the event bus."""
+"""``ArtInstance`` (built by `pes_agent.factory.create_art_instance`): one object made at service start,
+shared by many concurrent runs; it owns the providers, the store, the tool registry and the event bus."""
 
 from __future__ import annotations
 
@@ -79,8 +79,8 @@ class ArtInstance(ThreadReads):
     ) -> None:
         self.config = config
         self.tool_sources: Mapping[str, str] = tool_sources if tool_sources is not None else {}
-        """Where each registered tool came from: ``python:<module>``, ``mcp:<serverId>`` or ``a2a:<agentId>`` (kept up to
-        date when an MCP server's tool list changes)."""
+        """Where each registered tool came from: ``python:<module>``, ``mcp:<serverId>`` or ``a2a:<agentId>``
+        (kept up to date when an MCP server's tool list changes)."""
         self._closers = list(closers)
         self.tracer: Tracer = tracer if tracer is not None else NOOP_TRACER
         """The tracer given or built (OpenTelemetry: ``art.tracer.provider`` takes span processors)."""

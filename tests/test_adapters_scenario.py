@@ -54,7 +54,8 @@ storage:
 
 
 class ScriptedLlama:
-    """Stands in for a llama.cpp model: the scenario's replies, OpenAI-shaped as llama-cpp-python gives them."""
+    """Stands in for a llama.cpp model: the scenario's replies, OpenAI-shaped as llama-cpp-python gives
+    them."""
 
     def __init__(self, replies: list[ScriptedReply]) -> None:
         self.replies = list(replies)

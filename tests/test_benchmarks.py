@@ -46,7 +46,7 @@ def _table_rows(out: str, scenarios: list[str]) -> dict[str, tuple[dict[str, Sho
         cells = line.split(maxsplit=11)
         if not cells or cells[0] not in scenarios:
             continue
-        measures = {name: _shown(cells[i : i + 3]) for name, i in zip(MEASURES, (2, 5, 8))}
+        measures = {name: _shown(cells[i : i + 3]) for name, i in zip(MEASURES, (2, 5, 8), strict=False)}
         rows[cells[0]] = (measures, cells[11] if len(cells) > 11 else "")
     return rows
 
@@ -64,7 +64,7 @@ def test_token_report_shows_every_scenario_with_ratios_and_meets_the_targets(
     rows = _table_rows(out, scenarios)
 
     assert list(rows) == scenarios, out
-    for name, (measures, note) in rows.items():
+    for name, (measures, _note) in rows.items():
         ref = reference[name]
         columns = ("llm_calls", "planning_prompt_tokens_o200k", "prompt_tokens_o200k_all_calls")
         assert [m.ref for m in measures.values()] == [int(ref[c]) for c in columns], name

@@ -88,7 +88,10 @@ async def run_worker(job: dict[str, Any], *, killed: bool = False) -> dict[str, 
         text=True,
         timeout=TIMEOUT_S,
     )
-    where = f"worker {job['mode']!r} exited with {proc.returncode}\n--- stdout\n{proc.stdout}\n--- stderr\n{proc.stderr}"
+    where = (
+        f"worker {job['mode']!r} exited with {proc.returncode}\n--- stdout\n{proc.stdout}\n--- "
+        f"stderr\n{proc.stderr}"
+    )
     if killed:
         assert proc.returncode == -signal.SIGKILL, where
         return {}

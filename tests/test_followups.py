@@ -21,7 +21,8 @@ REFINED = (
             "todoList": [
                 {
                     "id": "step_1",
-                    "description": "Search the web for recent articles about James Webb Space Telescope discoveries",
+                    "description": "Search the web for recent articles about James Webb Space Telescope "
+                    "discoveries",
                     "stepType": "tool",
                     "requiredTools": ["webSearch"],
                     "expectedOutcome": "A list of relevant article URLs",

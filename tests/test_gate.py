@@ -646,7 +646,8 @@ def test_side_effect_target_missing_with_address_in_query_goes_to_arg_fill() -> 
 
 
 def test_side_effect_target_missing_and_ungrounded_asks_only_for_the_target() -> None:
-    """docs/recovery.md ("After the gate"): the target goes to the user; its other fields follow the ordinary rules."""
+    """docs/recovery.md ("After the gate"): the target goes to the user; its other fields follow the ordinary
+    rules."""
     result = check(
         "send_email", {"subject": "Report"}, grounding=Grounding(query="email the report to my manager")
     )

@@ -16,8 +16,6 @@ from syrupy.assertion import SnapshotAssertion
 from pes_agent import create_art_instance
 from pes_agent.demo.text_tools import LOCAL_TOOLS
 from pes_agent.events import Event, EventType
-from pes_agent.llm.gbnf import schema_to_gbnf
-from pes_agent.guided.replies import parse_guided_call, parse_guided_plan
 from pes_agent.guided.choices import enum_choices, tool_choices
 from pes_agent.guided.grounding import (
     Candidate,
@@ -35,6 +33,8 @@ from pes_agent.guided.prompts import (
     guided_arguments_schema,
     guided_plan_schema,
 )
+from pes_agent.guided.replies import parse_guided_call, parse_guided_plan
+from pes_agent.llm.gbnf import schema_to_gbnf
 from pes_agent.prompts.templates import DEFAULTS
 from pes_agent.prompts.views import PromptSettings
 from pes_agent.testing import ScriptedProvider

@@ -405,7 +405,10 @@ async def test_a_two_step_task_runs_on_the_real_local_model(tmp_path: Path) -> N
 
 async def test_a_free_text_plan_is_never_cut_for_repeating(tmp_path: Path) -> None:
     """Without a grammar a plan is free text too, but JSON: its lines repeat by design."""
-    plan = '{\n  "todoList": [\n    {"stepType": "tool"},\n    {"stepType": "tool"},\n    {"stepType": "tool"}\n  ]\n}'
+    plan = (
+        '{\n  "todoList": [\n    {"stepType": "tool"},\n    {"stepType": "tool"},\n    {"stepType": '
+        '"tool"}\n  ]\n}'
+    )
     model = FakeModel([plan])
     reply = await _provider(tmp_path, model, structured_output=False).complete(
         PromptRequest(phase="planning", step_id=None, messages=(Message(role="user", content="hi"),)),

@@ -222,7 +222,10 @@ async def test_planning_with_200_mcp_tools_costs_the_prefix_and_without_it_meets
     from pes_agent.tools.decorators import tool_from_schema
 
     catalog = Path(__file__).parent / "fixtures" / "catalogs" / "catalog_N200.json"
-    query = "Find recent articles about the James Webb Space Telescope's discoveries and summarize the key findings."
+    query = (
+        "Find recent articles about the James Webb Space Telescope's discoveries and summarize the key "
+        "findings."
+    )
 
     async def planning_tokens(config: dict[str, Any], tools: Sequence[Any] = ()) -> int:
         art = await create_art_instance({"storage": {"type": "memory"}, **config}, tools=list(tools))

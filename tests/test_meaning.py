@@ -72,7 +72,10 @@ def offered_names(event_data: dict[str, Any]) -> set[str]:
 
 
 async def test_a_tool_sharing_no_word_with_the_query_is_offered_by_default_not_with_words_alone() -> None:
-    plan = '---JSON_OUTPUT_START---\n{"title": "t", "intent": "i", "plan": "p", "todoList": []}\n---JSON_OUTPUT_END---'
+    plan = (
+        '---JSON_OUTPUT_START---\n{"title": "t", "intent": "i", "plan": "p", "todoList": '
+        "[]}\n---JSON_OUTPUT_END---"
+    )
     answers = [plan, "<mainContent>ok</mainContent>"]
     by_default, _, events = await instance(list(answers))
     await by_default.process(CHRISTMAS)
@@ -87,7 +90,10 @@ async def test_a_tool_sharing_no_word_with_the_query_is_offered_by_default_not_w
 
 async def test_the_preview_shows_the_prompt_a_run_sends() -> None:
     query = "Can you send me a printable copy of bill 4411?"
-    plan = '---JSON_OUTPUT_START---\n{"title": "t", "intent": "i", "plan": "p", "todoList": []}\n---JSON_OUTPUT_END---'
+    plan = (
+        '---JSON_OUTPUT_START---\n{"title": "t", "intent": "i", "plan": "p", "todoList": '
+        "[]}\n---JSON_OUTPUT_END---"
+    )
     art, provider, _ = await instance([plan, "<mainContent>ok</mainContent>"])
     preview = [{"role": m.role, "content": m.content} for m in art.planning_prompt(query).messages]
     await art.process(query)
@@ -95,7 +101,10 @@ async def test_the_preview_shows_the_prompt_a_run_sends() -> None:
 
 
 async def test_a_query_the_table_knows_no_word_of_is_ranked_by_words_alone() -> None:
-    plan = '---JSON_OUTPUT_START---\n{"title": "t", "intent": "i", "plan": "p", "todoList": []}\n---JSON_OUTPUT_END---'
+    plan = (
+        '---JSON_OUTPUT_START---\n{"title": "t", "intent": "i", "plan": "p", "todoList": '
+        "[]}\n---JSON_OUTPUT_END---"
+    )
     art, _, events = await instance([plan, "<mainContent>ok</mainContent>"])
     assert builtin_table().vector("🎉🎉") == [0.0] * builtin_table().dimensions
     response = await art.process("🎉🎉 invoice pdf")

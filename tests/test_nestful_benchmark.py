@@ -22,8 +22,8 @@ from benchmarks.local_model import RESULT_PREFIX
 from benchmarks.nestful import (
     Executed,
     GoldCall,
-    Request,
     References,
+    Request,
     fake_output,
     load_requests,
     load_specs,
@@ -59,7 +59,7 @@ def test_the_vendored_data_holds_the_public_300_requests() -> None:
 
 
 def test_every_spec_becomes_a_tool_with_valid_input_and_output_schemas() -> None:
-    for source, specs in SPECS.items():
+    for _source, specs in SPECS.items():
         tools = make_tools(specs, "x", [])
         assert [t.name for t in tools] == [s["name"] for s in specs]
         for tool in tools:

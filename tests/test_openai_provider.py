@@ -458,7 +458,10 @@ async def test_a_reply_with_a_schema_is_never_cut(sleeps: Sleeps) -> None:
 
 
 async def test_a_free_text_plan_is_never_cut_for_repeating(sleeps: Sleeps) -> None:
-    plan = '{\n  "todoList": [\n    {"stepType": "tool"},\n    {"stepType": "tool"},\n    {"stepType": "tool"}\n  ]\n}'
+    plan = (
+        '{\n  "todoList": [\n    {"stepType": "tool"},\n    {"stepType": "tool"},\n    {"stepType": '
+        '"tool"}\n  ]\n}'
+    )
     unconstrained = PromptRequest(phase="planning", step_id=None, messages=REQUEST.messages)
     async with serving([plan], sleeps) as (_, provider):
         out = await provider.complete(unconstrained, CallOptions())

@@ -458,7 +458,10 @@ def test_call_without_tool_name_is_dropped_with_a_warning() -> None:
 
 
 def test_answer_with_main_content_and_ui_metadata_tags() -> None:
-    text = '<think>draft</think>Intro\n<mainContent>\n The answer.\n</mainContent>\n<uiMetadata>{"a": 1}</uiMetadata>'
+    text = (
+        '<think>draft</think>Intro\n<mainContent>\n The answer.\n</mainContent>\n<uiMetadata>{"a": '
+        "1}</uiMetadata>"
+    )
 
     answer = parse_answer(text)
     assert (answer.response, answer.ui_metadata, answer.thinking) == ("The answer.", {"a": 1}, "draft")
@@ -546,7 +549,8 @@ def test_rule2_tag_names_match_like_keys_and_may_nest() -> None:
     "text",
     [
         '{"q": "from json"} <q>from a tag</q>',
-        '```json\n{"toolCalls": [{"toolName": "webSearch", "arguments": {"q": "from json"}}]}\n``` <q>from a tag</q>',
+        '```json\n{"toolCalls": [{"toolName": "webSearch", "arguments": {"q": "from json"}}]}\n``` <q>from a '
+        "tag</q>",
     ],
     ids=["object", "envelope"],
 )

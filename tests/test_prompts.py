@@ -152,7 +152,10 @@ async def test_planning_prompt_after_find_tools(prompt_snapshot: SnapshotAsserti
     from pes_agent.testing import ScriptedProvider
 
     find = '---JSON_OUTPUT_START---\n{"findTools": ["balance a customer owes"]}\n---JSON_OUTPUT_END---'
-    plan = '---JSON_OUTPUT_START---\n{"title": "t", "intent": "i", "plan": "p", "todoList": []}\n---JSON_OUTPUT_END---'
+    plan = (
+        '---JSON_OUTPUT_START---\n{"title": "t", "intent": "i", "plan": "p", "todoList": '
+        "[]}\n---JSON_OUTPUT_END---"
+    )
     provider = ScriptedProvider([find, plan, "<mainContent>ok</mainContent>"])
     config = {"storage": {"type": "memory"}, "retrieval": {"k": 10, "findToolsCalls": 1}}
     art = await create_art_instance(config, tools=catalogue(), providers={"scripted": provider})

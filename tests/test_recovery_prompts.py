@@ -637,7 +637,8 @@ async def test_target_clarification_asks_the_user_only_for_the_target() -> None:
         [
             plan("send_email"),
             calls("send_email", {}),
-            '{"subject": "Weekly report", "body": "Here is the weekly report."}',  # should arg-fill come first
+            '{"subject": "Weekly report", "body": "Here is the weekly '
+            'report."}',  # should arg-fill come first
         ],
         thread="mail",
     )

@@ -393,7 +393,8 @@ def test_the_cli_progress_says_how_many_tools_the_planner_saw() -> None:
             "reason": "embeddings failed, so ...",
         }
     ) == (
-        "tools: 30 (+2 by name) of 1000 shown to the planner, ranked by bm25 (searched ['q']); embeddings failed, so ..."
+        "tools: 30 (+2 by name) of 1000 shown to the planner, ranked by bm25 (searched ['q']); embeddings "
+        "failed, so ..."
     )
     assert "pip install" in (line({"mode": "all_unindexed", "total": 200, "reason": "pip install x"}) or "")
 

@@ -148,7 +148,8 @@ BAD_REQUESTS = [
         422,
         _error(
             "InvalidInputError",
-            "`options.execution.maxIterations` is 50; this service allows at most 5 (the instance's own limit)",
+            "`options.execution.maxIterations` is 50; this service allows at most 5 (the instance's own "
+            "limit)",
         ),
     ),
     (
@@ -248,7 +249,8 @@ BAD_REQUESTS = [
         422,
         _error(
             "RequestValidationError",
-            'invalid request: the request body is not valid JSON; send JSON such as {"query": "What is 2 + 40?"}',
+            'invalid request: the request body is not valid JSON; send JSON such as {"query": "What is 2 + '
+            '40?"}',
         ),
     ),
     (
@@ -291,7 +293,8 @@ BAD_REQUESTS = [
         422,
         _error(
             "InvalidDecisionError",
-            '`decision.modified_args` must be an object of argument names and values, such as {"title": "..."}, '
+            '`decision.modified_args` must be an object of argument names and values, such as {"title": '
+            '"..."}, '
             "not a string; nothing was decided: send the decision again",
         ),
     ),
@@ -317,7 +320,8 @@ BAD_REQUESTS = [
         422,
         _error(
             "RequestValidationError",
-            "invalid request: `thread_id` (path): a thread id is 1 to 128 letters, digits, `.`, `_`, `:` or `-` "
+            "invalid request: `thread_id` (path): a thread id is 1 to 128 letters, digits, `.`, `_`, `:` or "
+            "`-` "
             "(the page uses a UUID)",
         ),
     ),
@@ -330,7 +334,8 @@ BAD_REQUESTS = [
         422,
         _error(
             "RequestValidationError",
-            "invalid request: `thread_id` (path): a thread id is 1 to 128 letters, digits, `.`, `_`, `:` or `-` "
+            "invalid request: `thread_id` (path): a thread id is 1 to 128 letters, digits, `.`, `_`, `:` or "
+            "`-` "
             "(the page uses a UUID)",
         ),
     ),
@@ -343,7 +348,8 @@ BAD_REQUESTS = [
         422,
         _error(
             "RequestValidationError",
-            "invalid request: `thread_id` (path): a thread id is 1 to 128 letters, digits, `.`, `_`, `:` or `-` "
+            "invalid request: `thread_id` (path): a thread id is 1 to 128 letters, digits, `.`, `_`, `:` or "
+            "`-` "
             "(the page uses a UUID)",
         ),
     ),
@@ -368,7 +374,8 @@ BAD_REQUESTS = [
         422,
         _error(
             "RequestValidationError",
-            "invalid request: `since` (query): Input should be a valid number, unable to parse string as a number",
+            "invalid request: `since` (query): Input should be a valid number, unable to parse string as a "
+            "number",
         ),
     ),
 ]

@@ -12,7 +12,10 @@ from pes_agent.agent.thread_locks import ThreadLocks
 from pes_agent.testing import ScriptedProvider
 
 ANSWER = "<mainContent>done</mainContent>"
-PLAN = '{"title": "t", "intent": "i", "plan": "p", "todoList": [{"id": "s1", "description": "think", "stepType": "reasoning"}]}'
+PLAN = (
+    '{"title": "t", "intent": "i", "plan": "p", "todoList": [{"id": "s1", "description": "think", '
+    '"stepType": "reasoning"}]}'
+)
 
 
 async def test_finished_threads_leave_no_lock_behind() -> None:

@@ -65,7 +65,10 @@ ArtFactory = Callable[[], Awaitable[ArtInstance]]
 CONFIG_ENV = "PES_AGENT_CONFIG"
 DEFAULT_CONFIG = Path(__file__).resolve().parents[2] / "config" / "demo.yaml"
 PAGE = Path(__file__).resolve().parent / "page"
-PAGE_POLICY = f"default-src 'self'; script-src 'self'; style-src 'self'; object-src 'none'; base-uri 'none'; {NO_FRAMING}"
+PAGE_POLICY = (
+    "default-src 'self'; script-src 'self'; style-src 'self'; object-src 'none'; base-uri "
+    f"'none'; {NO_FRAMING}"
+)
 """The page's Content-Security-Policy: its own script and style only, so even text that slipped
 into the page as HTML could not run a script (it never does: the page sets textContent); and no
 other site may frame it (a framed page could be clicked into approving)."""
@@ -89,7 +92,8 @@ class ResumeIn(BaseModel):
     suspension_id: str | None = None
     decision: dict[str, Any] | None = Field(
         default=None,
-        description="`{approved, reason, modified_args}` or `{values: {...}}`, read as a `pes_agent.Decision`: "
+        description="`{approved, reason, modified_args}` or `{values: {...}}`, read as a "
+        "`pes_agent.Decision`: "
         "a field of the wrong type or that the pause does not take is a 422 and the pause stands",
     )
 

@@ -80,7 +80,8 @@ _KEY_HINTS: Mapping[str, str] = {
     "endpoint is not supported",
     "ArtInstanceConfig.authconfig": f"an authentication manager {_UNSUPPORTED}",
     "ArtInstanceConfig.agentcore": "the agent is always the PES agent; remove the key",
-    "PersonaPrompts.execution": "a custom execution prompt goes under `prompts.execution` (a `$name` template)",
+    "PersonaPrompts.execution": "a custom execution prompt goes under `prompts.execution` (a `$name` "
+    "template)",
 }
 # "key.lowercased value" -> a hint for a refused Literal value.
 _VALUE_HINTS: Mapping[str, str] = {

@@ -54,9 +54,9 @@ class ProviderConfig(ConfigModel):
     """``anthropic``: ``tool`` (a forced tool whose input is the reply; every model takes it) or
     ``json_schema`` (``output_config.format``); ``auto`` is ``tool``, or ``json_schema`` when
     ``thinking_budget`` is set (a forced tool cannot be combined with thinking). ``gemini`` always
-    sends ``responseJsonSchema``. ``openai``: how the reply schema is sent, since compatible servers disagree. ``json_schema``
-    (OpenAI, vLLM, llama.cpp's ``llama-server``, Ollama's ``/v1``): ``response_format`` of type
-    ``json_schema``; ``json_object`` (llama-cpp-python's server): ``response_format: {type:
+    sends ``responseJsonSchema``. ``openai``: how the reply schema is sent, since compatible servers disagree.
+    ``json_schema`` (OpenAI, vLLM, llama.cpp's ``llama-server``, Ollama's ``/v1``): ``response_format`` of
+    type ``json_schema``; ``json_object`` (llama-cpp-python's server): ``response_format: {type:
     json_object, schema}``; ``ollama``: Ollama's native ``format`` field. ``auto`` probes the server
     once, on the first structured call, tries them in that order and warns when it had to fall back;
     naming the dialect skips the probe."""

@@ -221,7 +221,7 @@ class _Resolver:
         if len(refs) == 1 and text.strip() == refs[0].text:
             return copy.deepcopy(values[0])
         out, last = [], 0
-        for ref, found in zip(refs, values):
+        for ref, found in zip(refs, values, strict=False):
             out.append(text[last : ref.start])
             out.append(as_text(found))
             last = ref.end

@@ -7,8 +7,9 @@ every wrong run we measured (``42 + 3`` for "multiply the result by 3", ``77*32`
 operation it is, so the grammar offers only that one, and for the two operations whose order
 matters, the order the words give. The model still chooses the operands.
 
-Read purely from the text, in English, past quoted text (data, not the request) and dates; a clause that names several operations keeps those, one that
-names none keeps every operator (nothing is guessed). Nothing here knows any tool.
+Read purely from the text, in English, past quoted text (data, not the request) and dates; a clause that names
+several operations keeps those, one that names none keeps every operator (nothing is guessed). Nothing here
+knows any tool.
 """
 
 from __future__ import annotations

@@ -100,7 +100,8 @@ def embeddings_error(exc: ProviderError, client: OpenAIEmbeddings) -> str:
         fix = f"check the key of provider {name!r} (`providers.{name}.api_key` or its key variable)"
     elif exc.status == 404:
         fix = (
-            f"check `retrieval.embeddings.model` ({client.embeddings.model!r}): the endpoint does not know it, "
+            f"check `retrieval.embeddings.model` ({client.embeddings.model!r}): the endpoint does not know "
+            "it, "
             f"or `providers.{name}.base_url` serves no `/v1/embeddings`"
         )
     else:

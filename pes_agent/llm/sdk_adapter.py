@@ -82,7 +82,10 @@ class SdkAdapter(Generic[ClientT]):
         """``llm_params`` keys already warned about: each is logged once per provider."""
 
     def __repr__(self) -> str:
-        return f"{type(self).__name__}(name={self.name!r}, model={self.config.model!r}, endpoint={self._endpoint()!r})"
+        return (
+            f"{type(self).__name__}(name={self.name!r}, model={self.config.model!r}, "
+            f"endpoint={self._endpoint()!r})"
+        )
 
     async def __aenter__(self) -> Self:
         return self
@@ -261,7 +264,10 @@ class SdkAdapter(Generic[ClientT]):
         )
 
     def _where(self, model: str, *, stream: bool = False) -> str:
-        return f"provider {self.name!r} (POST {self._endpoint()}{self._path(model, stream=stream)}, model {model!r})"
+        return (
+            f"provider {self.name!r} (POST {self._endpoint()}{self._path(model, stream=stream)}, model "
+            f"{model!r})"
+        )
 
     def _endpoint(self) -> str:
         """The base URL without credentials, path end or query, safe to show."""

@@ -125,7 +125,10 @@ class PostgresStore:
     async def threads(self, owner: str | None, *, limit: int = 50) -> list[ThreadSummary]:
         # `owner = $1` rather than IS NOT DISTINCT FROM, which no index serves.
         match = "owner IS NULL AND $1::text IS NULL" if owner is None else "owner = $1"
-        sql = f"SELECT thread_id, updated_at, state FROM threads WHERE {match} ORDER BY updated_at DESC LIMIT $2"
+        sql = (
+            f"SELECT thread_id, updated_at, state FROM threads WHERE {match} ORDER BY updated_at DESC "
+            "LIMIT $2"
+        )
         rows = await self._run(lambda conn: conn.fetch(sql, owner, check_limit(limit)))
         return [ThreadSummary.of(r[0], float(r[1]), ThreadState.model_validate_json(r[2])) for r in rows]
 
@@ -290,7 +293,8 @@ class PostgresStore:
                 ):  # the server refused it: trying again won't help
                     raise PesAgentError(
                         f"PostgreSQL store at {self.where!r}: the server refused the operation: "
-                        f"{self._scrub(exc)}. Nothing was applied; check the database user's rights and the schema."
+                        f"{self._scrub(exc)}. Nothing was applied; check the database user's rights and the "
+                        "schema."
                     ) from exc
                 if isinstance(exc, self._driver.InterfaceError):
                     raise PesAgentError(  # on a healthy connection (see `_broken`): a misuse, not an outage
@@ -302,7 +306,8 @@ class PostgresStore:
                 await pool.expire_connections()
             # Chained: a query's error comes from the server, which never sees the DSN.
             raise StoreUnavailableError(
-                f"PostgreSQL store at {self.where!r}: {self._scrub(cause or exc)}. Check that the server is up "
+                f"PostgreSQL store at {self.where!r}: {self._scrub(cause or exc)}. Check that the server is "
+                "up "
                 "and reachable; the operation was not applied unless the server committed it."
             ) from exc
 

@@ -150,7 +150,8 @@ async def ride_out(
             left = window_s - down
             if left <= 0:
                 raise StoreUnavailableError(
-                    f"{what} was unreachable for {round(down, 1):g} s (`workers.storeOutageS` is {window_s:g} s; "
+                    f"{what} was unreachable for {round(down, 1):g} s (`workers.storeOutageS` is "
+                    f"{window_s:g} s; "
                     f"last error: {exc}){advice}",
                     unreachable_s=down,
                 ) from exc

@@ -16,9 +16,9 @@ against the real endpoint:
   / ``_delta`` / ``_stop``, ``ping``, ``message_delta``, ``message_stop``), each as ``event:`` and
   ``data:`` lines;
 - errors are ``{"type": "error", "error": {"type", "message"}}``. Requests the API refuses before
-  generating are refused the same way (no key, as ``x-api-key`` or ``Authorization: Bearer``: 401; no ``anthropic-version``, no
-  ``model``/``max_tokens``/``messages``, a thinking budget under 1024 or not below ``max_tokens``, a
-  forced tool or a temperature with thinking: 400), recorded but taking no script entry.
+  generating are refused the same way (no key, as ``x-api-key`` or ``Authorization: Bearer``: 401; no
+  ``anthropic-version``, no ``model``/``max_tokens``/``messages``, a thinking budget under 1024 or not below
+  ``max_tokens``, a forced tool or a temperature with thinking: 400), recorded but taking no script entry.
 
     async with FakeAnthropicServer(["hello"]) as server:
         client = anthropic.AsyncAnthropic(api_key="k", base_url=server.base_url)

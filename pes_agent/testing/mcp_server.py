@@ -16,8 +16,9 @@ HTTP on loopback (``python -m pes_agent.testing.mcp_server --port 8765``: endpoi
 With ``--odd-tools`` it also serves what a client must cope with: ``broken``, whose ``inputSchema`` is
 no valid JSON Schema, and ``lookup.v2/beta``, a name providers would refuse as it is. With
 ``--dynamic`` it also serves ``grow`` and ``shrink``, which add or remove a tool and tell the client
-(``notifications/tools/list_changed``). With ``--catalog FILE`` it serves only the tools of a benchmark catalogue (``{"tools": [{name,
-description, inputSchema}]}``), for listing: calling one answers that it is a catalogue entry.
+(``notifications/tools/list_changed``). With ``--catalog FILE`` it serves only the tools of a benchmark
+catalogue (``{"tools": [{name, description, inputSchema}]}``), for listing: calling one answers that it is a
+catalogue entry.
 """
 
 from __future__ import annotations

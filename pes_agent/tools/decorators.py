@@ -440,7 +440,8 @@ def _optional_schema(schema: Mapping[str, Any] | None, tool_name: str) -> Mappin
         return None
     if not isinstance(schema, Mapping):
         raise ToolDefinitionError(
-            f"tool {tool_name!r}: `output_schema` must be a JSON Schema (a dict), got {type(schema).__name__}."
+            f"tool {tool_name!r}: `output_schema` must be a JSON Schema (a dict), got "
+            f"{type(schema).__name__}."
         )
     return copy.deepcopy(dict(schema))
 

@@ -157,7 +157,8 @@ class ToolFinder:
         return self._semantic
 
     def _passing(self, exc: ProviderError) -> ProviderError:
-        """``exc`` when it may pass (retried already); else the config is wrong: ``EmbeddingsRefusedError``."""
+        """``exc`` when it may pass (retried already); else the config is wrong:
+        ``EmbeddingsRefusedError``."""
         if not exc.retryable:
             assert isinstance(self.embedder, OpenAIEmbeddings)  # the built-in table sends no request
             raise EmbeddingsRefusedError(embeddings_error(exc, self.embedder)) from None

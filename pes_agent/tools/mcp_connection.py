@@ -24,7 +24,7 @@ import logging
 from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import AsyncExitStack, asynccontextmanager
 from datetime import timedelta
-from typing import Any
+from typing import Any, cast
 
 import mcp
 import mcp.client.streamable_http as mcp_http
@@ -39,7 +39,7 @@ from pes_agent.errors import ToolError
 logger = logging.getLogger("pes_agent.tools.mcp")  # one logger for everything MCP, as users filter it
 
 MCP_MAJOR = int(importlib.metadata.version("mcp").split(".")[0])
-MCP_ERROR: type[Exception] = getattr(mcp, "MCPError", None) or getattr(mcp, "McpError")  # 2.x, 1.x
+MCP_ERROR = cast("type[Exception]", getattr(mcp, "MCPError", None) or getattr(mcp, "McpError", None))
 """The SDK's protocol error: ``MCPError`` in 2.x, ``McpError`` in 1.x."""
 _TIMEOUT_CODES = frozenset({408, getattr(mcp_types, "REQUEST_TIMEOUT", 408)})  # 1.x: 408; 2.x: -32001
 _PAGED = "params" in inspect.signature(ClientSession.list_tools).parameters  # `cursor=` alone before

@@ -201,8 +201,8 @@ async def _give_back(runtime: _Runtime, thread_id: str, why: StoreUnavailableErr
     """After a run gave up on an unreachable database: once the store answers (within another window),
     leave the thread as a run that stopped (``ThreadState.stopped``), with no lease and no item
     ``in_progress`` (back to ``pending``: a step that did not finish is run again from its start
-    either way), for ``Producer.recover`` to continue. Only a lease of this process's own ended run is taken back; a
-    thread another run holds by now is left alone. When the store stays down, the lease goes stale by
+    either way), for ``Producer.recover`` to continue. Only a lease of this process's own ended run is taken
+    back; a thread another run holds by now is left alone. When the store stays down, the lease goes stale by
     itself and ``recover`` still continues the run."""
     store = runtime.store
 
