@@ -140,6 +140,12 @@ def _conjoined(part: str) -> list[str]:
 def explicit_values(text: str) -> list[str]:
     """The values a text states outright: quoted text, addresses, dates and numbers (``text_spans``
     without names and words). An argument one of them fills was given by the request."""
+    return _stated(text)[0]
+
+
+def _stated(text: str) -> tuple[list[str], str]:
+    """The values stated outright, most specific first, and the text left once they are taken out
+    (where names and words are read)."""
     masked, quotes = mask_quotes(text)
     plain = re.sub(r"\x00\d+\x00", " ", masked)
     found = [*quotes, *(m.group(0).rstrip(".") for m in _ADDRESS.finditer(plain))]
@@ -150,7 +156,7 @@ def explicit_values(text: str) -> list[str]:
         found += [day.text, day.iso]
         plain = plain.replace(day.text, " ")
     found += [m.group(0) for m in _NUMBER.finditer(plain)]
-    return found
+    return found, plain
 
 
 def text_spans(text: str, actions: Collection[str] = ()) -> list[str]:
@@ -161,18 +167,7 @@ def text_spans(text: str, actions: Collection[str] = ()) -> list[str]:
     Brook's" → "Lena Brook"). ``actions``: stemmed words of the tools at hand, which name the work,
     not its data: no such word is offered ("Email", "subject" for an email tool), and a name run that
     opens the sentence with one ("Email Omar Haddad") starts after it."""
-    found: list[str] = []
-    masked, quotes = mask_quotes(text)
-    found.extend(quotes)
-    plain = re.sub(r"\x00\d+\x00", " ", masked)
-    found.extend(m.group(0).rstrip(".") for m in _ADDRESS.finditer(plain))
-    plain = _ADDRESS.sub(" ", plain)
-    found.extend(m.group(0) for m in _DATE.finditer(plain))
-    plain = _DATE.sub(" ", plain)
-    for day in language().dates(plain):
-        found += [day.text, day.iso]
-        plain = plain.replace(day.text, " ")
-    found.extend(m.group(0) for m in _NUMBER.finditer(plain))
+    found, plain = _stated(text)
     names = [_name(m, plain, actions) for m in _CAPITALISED.finditer(plain) if _is_name(m, plain)]
     found.extend(n for n in names if n)
     inside = {w for n in names if len(n.split()) > 1 for w in n.split()}
