@@ -213,3 +213,14 @@ def _live_tests_may_use_the_network(request: pytest.FixtureRequest) -> Iterator[
 def prompt_snapshot(snapshot: SnapshotAssertion) -> SnapshotAssertion:
     """`assert request == prompt_snapshot` or `== prompt_snapshot(name="planning")`; files in snapshots/."""
     return snapshot.use_extension(PromptSnapshotExtension)
+
+
+@pytest.fixture(autouse=True)
+def _servers_dialects_forgotten() -> Iterator[None]:
+    """The `openai` adapter remembers each server's structured-output dialect for the life of the
+    process (`pes_agent.llm.dialects`); in tests a loopback port may serve another fake later."""
+    from pes_agent.llm.dialects import forget_dialects
+
+    forget_dialects()
+    yield
+    forget_dialects()

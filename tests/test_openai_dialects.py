@@ -1,7 +1,9 @@
 """The `openai` adapter against servers that disagree on structured output, and refusals not retried.
 
 FakeOpenAIServer stands in for the servers (`mimic="llama-cpp-python"` refuses `json_schema` the way
-llama-cpp-python 0.3's server does); the real server is exercised in test_openai_real_server.py.
+llama-cpp-python 0.3's server does and honours `grammar`; `mimic="openai"` refuses `grammar` as
+OpenAI does; `ignores` stands for servers that drop keys they do not know); the real server is
+exercised in test_openai_real_server.py.
 """
 
 from __future__ import annotations
@@ -17,8 +19,9 @@ import pytest
 
 from pes_agent.config import ProviderConfig
 from pes_agent.errors import ProviderError
-from pes_agent.llm.dialects import PROBE_SCHEMA
+from pes_agent.llm.dialects import PROBE_SCHEMA, remembered_dialect
 from pes_agent.llm.openai import OpenAIProvider
+from pes_agent.llm.reply_grammar import DEFAULT_MAX_TOKENS, grammar_for
 from pes_agent.llm.retry import refuses_request, server_message
 from pes_agent.llm.types import CallOptions, Message, PromptRequest
 from pes_agent.testing.fake_openai import FakeError, FakeOpenAIServer, FakeReply, Mimic
@@ -49,9 +52,15 @@ def sleeps() -> Sleeps:
 
 @asynccontextmanager
 async def serving(
-    replies: list[Any], sleeps: Sleeps, *, mimic: Mimic = "openai", handler: Any = None, **config: Any
+    replies: list[Any],
+    sleeps: Sleeps,
+    *,
+    mimic: Mimic = "openai",
+    handler: Any = None,
+    ignores: tuple[str, ...] = (),
+    **config: Any,
 ) -> AsyncIterator[tuple[FakeOpenAIServer, OpenAIProvider]]:
-    async with FakeOpenAIServer(replies, mimic=mimic, handler=handler) as server:
+    async with FakeOpenAIServer(replies, mimic=mimic, handler=handler, ignores=ignores) as server:
         settings = {"model": "m", "api_key": API_KEY, "max_retries": 2, "structured_output": True, **config}
         cfg = ProviderConfig(base_url=server.base_url, **settings)
         async with OpenAIProvider("local", cfg, sleep=sleeps) as provider:
@@ -60,6 +69,8 @@ async def serving(
 
 def sent_as(body: dict[str, Any]) -> str:
     """The dialect a request body used."""
+    if "grammar" in body:
+        return "grammar"
     if "format" in body:
         return "ollama"
     response_format = body.get("response_format")
@@ -197,10 +208,10 @@ async def test_a_configured_dialect_is_not_overridden_by_llm_params(sleeps: Slee
     assert body["format"] == SCHEMA and "response_format" not in body
 
 
-async def test_auto_picks_json_object_on_llama_cpp_python_once_and_warns_once(
+async def test_auto_picks_grammar_on_llama_cpp_python_once_and_sends_pes_agents_own(
     sleeps: Sleeps, caplog: pytest.LogCaptureFixture
 ) -> None:
-    replies = [OK, '{"answer": "1"}', '{"answer": "2"}', '{"answer": "3"}', "free", '{"answer": "4"}']
+    replies = ['{"answer": "1"}', '{"answer": "2"}', '{"answer": "3"}', "free", '{"answer": "4"}']
     with caplog.at_level(logging.INFO, logger="pes_agent"):
         async with serving(replies, sleeps, mimic="llama-cpp-python") as (server, provider):
             first = await asyncio.gather(*(provider.complete(REQUEST, CallOptions()) for _ in range(3)))
@@ -209,13 +220,44 @@ async def test_auto_picks_json_object_on_llama_cpp_python_once_and_warns_once(
             server.assert_complete()
     assert sorted(r.text for r in first) == ['{"answer": "1"}', '{"answer": "2"}', '{"answer": "3"}']
     assert later.text == '{"answer": "4"}'
-    assert probes(server) == ["json_schema", "json_object"], "one probe, however many first calls"
-    assert [sent_as(b) for b in server.chat_requests[2:]] == ["json_object"] * 3 + ["none", "json_object"]
-    assert server.chat_requests[2]["response_format"]["schema"] == SCHEMA
-    assert server.chat_requests[1]["response_format"]["schema"] == PROBE_SCHEMA
+    assert probes(server) == ["grammar"], "one probe, however many first calls"
+    assert server.chat_requests[0]["grammar"] == 'root ::= "pes-probe-ok"'
+    structured = server.chat_requests[1]
+    assert structured["grammar"] == grammar_for(SCHEMA, "planning", DEFAULT_MAX_TOKENS)
+    assert "response_format" not in structured and structured["cache_prompt"] is True
+    # decoded as the in-process adapter decodes: greedy, no repeat penalty, its reply cap
+    assert (structured["temperature"], structured["repeat_penalty"], structured["max_tokens"]) == (
+        0.0,
+        1.0,
+        DEFAULT_MAX_TOKENS,
+    )
+    free = server.chat_requests[4]
+    assert "grammar" not in free and free["repeat_penalty"] == 1.0 and free["temperature"] == 0.0
+    assert [sent_as(b) for b in server.chat_requests[1:]] == ["grammar"] * 3 + ["none", "grammar"]
+    assert server.refused == 0 and sleeps == [] and warnings_of(caplog) == []
+    assert remembered_dialect(server.base_url) == "grammar"
+
+
+async def test_auto_picks_json_object_where_the_grammar_is_ignored_and_warns_once(
+    sleeps: Sleeps, caplog: pytest.LogCaptureFixture
+) -> None:
+    replies = ["Hello!", OK, '{"answer": "1"}', '{"answer": "2"}']
+    with caplog.at_level(logging.INFO, logger="pes_agent"):
+        async with serving(
+            replies, sleeps, mimic="llama-cpp-python", ignores=("grammar", "cache_prompt")
+        ) as (server, provider):
+            await asyncio.gather(*(provider.complete(REQUEST, CallOptions()) for _ in range(2)))
+            server.assert_complete()
+    assert probes(server) == ["grammar", "json_schema", "json_object"]
+    assert [sent_as(b) for b in server.chat_requests[3:]] == ["json_object"] * 2
+    assert server.chat_requests[3]["response_format"]["schema"] == SCHEMA
+    assert server.chat_requests[2]["response_format"]["schema"] == PROBE_SCHEMA
+    assert "repeat_penalty" not in server.chat_requests[3], "not a grammar server: its own defaults"
     assert server.refused == 1 and sleeps == []
     (warning,) = warnings_of(caplog)
-    assert "provider 'local'" in warning and "refused response_format json_schema" in warning
+    assert "provider 'local'" in warning and "ignored a GBNF grammar" in warning
+    assert "(the reply was 'Hello!', not the only one its grammar allows)" in warning
+    assert "refused response_format json_schema" in warning
     assert LLAMA_CPP_PYTHON_SAYS in warning and "using json_object with schema" in warning
     assert "`structured_output_dialect: json_object`" in warning
 
@@ -226,9 +268,10 @@ async def test_auto_keeps_json_schema_where_it_is_honoured_without_a_warning(
     with caplog.at_level(logging.INFO, logger="pes_agent"):
         async with serving([OK, '{"answer": "x"}'], sleeps) as (server, provider):
             await provider.complete(REQUEST, CallOptions(), on_token=lambda kind, piece: None)
-    assert probes(server) == ["json_schema"]
-    assert server.chat_requests[1]["stream"] is True and sent_as(server.chat_requests[1]) == "json_schema"
-    assert warnings_of(caplog) == []
+    assert probes(server) == ["grammar", "json_schema"], "OpenAI refuses `grammar` (HTTP 400)"
+    assert server.chat_requests[2]["stream"] is True and sent_as(server.chat_requests[2]) == "json_schema"
+    assert warnings_of(caplog) == [], "a server without grammars is the usual case: no warning"
+    assert "refused a GBNF grammar in the `grammar` field (HTTP 400" in caplog.text
 
 
 def refuse_response_format(body: dict[str, Any]) -> FakeError | str:
@@ -244,7 +287,7 @@ async def test_auto_falls_back_to_ollamas_format_and_names_both_refusals(
     with caplog.at_level(logging.WARNING, logger="pes_agent"):
         async with serving([], sleeps, handler=refuse_response_format) as (server, provider):
             await provider.complete(REQUEST, CallOptions())
-    assert probes(server) == ["json_schema", "json_object", "ollama"]
+    assert probes(server) == ["grammar", "json_schema", "json_object", "ollama"]
     assert server.chat_requests[-1]["format"] == SCHEMA
     (warning,) = warnings_of(caplog)
     assert "refused response_format json_schema (HTTP 400: response_format is not supported)" in warning
@@ -259,11 +302,14 @@ async def test_a_server_that_ignores_every_dialect_is_an_error_not_free_text(sle
         asked = server.request_count
         with pytest.raises(ProviderError) as again:
             await p.complete(REQUEST, CallOptions())
-    assert probes(server) == ["json_schema", "json_object", "ollama"] and asked == 3
-    assert server.request_count == 3, "the verdict is kept: no second probe, no free-text call"
+    assert probes(server) == ["grammar", "json_schema", "json_object", "ollama"] and asked == 4
+    assert server.request_count == 4, "the verdict is kept: no second probe, no free-text call"
     message = str(info.value)
     assert "structured output is not supported by this server" in message
-    assert "it ignored response_format json_schema (the reply was free text, starting 'Hello there!" in (
+    assert "it refused a GBNF grammar in the `grammar` field (HTTP 400: Unrecognized request argument" in (
+        message
+    )
+    assert "; ignored response_format json_schema (the reply was free text, starting 'Hello there!" in (
         message
     )
     assert "providers.local.structured_output: false" in message and str(again.value) == message
@@ -278,7 +324,8 @@ async def test_a_server_that_is_down_decides_nothing_and_the_next_call_probes_ag
         assert (info.value.status, info.value.retryable) == (503, True)
         assert "not supported" not in str(info.value)
         out = await provider.complete(REQUEST, CallOptions())
-    assert out.text == '{"answer": "x"}' and probes(server) == ["json_schema"] * 3
+    assert out.text == '{"answer": "x"}'
+    assert probes(server) == ["grammar", "json_schema", "json_schema", "grammar", "json_schema"]
 
 
 async def test_an_unauthorised_probe_fails_as_such_not_as_a_missing_dialect(sleeps: Sleeps) -> None:
@@ -286,7 +333,7 @@ async def test_an_unauthorised_probe_fails_as_such_not_as_a_missing_dialect(slee
         with pytest.raises(ProviderError) as info:
             await provider.complete(REQUEST, CallOptions())
     assert info.value.status == 401 and "api_key" in str(info.value)
-    assert server.request_count == 1
+    assert server.request_count == 2, "the grammar's refusal, then the 401 that ends the probe"
 
 
 async def test_no_probe_without_structured_output(sleeps: Sleeps) -> None:

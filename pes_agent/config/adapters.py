@@ -16,7 +16,7 @@ __all__ = ["DIALECTS_BY_ADAPTER", "HOSTED_ADAPTERS", "MIN_ANTHROPIC_THINKING", "
 
 DIALECTS_BY_ADAPTER: Mapping[str, tuple[str, ...]] = MappingProxyType(
     {
-        "openai": ("auto", "json_schema", "json_object", "ollama"),
+        "openai": ("auto", "grammar", "json_schema", "json_object", "ollama"),
         "anthropic": ("auto", "tool", "json_schema"),
         "gemini": ("auto", "json_schema"),
     }

@@ -50,16 +50,21 @@ class ProviderConfig(ConfigModel):
     a tool per part of the query, each argument a value found in the query or an earlier result).
     Needs structured output (``true`` turns it on unless it is set ``false``, which is an error);
     unset means on exactly when ``adapter: llamacpp`` constrains replies."""
-    structured_output_dialect: Literal["auto", "json_schema", "json_object", "ollama", "tool"] = "auto"
+    structured_output_dialect: Literal["auto", "grammar", "json_schema", "json_object", "ollama", "tool"] = (
+        "auto"
+    )
     """``anthropic``: ``tool`` (a forced tool whose input is the reply; every model takes it) or
     ``json_schema`` (``output_config.format``); ``auto`` is ``tool``, or ``json_schema`` when
     ``thinking_budget`` is set (a forced tool cannot be combined with thinking). ``gemini`` always
-    sends ``responseJsonSchema``. ``openai``: how the reply schema is sent, since compatible servers disagree.
-    ``json_schema`` (OpenAI, vLLM, llama.cpp's ``llama-server``, Ollama's ``/v1``): ``response_format`` of
-    type ``json_schema``; ``json_object`` (llama-cpp-python's server): ``response_format: {type:
-    json_object, schema}``; ``ollama``: Ollama's native ``format`` field. ``auto`` probes the server
-    once, on the first structured call, tries them in that order and warns when it had to fall back;
-    naming the dialect skips the probe."""
+    sends ``responseJsonSchema``. ``openai``: how the reply is constrained, since compatible servers
+    disagree. ``grammar`` (llama.cpp's ``llama-server``, llama-cpp-python's server): pes-agent's own GBNF
+    grammar in the ``grammar`` field, the one the in-process ``llamacpp`` adapter decodes with;
+    ``json_schema`` (OpenAI, vLLM, ``llama-server``, Ollama's ``/v1``): ``response_format`` of type
+    ``json_schema``; ``json_object`` (llama-cpp-python's server): ``response_format: {type:
+    json_object, schema}``; ``ollama``: Ollama's native ``format`` field. The schema dialects send the
+    schema cut to what the server's converter takes (logged once). ``auto`` probes a server once per
+    process, on the first structured call, tries them in that order and warns when it had to pass a
+    schema dialect over; naming the dialect skips the probe."""
     thinking_budget: int | None = Field(default=None, ge=-1)
     """Thinking tokens a reply may spend before it answers. ``anthropic``: extended thinking with
     ``budget_tokens`` (at least 1024, below ``max_tokens``); ``gemini``: ``thinkingBudget`` (0 turns

@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import re
 import threading
 from collections.abc import Callable, Mapping
 from dataclasses import replace
@@ -37,7 +36,6 @@ from typing import Any
 
 from pes_agent.config import ProviderConfig
 from pes_agent.errors import ProviderError
-from pes_agent.llm.gbnf import GrammarBounds, schema_to_gbnf
 from pes_agent.llm.llamacpp_load import (
     INSTALL_HINT,
     ChatModel,
@@ -47,23 +45,21 @@ from pes_agent.llm.llamacpp_load import (
     locate_model,
     require_llama_cpp,
 )
-from pes_agent.llm.llamacpp_schema import bounds_for, grammar_schema
 from pes_agent.llm.repetition import RepetitionGuard
+from pes_agent.llm.reply_grammar import DEFAULT_MAX_TOKENS, check_rule_names, grammar_for
 from pes_agent.llm.streaming import ChunkReader, Completion, delta_text
 from pes_agent.llm.types import CallOptions, LLMReply, PromptRequest, TokenKind, TokenSink, Usage
 
 __all__ = [
     "DEFAULT_MAX_TOKENS",
     "LlamaCppProvider",
+    "check_rule_names",
     "generation_kwargs",
     "grammar_for",
     "reply_from_completion",
 ]
 
 _log = logging.getLogger("pes_agent")
-
-DEFAULT_MAX_TOKENS = 256
-"""Reply cap when neither the call nor the config sets one: enough for a short plan or a tool call."""
 
 SAMPLING_PARAMS = frozenset(
     {"top_p", "top_k", "min_p", "repeat_penalty", "presence_penalty", "frequency_penalty", "seed", "stop"}
@@ -95,42 +91,6 @@ def generation_kwargs(
     if config.constrains_replies and request.response_schema is not None:
         kwargs["grammar"] = grammar_for(request.response_schema, request.phase, kwargs["max_tokens"])
     return kwargs, ignored
-
-
-def grammar_for(schema: Mapping[str, Any], phase: str, max_tokens: int) -> str:
-    """The GBNF grammar a reply of ``phase`` is decoded under: the schema tightened so the reply
-    ends within ``max_tokens`` (``llamacpp_schema``), then compiled flat (``gbnf``).
-
-    A schema no grammar can express (an empty enum, a remote ``$ref``) is a permanent refusal with
-    the reason, never a crash and never a silent fallback to unconstrained text.
-    """
-    bounds = bounds_for(phase, max_tokens)
-    try:
-        grammar = schema_to_gbnf(
-            grammar_schema(dict(schema), bounds),
-            GrammarBounds(max_string=bounds.max_length, max_items=bounds.max_items),
-        )
-        check_rule_names(grammar)
-    except (ValueError, TypeError, RecursionError) as exc:
-        raise ProviderError(
-            f"the {phase} reply schema cannot be turned into a grammar: {exc}; fix the tool's input "
-            "schema, or set `structured_output: false` for free-text replies",
-            retryable=False,
-        ) from exc
-    return grammar
-
-
-_RULE = re.compile(r"^([a-zA-Z0-9-]+) ::= ", re.MULTILINE)
-
-
-def check_rule_names(grammar: str) -> None:
-    """Every line of a compiled grammar defines a rule whose name llama.cpp can read. llama-cpp-python
-    0.3 does not refuse a grammar its parser rejects: it prints the parse error and the process dies
-    of SIGSEGV at the next generation. So a grammar that llama.cpp could not parse stops here, as a
-    refusal naming the line, never reaching it."""
-    for line in grammar.splitlines():
-        if line and not _RULE.match(line):
-            raise ValueError(f"the grammar has a rule llama.cpp cannot parse: {line[:80]!r}")
 
 
 def reply_from_completion(completion: Any, model: str) -> LLMReply:

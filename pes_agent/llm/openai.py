@@ -8,7 +8,9 @@ error) fails at once. Whatever fails comes out as ``ProviderError`` with the sta
 the model and safe response headers, never the API key.
 
 Structured output is sent in the dialect the server speaks (``dialects``): the configured one, or,
-with ``auto``, the one a probe on the first structured call found.
+with ``auto``, the one a probe on the first structured call to that server in this process found.
+A llama.cpp server (the ``grammar`` dialect) gets pes-agent's own grammar, and decodes with the
+in-process adapter's defaults (``chat_body.GRAMMAR_DEFAULTS``).
 
 The body of a successful reply is read raw and parsed here, so a compatible server's quirks
 (``reasoning_content``, missing ``usage``, odd content types) are handled in one place. The request is
@@ -19,6 +21,7 @@ does not depend on how the reply travelled.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from functools import partial
@@ -31,6 +34,7 @@ from pes_agent.llm.chat_body import build_chat_body
 from pes_agent.llm.dialects import Dialect, DialectChooser, configured_dialect, probe_body
 from pes_agent.llm.repetition import RepetitionGuard, cut_repeat
 from pes_agent.llm.sdk_adapter import SdkAdapter
+from pes_agent.llm.server_schemas import for_server
 from pes_agent.llm.streaming import ChunkReader, Completion, delta_text, read_completion, replay_reply
 from pes_agent.llm.tokens import count_messages, count_tokens
 from pes_agent.llm.types import CallOptions, LLMReply, PromptRequest, TokenSink, Usage
@@ -41,6 +45,7 @@ if TYPE_CHECKING:
 __all__ = ["OpenAIProvider"]
 
 _DEFAULT_BASE_URL = "https://api.openai.com/v1"
+_log = logging.getLogger("pes_agent")
 
 
 class OpenAIProvider(SdkAdapter["AsyncOpenAI"]):
@@ -52,7 +57,10 @@ class OpenAIProvider(SdkAdapter["AsyncOpenAI"]):
 
     def __init__(self, name: str, config: ProviderConfig, **kwargs: Any) -> None:
         super().__init__(name, config, **kwargs)
-        self._dialects = DialectChooser(name, configured_dialect(config.structured_output_dialect))
+        self._dialects = DialectChooser(
+            name, configured_dialect(config.structured_output_dialect), config.base_url or _DEFAULT_BASE_URL
+        )
+        self._cut_said: set[str] = set()
 
     async def complete(
         self, request: PromptRequest, options: CallOptions, *, on_token: TokenSink | None = None
@@ -69,6 +77,9 @@ class OpenAIProvider(SdkAdapter["AsyncOpenAI"]):
         if self.config.constrains_replies and request.response_schema is not None:
             probe = partial(self._probe, model=model, timeout=timeout)
             dialect = await self._dialects.dialect(probe, self._where(model))
+            self._say_cuts(dialect, request)
+        elif self.config.constrains_replies:
+            dialect = self._dialects.chosen  # a free call to a llama.cpp server keeps its defaults
         body, refused = build_chat_body(
             request, options, self.config, stream=on_token is not None, dialect=dialect
         )
@@ -86,6 +97,27 @@ class OpenAIProvider(SdkAdapter["AsyncOpenAI"]):
             if repeated:
                 completion = replace(completion, text=text, finish_reason="repetition")
         return self._reply(completion, request, model)
+
+    def _say_cuts(self, dialect: Dialect, request: PromptRequest) -> None:
+        """Once per provider and kind of cut: what of a reply schema this server's converter does not
+        take and is not sent (``server_schemas``)."""
+        if dialect == "grammar" or request.response_schema is None:
+            return
+        fresh = [c for c in for_server(dialect, request.response_schema).changes if c not in self._cut_said]
+        if not fresh:
+            return
+        self._cut_said.update(fresh)
+        _log.warning(
+            "provider %r: reply schemas go to this server (%s) without %s; replies are still validated "
+            "against the full schema%s",
+            self.name,
+            dialect,
+            "; without ".join(fresh),
+            ""
+            if dialect != "json_object"
+            else ". A server that takes a `grammar` (llama-cpp-python's, llama-server) gets pes-agent's own "
+            "grammar instead: `structured_output_dialect: grammar`",
+        )
 
     async def _probe(self, dialect: Dialect, *, model: str, timeout: float) -> Completion:
         """One tiny request in ``dialect``, through the same retries as any call (``dialects``)."""
@@ -228,6 +260,6 @@ class OpenAIProvider(SdkAdapter["AsyncOpenAI"]):
         return (
             f". If it is the reply schema it refused (sent as `{dialect}`), set "
             f"`providers.{self.name}.structured_output_dialect` to the form this server takes "
-            "(`auto` finds it; llama-cpp-python's server takes `json_object`), or "
-            "`structured_output: false`"
+            "(`auto` finds it; llama.cpp's servers take `grammar`, llama-cpp-python's also "
+            "`json_object`), or `structured_output: false`"
         )

@@ -8,9 +8,16 @@ then asks ``handler``; every request is recorded. ``"stream": true`` requests ge
 ``/v1/embeddings`` answers each input with a deterministic vector (``embed``: by default words
 hashed into dimensions, ``fake_embeddings``), after the scripted ``embedding_actions`` (failures to
 replay) are used up; its requests are counted apart (``embedding_requests``).
-``mimic="llama-cpp-python"`` validates ``response_format`` as that server does (only ``text`` and
-``json_object``, the schema beside it; anything else is a validation error served as HTTP 500), so the
-structured-output dialects can be tested without it.
+``mimic`` picks whose validation the fake applies before its script, so the structured-output
+dialects can be tested without the real servers: ``"openai"`` refuses llama.cpp's own keys
+(``grammar``, ``cache_prompt``) with HTTP 400, as OpenAI refuses an unrecognized argument;
+``"llama-cpp-python"`` takes only ``text`` and ``json_object`` as ``response_format`` (the schema
+beside it; anything else is a validation error served as HTTP 500) and honours ``grammar``. A fake
+cannot decode under a grammar, so it answers a grammar whose ``root`` is one string literal (what a
+dialect probe sends) with that literal, taking no script entry; any other grammar takes the next
+entry, as a model under it would reply. ``ignores`` names body keys the fake does not know, as
+Ollama's and vLLM's servers ignore ``grammar``: they reach neither the mimic nor the script's
+handler (the recorded request keeps them).
 
     async with FakeOpenAIServer(replies=["hello", FakeError(status=429)]) as server:
         provider = OpenAIProvider("fake", ProviderConfig(base_url=server.base_url, ...))
@@ -19,6 +26,7 @@ structured-output dialects can be tested without it.
 from __future__ import annotations
 
 import asyncio
+import re
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Literal
@@ -60,6 +68,10 @@ __all__ = [
 
 Mimic = Literal["openai", "llama-cpp-python"]
 
+_OPENAI_REFUSES = ("grammar", "cache_prompt")
+"""llama.cpp's own request keys, which OpenAI's API refuses as unrecognized arguments."""
+_ONE_LITERAL = re.compile(r'^root ::= "((?:[^"\\]|\\.)*)"\s*$')
+
 
 class FakeOpenAIServer(FakeServer):
     """Loopback-only fake of ``/v1/chat/completions`` and ``/v1/models``.
@@ -87,6 +99,7 @@ class FakeOpenAIServer(FakeServer):
         embed: Callable[[str], Sequence[float]] = word_vector,
         embedding_models: Iterable[str] = ("fake-embedding",),
         embedding_actions: Iterable[FakeAction] = (),
+        ignores: Iterable[str] = (),
     ) -> None:
         super().__init__(
             replies,
@@ -98,6 +111,8 @@ class FakeOpenAIServer(FakeServer):
             record=record,
         )
         self.mimic = mimic
+        self.ignores = frozenset(ignores)
+        """Body keys this server does not know and drops before it answers (see the module's text)."""
         self.models = tuple(models)
         self.embed = embed
         """Text to vector, for ``/v1/embeddings`` (deterministic: the same text, the same vector)."""
@@ -141,17 +156,27 @@ class FakeOpenAIServer(FakeServer):
             problem = "the body is not a JSON object" if status == 400 else "no such route"
             await send_error(writer, status, f"{request.method} {route}: {problem}", keep_alive)
             return keep_alive
+        body = {k: v for k, v in body.items() if k not in self.ignores}
         refusal = self._refusal(body)
         if refusal is not None:
             self.refused += 1
-            await send(writer, 500, refusal, keep_alive=keep_alive)
+            await send(writer, refusal[0], refusal[1], keep_alive=keep_alive)
             return keep_alive
+        forced = _forced_reply(body.get("grammar")) if self.mimic == "llama-cpp-python" else None
+        if forced is not None:
+            return await self._perform(FakeReply(text=forced), body, writer, keep_alive)
         return await self._act(body, writer, keep_alive)
 
-    def _refusal(self, body: dict[str, Any]) -> bytes | None:
-        """llama-cpp-python 0.3's answer to a ``response_format`` its request model does not allow."""
-        if self.mimic != "llama-cpp-python":
-            return None
+    def _refusal(self, body: dict[str, Any]) -> tuple[int, bytes] | None:
+        """What the mimicked server answers a body it does not accept: OpenAI's 400 for an argument
+        it does not know, llama-cpp-python 0.3's 500 for a ``response_format`` it does not allow."""
+        if self.mimic == "openai":
+            unknown = next((k for k in _OPENAI_REFUSES if k in body), None)
+            if unknown is None:
+                return None
+            message = f"Unrecognized request argument supplied: {unknown}"
+            error = {"message": message, "type": "invalid_request_error", "param": None, "code": None}
+            return 400, json_bytes({"error": error})
         response_format = body.get("response_format")
         kind = response_format.get("type") if isinstance(response_format, dict) else None
         if response_format is None or kind in ("text", "json_object"):
@@ -168,7 +193,7 @@ class FakeOpenAIServer(FakeServer):
             "create_chat_completion\n    POST /v1/chat/completions"
         )
         error = {"message": message, "type": "internal_server_error", "param": None, "code": None}
-        return json_bytes({"error": error})
+        return 500, json_bytes({"error": error})
 
     async def _reply(
         self,
@@ -267,6 +292,12 @@ class FakeOpenAIServer(FakeServer):
 
 
 # -- helpers ---------------------------------------------------------------------------------------
+
+
+def _forced_reply(grammar: Any) -> str | None:
+    """The one reply a grammar of a single string literal allows, else None."""
+    match = _ONE_LITERAL.match(grammar) if isinstance(grammar, str) else None
+    return re.sub(r"\\(.)", r"\1", match.group(1)) if match else None
 
 
 def _usage(usage: Mapping[str, Any]) -> dict[str, Any]:
