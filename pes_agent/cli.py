@@ -75,6 +75,8 @@ def progress_line(event: Event) -> str | None:
     """One short human line per event worth showing while a run works."""
     d = event.data
     match event.type:
+        case EventType.NOTICE:
+            return f"notice: {d.get('message')}"
         case EventType.TOOLS_OFFERED:
             if d.get("mode") == "retrieved":
                 named = f" (+{len(d['named'])} by name)" if d.get("named") else ""
@@ -127,6 +129,7 @@ async def _validate(args: argparse.Namespace, out: TextIO) -> int:
 
     Loading alone would pass a file whose storage backend or adapter this version lacks.
     """
+    from pes_agent.config.guidance import provider_notices
     from pes_agent.factory import create_art_instance
     from pes_agent.llm.providers import build_provider
 
@@ -140,6 +143,9 @@ async def _validate(args: argparse.Namespace, out: TextIO) -> int:
         f"tools: {', '.join(tools) or '(none)'}",
         file=out,
     )
+    for name, provider_config in cfg.providers.items():
+        for notice in provider_notices(name, provider_config):
+            print(f"note: {notice.message}", file=out)
     return 0
 
 

@@ -17,6 +17,9 @@ from typing import Any
 
 
 class EventType(StrEnum):
+    NOTICE = "NOTICE"
+    """Something about how the run is set up that its user should know, said first (a small local
+    model running unguided, and the setting that turns guided mode on)."""
     TOOLS_OFFERED = "TOOLS_OFFERED"
     """Which tools the planner was shown and why: all of them, or those found for the query (with
     their scores), or more it asked for with ``findTools``."""

@@ -460,6 +460,7 @@ class ArtInstance(ThreadReads):
             clock=self._clock,
             structured_output=setup.structured_output,
             strategy=GUIDED if setup.guided else FREE_FORM,
+            notices=setup.notices,
             tracer=self._tracer,
             steps=self.steps,
             retrieval=self.config.retrieval,

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from pes_agent.agent.response import RunUsage
 from pes_agent.agent.steps import DIRECT, StepRunner
 from pes_agent.config import ArgFillConfig, GateConfig, ResolvedExecution, RetrievalConfig
+from pes_agent.config.guidance import Notice
 from pes_agent.events import Event, EventBus, EventType, new_event_id
 from pes_agent.gate import ArgumentGate
 from pes_agent.llm.streaming import accepts_token_sink, replay_reply
@@ -72,6 +73,8 @@ class RunContext:
     phase: str = "planning"
     user_answers: list[str] = field(default_factory=list)
     """Values the user gave in answer to a clarification: grounding, like the query."""
+    notices: tuple[Notice, ...] = ()
+    """What the run says first, as ``NOTICE`` events (``pes_agent.config.guidance``)."""
 
     async def emit(self, type_: EventType, data: Mapping[str, Any], *, step_id: str | None = None) -> Event:
         event = Event(

@@ -103,6 +103,10 @@ async def _run_phases(
     resume: Resumption | None,
 ) -> AgentFinalResponse:
     try:
+        if plan:  # a new request: what it should know of the setup comes first
+            for notice in ctx.notices:
+                data = {"code": notice.code, "provider": notice.provider, "message": notice.message}
+                await ctx.emit(EventType.NOTICE, data)
         if plan and ctx.state.todo_list:
             with phase_span(ctx, "refinement"):
                 await run_refinement(ctx, history)

@@ -8,6 +8,7 @@ from string import Template
 
 from pes_agent.agent.settings import enabled_tools, first_persona, prompt_settings
 from pes_agent.config import ArtInstanceConfig, ResolvedExecution, ThreadConfig, resolve_execution
+from pes_agent.config.guidance import Notice, provider_notices
 from pes_agent.llm.providers import call_options, pick_selection, provider_name
 from pes_agent.llm.types import CallOptions, Provider
 from pes_agent.prompts.views import PromptSettings
@@ -24,6 +25,8 @@ class RunSetup:
     guided: bool
     tool_count: int
     """Tools registered when this was derived: a tool registered later makes it stale."""
+    notices: tuple[Notice, ...] = ()
+    """Said by every run's first event (``NOTICE``)."""
 
 
 def derive_setup(
@@ -54,4 +57,5 @@ def derive_setup(
         structured_output=bool(pcfg and pcfg.constrains_replies),
         guided=bool(pcfg and pcfg.guides_choices),
         tool_count=len(tool_names),
+        notices=provider_notices(name, pcfg) if pcfg else (),
     )

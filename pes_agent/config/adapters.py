@@ -9,8 +9,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any, Protocol
+from urllib.parse import urlsplit
 
 from pes_agent.config.base import problem
+from pes_agent.config.presets import PRESETS
 
 __all__ = ["DIALECTS_BY_ADAPTER", "HOSTED_ADAPTERS", "MIN_ANTHROPIC_THINKING", "adapter_problems"]
 
@@ -25,6 +27,9 @@ HOSTED_ADAPTERS = frozenset({"openai", "anthropic", "gemini"})
 """Adapters that send a model id, so a provider needs one (or a thread's ``modelId``)."""
 MIN_ANTHROPIC_THINKING = 1024
 """The Messages API refuses a smaller ``budget_tokens``."""
+NO_GRAMMAR_HOSTS = frozenset({"api.openai.com"})
+"""Where an OpenAI-compatible endpoint is known to refuse a ``grammar`` (besides every preset's
+service: none of them takes one)."""
 
 
 class _Settings(Protocol):
@@ -36,6 +41,12 @@ class _Settings(Protocol):
     def thinking_budget(self) -> int | None: ...
     @property
     def max_tokens(self) -> int | None: ...
+    @property
+    def preset(self) -> str | None: ...
+    @property
+    def base_url(self) -> str | None: ...
+    @property
+    def guided(self) -> bool | None: ...
 
 
 def adapter_problems(settings: _Settings) -> list[dict[str, Any]]:
@@ -52,6 +63,7 @@ def adapter_problems(settings: _Settings) -> list[dict[str, Any]]:
                 dialect,
             )
         )
+    found += _cannot_work(settings)
     budget = settings.thinking_budget
     if budget is not None and settings.adapter not in ("anthropic", "gemini"):
         found.append(
@@ -79,4 +91,36 @@ def adapter_problems(settings: _Settings) -> list[dict[str, Any]]:
                     settings.max_tokens,
                 )
             )
+    return found
+
+
+def _cannot_work(settings: _Settings) -> list[dict[str, Any]]:
+    """Dialect and guided-mode choices the service behind an ``openai`` provider cannot honour."""
+    if settings.adapter != "openai":
+        return []
+    found: list[dict[str, Any]] = []
+    preset = PRESETS.get(settings.preset or "")
+    host = urlsplit(settings.base_url or "https://api.openai.com/v1").hostname or ""
+    if settings.structured_output_dialect == "grammar" and (preset is not None or host in NO_GRAMMAR_HOSTS):
+        service = settings.preset or host
+        found.append(
+            problem(
+                ("structured_output_dialect",),
+                f"{service} takes no GBNF `grammar` (only llama.cpp's servers do); use `json_schema` "
+                "or `auto`, or point `base_url` at a llama.cpp server",
+                ["auto", "json_schema", "json_object", "ollama"],
+                "grammar",
+            )
+        )
+    if settings.guided and preset is not None and not preset.enforces_schema:
+        found.append(
+            problem(
+                ("guided",),
+                f"`guided: true` needs replies decoded under their schema, and {settings.preset}'s JSON mode "
+                "does not enforce one (a choice among options would not hold); set `guided: false` or "
+                "use a provider that constrains replies",
+                ["false"],
+                True,
+            )
+        )
     return found

@@ -23,6 +23,9 @@ class Preset:
     api_key_env: str | None
     """None: the service takes no key (a local Ollama)."""
     dialect: Literal["json_schema", "json_object", "ollama"]
+    enforces_schema: bool = True
+    """Whether the service decodes under the schema it is sent; guided mode needs it (a choice among
+    options holds only if the reply cannot leave them)."""
 
 
 PRESETS: Mapping[str, Preset] = MappingProxyType(
@@ -34,13 +37,16 @@ PRESETS: Mapping[str, Preset] = MappingProxyType(
         # DeepSeek offers JSON mode only (`json_object`); the schema beside it is ignored there and the
         # prompt carries the reply's shape, which is what the original relied on.
         "deepseek": Preset(
-            base_url="https://api.deepseek.com/v1", api_key_env="DEEPSEEK_API_KEY", dialect="json_object"
+            base_url="https://api.deepseek.com/v1",
+            api_key_env="DEEPSEEK_API_KEY",
+            dialect="json_object",
+            enforces_schema=False,
         ),
         # OpenRouter passes `json_schema` on to the models that support structured outputs.
         "openrouter": Preset(
             base_url="https://openrouter.ai/api/v1", api_key_env="OPENROUTER_API_KEY", dialect="json_schema"
         ),
-        # Ollama's /v1 endpoint takes `response_format: json_schema` (0.5+); no key.
+        # Ollama's /v1 endpoint takes `response_format: json_schema` (0.5+) and no `grammar`; no key.
         "ollama": Preset(base_url="http://localhost:11434/v1", api_key_env=None, dialect="json_schema"),
     }
 )

@@ -49,7 +49,11 @@ class ProviderConfig(ConfigModel):
     """Guided decoding for small models: every decision is a choice among grounded options (the plan
     a tool per part of the query, each argument a value found in the query or an earlier result).
     Needs structured output (``true`` turns it on unless it is set ``false``, which is an error);
-    unset means on exactly when ``adapter: llamacpp`` constrains replies."""
+    unset means on exactly when ``adapter: llamacpp`` constrains replies. Over a server it works with
+    every ``openai`` dialect (``grammar`` gives the in-process choices exactly), but not on a service
+    that does not enforce the schema (``deepseek``: an error at load). Unset on a small model behind a
+    local server, ``pes-agent validate`` and each run's first event (``NOTICE``) say how to turn it on
+    (``config.guidance``)."""
     structured_output_dialect: Literal["auto", "grammar", "json_schema", "json_object", "ollama", "tool"] = (
         "auto"
     )
