@@ -97,6 +97,20 @@ def test_the_index_searches_only_the_allowed_tools() -> None:
 
 
 @needs_bm25s
+def test_tools_the_index_scores_alike_come_in_registration_order_whatever_k_cuts() -> None:
+    schema = {"type": "object", "properties": {}}
+    alike = ["q_3", "q_1", "q_5", "q_2", "q_4"]  # names without a word: the same text, the same score
+    tools = [tool_from_schema(n, "Sends a postcard.", schema, lambda **_: None) for n in alike]
+    index = ToolIndex.of(ToolRegistry([*catalogue(50), *tools]))
+    assert [h.name for h in index.search("postcard", 3)] == ["q_3", "q_1", "q_5"]
+    assert [h.name for h in index.search("postcard", 3, allowed={"q_1", "q_2", "q_4"})] == [
+        "q_1",
+        "q_2",
+        "q_4",
+    ]
+
+
+@needs_bm25s
 def test_the_finder_follows_the_registry_when_tools_change() -> None:
     """MCP servers' list changes reach the registry as register/unregister: the index follows."""
     registry = ToolRegistry(catalogue(100))
@@ -443,6 +457,35 @@ def test_a_request_of_one_part_is_offered_what_its_whole_text_finds() -> None:
     assert (
         offer.plannable == tuple(h.name for h in whole) and offer.searches == (QUERY,) and offer.parts == ()
     )
+
+
+@needs_bm25s
+def test_a_requests_texts_ranked_together_are_ranked_as_the_plain_fusion_ranks_each() -> None:
+    """The parts and the whole of a request are ranked in one pass over arrays (issue 30's cost);
+    every hit, score and tie must be what ``fuse`` (reciprocal ranks, written plainly) makes of each
+    text's BM25 and cosine rankings, with every tool allowed and with some left out."""
+    from benchmarks.retrieval_compound import COMPOUND
+    from pes_agent.guided.grounding import query_parts
+    from pes_agent.tools.meaning import BuiltinEmbedder
+    from pes_agent.tools.semantic import LEXICAL_POOL, fuse
+
+    registry = ToolRegistry(catalogue())
+    finder = ToolFinder(registry, BuiltinEmbedder())
+    requests = [[r.text, *query_parts(r.text)] for r in COMPOUND[::4]]
+    searcher = finder.preview([t for texts in requests for t in texts])
+    assert searcher is not None and searcher.semantic is not None
+    some = frozenset(registry.names()[::3])
+    for allowed in (None, some):
+        for texts in requests:
+            plain = [
+                fuse(
+                    searcher.index.search(text, LEXICAL_POOL, allowed),
+                    searcher.semantic.rank(searcher.vectors[text], allowed),
+                    30 + 340,
+                )
+                for text in texts
+            ]
+            assert searcher.search_each(texts, 30 + 340, allowed) == plain
 
 
 def test_a_fair_merge_gives_every_list_its_best_first_whatever_the_scores() -> None:

@@ -29,6 +29,7 @@ from pes_agent.prompts.planning import build_planning, chosen_manifesto
 from pes_agent.prompts.refinement import build_refinement
 from pes_agent.prompts.views import HistoryTurn, PromptSettings
 from pes_agent.tools.finder import ToolFinder
+from pes_agent.tools.index import hit_names
 from pes_agent.tools.registry import ToolRegistry
 
 
@@ -41,17 +42,19 @@ async def emit_warnings(
         )
 
 
-async def offer_tools(ctx: RunContext, *, parts: Sequence[str] = (), keep: Sequence[str] = ()) -> ToolOffer:
+async def offer_tools(
+    ctx: RunContext, *, guided: bool, parts: Sequence[str] | None = None, keep: Sequence[str] = ()
+) -> ToolOffer:
     """The tools the planner is shown for this run, each part of the query searched on its own. A
     ``TOOLS_OFFERED`` event tells when that is not simply every tool: chosen by retrieval (with
-    scores), or all for want of the extra. ``parts``: given by the guided strategy, whose small model
-    chooses a tool per part among a few candidates each (``choose_tools``' guided offer); free-form
-    planning passes none and is offered the fair merge of the query's parts."""
+    scores), or all for want of the extra. ``guided``: the offer of guided planning, whose small
+    model chooses a tool per part among a few candidates each (``choose_tools``); else the fair
+    merge of the parts' rankings a free-form planner is shown. ``parts``: the query's parts when the
+    caller has split it already (``query_parts``), else split here."""
     offer = every_tool(ctx.enabled_tools, ctx.retrieval, ctx.finder)
     if offer is None:
         assert ctx.finder is not None  # every_tool offers all without one
-        guided = bool(parts)
-        parts = parts or query_parts(ctx.query)
+        parts = query_parts(ctx.query) if parts is None else parts
         searcher = await ctx.finder.searcher(search_texts(ctx.query, parts, guided=guided))
         if searcher is None:  # the index could not be built after all
             offer = unindexed(ctx.enabled_tools, ctx.finder)
@@ -70,7 +73,7 @@ def tools_text(registry: ToolRegistry, offer: ToolOffer, *, find_tools: bool) ->
     lines = registry.manifesto_lines(offer.names)
     if not offer.retrieved:
         return "\n".join(lines)
-    named = [h.name for h in offer.named]
+    named = hit_names(offer.named)
     return chosen_manifesto(lines, total=offer.total, find_tools=find_tools, named=named)
 
 
@@ -119,7 +122,7 @@ async def run_planning(ctx: RunContext, history: Sequence[HistoryTurn]) -> Parse
 
 async def free_form_plan(ctx: RunContext, history: Sequence[HistoryTurn]) -> tuple[ParsedPlan, str]:
     """The model writes the plan over the tool manifesto (``findTools`` as it asks)."""
-    reply = await _plan_with_finds(ctx, history, await offer_tools(ctx))
+    reply = await _plan_with_finds(ctx, history, await offer_tools(ctx, guided=False))
     return unparseable_as_failure(parse_plan, reply.text), reply.text
 
 
@@ -163,7 +166,7 @@ async def run_refinement(ctx: RunContext, history: Sequence[HistoryTurn]) -> Non
     """A follow-up on a thread with a plan: revise it, merged by id (completed items keep their
     status and results), with a PLAN_UPDATE event carrying the diff."""
     in_plan = [t for item in ctx.state.todo_list for t in item.required_tools]
-    offer = await offer_tools(ctx, keep=in_plan)
+    offer = await offer_tools(ctx, guided=False, keep=in_plan)
     request = build_refinement(
         ctx.query,
         intent=ctx.state.intent,

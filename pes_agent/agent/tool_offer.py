@@ -20,8 +20,8 @@ from pes_agent.config.retrieval import RetrievalConfig
 from pes_agent.guided.arithmetic import operation_words
 from pes_agent.guided.grounding import query_parts
 from pes_agent.tools.finder import ToolFinder
-from pes_agent.tools.index import EXTRA_HINT, ToolHit
-from pes_agent.tools.semantic import Hits, Searcher
+from pes_agent.tools.index import EXTRA_HINT, Hits, ToolHit, hit_names
+from pes_agent.tools.semantic import Searcher
 
 OfferMode = Literal["all", "retrieved", "all_unindexed"]
 
@@ -40,8 +40,8 @@ class ToolOffer:
     total: int
     mode: OfferMode
     hits: tuple[ToolHit, ...] = ()
-    named: tuple[ToolHit, ...] = ()
-    """Shown by name only, after ``names`` (``retrieval.names``)."""
+    named: Sequence[ToolHit] = ()
+    """Shown by name only, after ``names`` (``retrieval.names``); hits made when read (``Hits``)."""
     searches: tuple[str, ...] = ()
     """What was searched for: the query (and its parts), or the planner's ``findTools`` phrases."""
     parts: tuple[tuple[str, tuple[str, ...]], ...] = ()
@@ -63,7 +63,7 @@ class ToolOffer:
     @property
     def plannable(self) -> tuple[str, ...]:
         """Every tool a plan may name: those described, then those named only."""
-        return self.names + tuple(h.name for h in self.named)
+        return self.names + tuple(hit_names(self.named))
 
     def event_data(self, k: int, *, added: Sequence[ToolHit] = ()) -> dict[str, Any]:
         """``TOOLS_OFFERED``: enough to debug a missing tool (was it searched for, how did it score)."""
@@ -158,19 +158,27 @@ def choose_tools(
     allowed = frozenset(enabled)
     kept = [n for n in keep if n in allowed]
     several = tuple(parts) if len(parts) > 1 or guided else ()
-    depth = GUIDED_PART_HITS if guided else config.k + config.named_only
-    per_part = _part_lists(several, searcher, depth, allowed)
-    named: tuple[ToolHit, ...] = ()
+    depth = max(config.k, GUIDED_PART_HITS) if guided else config.k + config.named_only
+    whole, *per_part = searcher.search_each(  # one pass over the catalogue for all of them
+        [query, *several], depth, allowed, words=[(), *(operation_words(part) for part in several)]
+    )
+    named: Sequence[ToolHit] = ()
     if guided:
-        found = searcher.search(query, config.k, allowed)
-        chosen = _merge(kept, [h for hits in (found, *per_part) for h in hits])
+        per_part = [hits[:GUIDED_PART_HITS] for hits in per_part]
+        chosen = _merge(kept, [h for hits in (whole[: config.k], *per_part) for h in hits])
     else:
-        ranked = fair_merge([*per_part, searcher.search(query, depth, allowed)], depth)
+        ranked = fair_merge([*per_part, whole], depth)
         chosen = _merge(kept, ranked[: config.k], by_score=not several)
         described = {h.name for h in chosen}
-        named = tuple(h for h in ranked[config.k : config.k + config.named_only] if h.name not in described)
+        named = ranked.pick(
+            [
+                at
+                for at in range(config.k, min(len(ranked), config.k + config.named_only))
+                if ranked.names[at] not in described
+            ]
+        )
     shown = tuple(
-        (part, tuple(h.name for h in hits[:PART_SHOWN])) for part, hits in zip(several, per_part, strict=True)
+        (part, tuple(hit_names(hits)[:PART_SHOWN])) for part, hits in zip(several, per_part, strict=True)
     )
     return ToolOffer(
         names=tuple(h.name for h in chosen),
@@ -189,33 +197,28 @@ PART_SHOWN = 5
 """How many of each part's best tools the ``TOOLS_OFFERED`` event lists under ``parts``."""
 
 
-def _part_lists(
-    parts: Sequence[str], searcher: Searcher, depth: int, allowed: frozenset[str]
-) -> list[Sequence[ToolHit]]:
-    """Each part's own ranking; arithmetic named in other words is searched as its verb too
-    ("12 * 7": multiply)."""
-    return [searcher.search(part, depth, allowed, words=operation_words(part)) for part in parts]
-
-
-def fair_merge(lists: Sequence[Sequence[ToolHit]], limit: int | None = None) -> list[ToolHit]:
+def fair_merge(lists: Sequence[Sequence[ToolHit]], limit: int | None = None) -> Hits:
     """One ranking of several: each list in turn gives its best tool not yet taken (round robin),
     so any budget cut from the front is shared equally, whatever the lists' scores (a short generic
-    part's scores are lower than a long specific one's). At most ``limit`` tools."""
-    taken: dict[str, ToolHit] = {}
+    part's scores are lower than a long specific one's). At most ``limit`` tools, each hit made
+    when read."""
+    taken: dict[str, tuple[int, int]] = {}
     budget = sum(len(hits) for hits in lists) if limit is None else limit
-    names = [hits.names if isinstance(hits, Hits) else [h.name for h in hits] for hits in lists]
-    ahead = [0] * len(lists)
+    rows = [enumerate(hit_names(hits)) for hits in lists]  # each list's cursor
     live = list(range(len(lists)))
     while live and len(taken) < budget:
+        still = []
         for i in live:
-            row, at = names[i], ahead[i]
-            while at < len(row) and row[at] in taken:
-                at += 1
-            ahead[i] = at + 1
-            if at < len(row) and len(taken) < budget:
-                taken[row[at]] = lists[i][at]
-        live = [i for i in live if ahead[i] < len(names[i])]
-    return list(taken.values())
+            if len(taken) >= budget:
+                break
+            for at, name in rows[i]:
+                if name not in taken:
+                    taken[name] = (i, at)
+                    still.append(i)
+                    break
+        live = still
+    where = list(taken.values())
+    return Hits(list(taken), lambda n: lists[where[n][0]][where[n][1]])
 
 
 def widen(
@@ -230,7 +233,7 @@ def widen(
     Returns the new offer and what was added."""
     shown = set(offer.names)
     allowed = frozenset(n for n in enabled if n not in shown)
-    per_phrase = [list(searcher.search(p, config.k, allowed)) for p in phrases]
+    per_phrase = [list(hits) for hits in searcher.search_each(phrases, config.k, allowed)]
     added: list[ToolHit] = []
     while len(added) < config.k and any(per_phrase):
         for hits in per_phrase:

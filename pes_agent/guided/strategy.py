@@ -40,7 +40,7 @@ class Guided:
     async def plan(self, ctx: RunContext, history: Sequence[HistoryTurn]) -> tuple[ParsedPlan, str]:
         """One tool (or none) per part of the request, among those its words and values point to."""
         parts = query_parts(ctx.query)
-        offer = await offer_tools(ctx, parts=parts)
+        offer = await offer_tools(ctx, guided=True, parts=parts)
         specs = [s for n in offer.names if (s := ctx.registry.get(n)) is not None]
         request = build_guided_planning(
             ctx.query,

@@ -73,7 +73,8 @@ class MeaningTable:
         if not ids:
             return [0.0] * self.dimensions
         rows = self._vectors[ids].astype(np.float32) * self._scales[ids, None]
-        return [float(x) for x in rows.mean(axis=0)]
+        mean: list[float] = rows.mean(axis=0).tolist()
+        return mean
 
 
 def _unreadable(path: Path, why: str) -> ConfigError:

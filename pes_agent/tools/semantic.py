@@ -13,11 +13,11 @@ only when an index with embeddings is built.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol, overload
+from typing import Any, Protocol
 
-from pes_agent.tools.index import ToolHit, ToolIndex
+from pes_agent.tools.index import AllowedMask, Hits, Ranked, ToolHit, ToolIndex
 from pes_agent.tools.spec import ToolSpec
 
 RRF_K0 = 60
@@ -49,7 +49,8 @@ class SemanticIndex:
 
         self.names = tuple(names)
         self._position = {name: i for i, name in enumerate(self.names)}
-        self._mask: tuple[Collection[str] | None, Any] = (None, None)
+        self._mask = AllowedMask(self.names)
+        self._names: Any = np.asarray(self.names, dtype=object)
         matrix = np.asarray(vectors, dtype=np.float32).reshape(len(self.names), -1)
         norms = np.linalg.norm(matrix, axis=1, keepdims=True)
         self._matrix: Any = matrix / np.where(norms == 0, 1.0, norms)
@@ -79,95 +80,116 @@ class SemanticIndex:
 
     def fused(
         self,
-        lexical: Sequence[ToolHit],
-        vector: Sequence[float],
+        lexical: Sequence[Ranked],
+        vectors: Sequence[Sequence[float]],
         k: int,
         allowed: Collection[str] | None = None,
-    ) -> Sequence[ToolHit]:
-        """``fuse(lexical, self.rank(vector, allowed), k)``, computed over arrays: a request searches
-        once per part (issue 30), and ranking every tool in Python took most of its time."""
+    ) -> list[Sequence[ToolHit]]:
+        """For each text, ``fuse(lexical[i].hits(), self.rank(vectors[i], allowed), k)``, computed
+        over arrays and for all of a request's texts at once (its parts and its whole, issue 30):
+        one sort of the catalogue for them all, and hits made only when read."""
         import numpy as np
 
-        if any(h.name not in self._position for h in lexical):  # a tool newer than the vectors
-            return fuse(lexical, self.rank(vector, allowed), k)
-        query = np.asarray(vector, dtype=np.float32)
-        norm = float(np.linalg.norm(query))
-        if query.shape[0] != self._matrix.shape[1] or not self.names or norm == 0:
-            return fuse(lexical, [], k)
-        cosines = self._matrix @ (query / norm)
-        order = np.argsort(-cosines, kind="stable")
-        if allowed is not None:
-            order = order[self._allowed(allowed)[order]]
-        places = np.zeros(len(self.names), dtype=np.float64)  # 1-based semantic rank, 0: not ranked
-        places[order] = np.arange(1, len(order) + 1)
-        scores = np.where(places > 0, 1.0 / (RRF_K0 + places), 0.0)
-        first = np.where(places > 0, len(lexical) + places, np.inf)  # ties: BM25's order, then meaning's
-        words: dict[str, float] = {}
-        for rank, hit in enumerate(lexical, 1):
-            at = self._position[hit.name]
-            scores[at] = 1.0 / (RRF_K0 + rank) + scores[at]
-            first[at] = rank
-            words[hit.name] = hit.score
-        found = np.flatnonzero(np.isfinite(first))
-        if len(found) > k > 0:  # only those scoring at least the k-th best can be among the k
-            found = found[scores[found] >= np.partition(scores[found], len(found) - k)[len(found) - k]]
-        best = found[np.lexsort((first[found], -scores[found]))][:k]
-        ranked = places[best].tolist()
-        return Hits(
-            [self.names[i] for i in best.tolist()],
-            np.round(scores[best] * 1000, 3).tolist(),
-            [
-                m if r > 0 else None
-                for m, r in zip(np.round(cosines[best].astype(np.float64), 4).tolist(), ranked, strict=True)
-            ],
-            words,
-        )
-
-    def _allowed(self, allowed: Collection[str]) -> Any:
-        """A mask of the allowed tools, kept for the last set asked (a request's parts share it)."""
-        import numpy as np
-
-        if self._mask[0] is not allowed:
-            self._mask = (
-                allowed,
-                np.fromiter((n in allowed for n in self.names), dtype=bool, count=len(self.names)),
+        found: dict[int, Sequence[ToolHit]] = {}
+        rows: list[tuple[int, Any, Any]] = []  # text, BM25's tools here, the unit query vector
+        for i, (words, vector) in enumerate(zip(lexical, vectors, strict=True)):
+            at = self._positions(words)
+            query = np.asarray(vector, dtype=np.float32)
+            norm = float(np.linalg.norm(query))
+            if at is None:  # a tool newer than the vectors
+                found[i] = fuse(words.hits(), self.rank(vector, allowed), k)
+            elif query.shape[0] != self.dimensions or not self.names or norm == 0:
+                found[i] = fuse(words.hits(), [], k)  # no word the table knows: BM25 decides alone
+            else:
+                rows.append((i, at, query / norm))
+        if rows:
+            # a product per text: one for all rounds differently in the last bit, which reorders
+            # tools of near-equal cosine (and was no faster)
+            cosines = np.stack([self._matrix @ query for _, _, query in rows])
+            fused = self._fuse_rows(
+                [at for _, at, _ in rows], [lexical[i].scores for i, _, _ in rows], cosines, allowed, k
             )
-        return self._mask[1]
+            found.update(zip([i for i, _, _ in rows], fused, strict=True))
+        return [found[i] for i in range(len(lexical))]
+
+    def _ranks(self, cosines: Any, allowed: Collection[str] | None) -> Any:
+        """Each row's 1-based rank of every allowed tool by cosine (ties: the earlier-registered
+        tool first), 0 for a tool not allowed."""
+        import numpy as np
+
+        mask = None if allowed is None else self._mask(allowed)
+        keys = -cosines if mask is None else np.where(mask, -cosines, np.inf)
+        order = np.argsort(keys, axis=1, kind="stable")
+        ranks = np.empty(cosines.shape, dtype=np.float64)
+        np.put_along_axis(ranks, order, np.arange(1, cosines.shape[1] + 1, dtype=np.float64)[None, :], axis=1)
+        if mask is not None:
+            ranks[:, ~mask] = 0
+        return ranks
+
+    def _fuse_rows(
+        self,
+        lexical: Sequence[Any],
+        bm25: Sequence[Any],
+        cosines: Any,
+        allowed: Collection[str] | None,
+        k: int,
+    ) -> list[Hits]:
+        """Each text's fused ranking, a row each: reciprocal ranks of both rankings, ties to BM25's
+        order, then meaning's. ``lexical``: BM25's tools of each text (positions here, best first)
+        and ``bm25`` their scores; ``cosines``: every tool's, a row a text."""
+        import numpy as np
+
+        ranks = self._ranks(cosines, allowed)
+        texts, n = ranks.shape
+        ranked = ranks > 0  # every allowed tool: meaning orders them all
+        scores = np.where(ranked, 1.0 / (RRF_K0 + ranks), 0.0)
+        first = np.where(ranked, np.array([[len(tools)] for tools in lexical]) + ranks, np.inf)
+        words = np.full((texts, n), np.nan)
+        flat = np.concatenate([row * n + tools for row, tools in enumerate(lexical)])  # in all rows
+        places = np.concatenate([np.arange(1, len(tools) + 1) for tools in lexical])
+        flat_scores, flat_first, flat_words = scores.reshape(-1), first.reshape(-1), words.reshape(-1)
+        flat_scores[flat] = 1.0 / (RRF_K0 + places) + flat_scores[flat]
+        flat_first[flat] = places
+        flat_words[flat] = np.concatenate(bm25)
+        found = np.flatnonzero(ranked[0])  # the same tools in every row: the allowed ones
+        if len(found) > k > 0:  # only those scoring at least the k-th best can be among the k
+            kth = np.partition(scores[:, found], len(found) - k, axis=1)[:, len(found) - k]
+            rows = [found[scores[row, found] >= kth[row]] for row in range(texts)]
+        else:
+            rows = [found] * texts
+        best = np.stack(
+            [cut[np.lexsort((first[row, cut], -scores[row, cut]))][:k] for row, cut in enumerate(rows)]
+        )
+        fused = np.round(np.take_along_axis(scores, best, axis=1) * 1000, 3)
+        meaning = np.round(np.take_along_axis(cosines, best, axis=1).astype(np.float64), 4)
+        lexical_scores = np.take_along_axis(words, best, axis=1)
+        names: list[list[str]] = self._names[best].tolist()
+        return [_hits(names[row], fused[row], meaning[row], lexical_scores[row]) for row in range(texts)]
+
+    def _positions(self, lexical: Ranked) -> Any:
+        """BM25's tools as positions in this index (the same when both were built from one tool
+        list); None when one has no vector."""
+        import numpy as np
+
+        if lexical.names is self.names or lexical.names == self.names:
+            return lexical.positions
+        mine = [self._position.get(lexical.names[i], -1) for i in lexical.positions.tolist()]
+        return None if -1 in mine else np.asarray(mine, dtype=np.intp)
 
 
-class Hits(Sequence[ToolHit]):
-    """A fused ranking whose hits are made when read: a request's parts are each ranked ``k + names``
-    deep, and a fair merge reads only the front of each."""
+def _hits(names: list[str], fused: Any, meaning: Any, words: Any) -> Hits:
+    """A fused row's hits, made when read (``words``: NaN where BM25 did not rank the tool)."""
 
-    def __init__(
-        self, names: list[str], scores: list[float], meaning: list[float | None], words: Mapping[str, float]
-    ) -> None:
-        self.names, self._scores, self._meaning, self._words = names, scores, meaning, words
-
-    def __len__(self) -> int:
-        return len(self.names)
-
-    @overload
-    def __getitem__(self, at: int) -> ToolHit: ...
-
-    @overload
-    def __getitem__(self, at: slice) -> tuple[ToolHit, ...]: ...
-
-    def __getitem__(self, at: int | slice) -> ToolHit | tuple[ToolHit, ...]:
-        if isinstance(at, slice):
-            return tuple(self[i] for i in range(*at.indices(len(self.names))))
-        name = self.names[at]
+    def hit(i: int) -> ToolHit:
+        bm25 = float(words[i])
         return ToolHit(
-            name=name, score=self._scores[at], lexical=self._words.get(name), semantic=self._meaning[at]
+            name=names[i],
+            score=float(fused[i]),
+            lexical=None if bm25 != bm25 else round(bm25, 3),
+            semantic=float(meaning[i]),
         )
 
-    def __iter__(self) -> Iterator[ToolHit]:
-        return (self[i] for i in range(len(self.names)))
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, Sequence) and tuple(self) == tuple(other)
-
-    __hash__ = None  # type: ignore[assignment]
+    return Hits(names, hit)
 
 
 class ToolVectors:
@@ -261,9 +283,25 @@ class Searcher:
     ) -> Sequence[ToolHit]:
         """The ``k`` best tools for ``text``; ``words`` join it for BM25 only (the plain verb of the
         arithmetic a guided part names), so ``text`` keeps the vector fetched for it."""
-        vector = self.vectors.get(text)
-        lexical_text = " ".join([text, *words])
-        if self.semantic is None or vector is None:
-            return self.index.search(lexical_text, k, allowed)
-        lexical = self.index.search(lexical_text, LEXICAL_POOL, allowed)
-        return self.semantic.fused(lexical, vector, k, allowed)
+        return self.search_each([text], k, allowed, words=[words])[0]
+
+    def search_each(
+        self,
+        texts: Sequence[str],
+        k: int,
+        allowed: Collection[str] | None = None,
+        *,
+        words: Sequence[Sequence[str]] = (),
+    ) -> list[Sequence[ToolHit]]:
+        """``search`` for each of ``texts`` (with ``words[i]`` for BM25): a request's parts and its
+        whole text, ranked by meaning in one pass (``SemanticIndex.fused``)."""
+        extra = words or [()] * len(texts)
+        lexical = [" ".join([text, *more]) for text, more in zip(texts, extra, strict=True)]
+        semantic = self.semantic
+        meant = [i for i, text in enumerate(texts) if semantic is not None and text in self.vectors]
+        found = {i: self.index.search(lexical[i], k, allowed) for i in range(len(texts)) if i not in meant}
+        if semantic is not None and meant:
+            ranked = [self.index.ranked(lexical[i], LEXICAL_POOL, allowed) for i in meant]
+            fused = semantic.fused(ranked, [self.vectors[texts[i]] for i in meant], k, allowed)
+            found.update(zip(meant, fused, strict=True))
+        return [found[i] for i in range(len(texts))]
