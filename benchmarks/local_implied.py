@@ -199,4 +199,183 @@ run: other tools (airports and flights, tickers and quotes, recipes, support tic
 two values of one kind from one producer (j01), a three-step chain ending in arithmetic (j07), a context
 sentence with a pronoun (j10), a date in words (j11). Its first run is the honest figure."""
 
-IMPLIED_BY_ID = {t.id: t for t in IMPLIED + IMPLIED_2}
+IMPLIED_3: tuple[Task, ...] = (
+    _t(
+        "k01",
+        "Can I borrow The Silent Harbor right now?",
+        (_c("find_book", title="The Silent Harbor"), _c("book_availability", isbn="978-0143127741")),
+        _n(2),
+    ),
+    _t(
+        "k02",
+        "Reserve The Silent Harbor for member M-5521.",
+        (
+            _c("find_book", title="The Silent Harbor"),
+            _c("reserve_book", isbn="978-0143127741", member_id="M-5521"),
+        ),
+        _name("RSV-7741-5521"),
+    ),
+    _t(
+        "k03",
+        "Where is the parcel for order O-88213 right now?",
+        (_c("order_details", order_id="O-88213"), _c("track_parcel", tracking_number="TRK-4410")),
+        _name("Leipzig"),
+    ),
+    _t(
+        "k04",
+        "What time is it in Auckland?",
+        (_c("city_timezone", city="Auckland"), _c("local_time", timezone="Pacific/Auckland")),
+        _name("14:05"),
+    ),
+    _t(
+        "k05", "Track parcel TRK-5120.", (_c("track_parcel", tracking_number="TRK-5120"),), _name("delivered")
+    ),
+    _t(
+        "k06",
+        "What is the email address of Ines Duarte's manager?",
+        (_c("find_staff", name="Ines Duarte"), _c("staff_by_id", staff_id="S-310")),
+        _name("kofi.osei@harbor.test"),
+    ),
+    _t(
+        "k07",
+        "How many open issues are there in the harbor-sync repository?",
+        (_c("repo_issues", repository="harbor-sync", state="open"),),
+        _n(7),
+    ),
+    _t(
+        "k08",
+        "How long is the Danube in miles?",
+        (_c("river_facts", river="Danube"), _c("convert_length", value=2850, from_unit="km", to_unit="mi")),
+        _n(1770.9),
+    ),
+    _t(
+        "k09",
+        "Tell the organiser of the Q3 planning meeting: 'The room moved to 4B'.",
+        (
+            _c("find_meeting", title="Q3 planning"),
+            _c("notify", recipient="kofi.osei@harbor.test", message="The room moved to 4B"),
+        ),
+        _name("N-"),
+    ),
+    _t(
+        "k10",
+        "What's the weather like in the city where the Eiffel Tower stands?",
+        (_c("landmark_city", landmark="Eiffel Tower"), _c("weather_forecast", city="Paris")),
+        _n(11),
+    ),
+    _t(
+        "k11",
+        "What does a night at Hotel Aurora cost in Japanese yen?",
+        (
+            _c("hotel_rate", hotel="Hotel Aurora"),
+            _c("convert_currency", amount=120, from_currency="USD", to_currency="JPY"),
+        ),
+        _n(18120),
+    ),
+    _t(
+        "k12",
+        "I'm flying out next week. What's the local time in Reykjavik?",
+        (_c("city_timezone", city="Reykjavik"), _c("local_time", timezone="Atlantic/Reykjavik")),
+        _name("01:05"),
+    ),
+)
+"""Written on 2026-11-27 (session 8) before any change of that session, with its own tools
+(``implied_tools_3``: library, parcels, time zones, staff, repositories, units, meetings, landmarks,
+hotels), and run first on the code as it stood. New shapes: an id that is itself looked up from
+another id (k03, k06), "where X stands" instead of "of" (k10), a chain across two tool sets (k11),
+a unit conversion whose source unit only the producer's output field names (k08), controls (k05,
+k07). Its first run is the honest figure."""
+
+IMPLIED_4: tuple[Task, ...] = (
+    _t(
+        "m01",
+        "Which room is the Data Ethics seminar in?",
+        (_c("find_course", title="Data Ethics"), _c("course_room", course_id="C-204")),
+        _name("B-12"),
+    ),
+    _t(
+        "m02",
+        "Refill prescription RX-7781 please.",
+        (_c("refill_prescription", prescription="RX-7781"),),
+        _name("ready"),
+    ),
+    _t(
+        "m03",
+        "Does the Linden Street pharmacy have ibuprofen in stock?",
+        (_c("find_pharmacy", name="Linden Street"), _c("stock_check", pharmacy_id="PH-22", drug="ibuprofen")),
+        _n(40),
+    ),
+    _t(
+        "m04",
+        "What was the score of the Harbor Hawks' last match?",
+        (_c("team_lookup", team="Harbor Hawks"), _c("last_match", team_id="T-77")),
+        _name("3-1"),
+    ),
+    _t(
+        "m05",
+        "Send Kofi Osei's email address to ines.duarte@harbor.test.",
+        (
+            _c("find_staff", name="Kofi Osei"),
+            _c("notify", recipient="ines.duarte@harbor.test", message="kofi.osei@harbor.test"),
+        ),
+        _name("N-"),
+    ),
+    _t(
+        "m06",
+        "What is the temperature in Lisbon in Fahrenheit?",
+        (
+            _c("city_weather", city="Lisbon"),
+            _c("convert_temperature", value=19, from_scale="C", to_scale="F"),
+        ),
+        _n(66.2),
+    ),
+    _t(
+        "m07",
+        "How far is Porto from Lisbon in miles?",
+        (
+            _c("distance_between", from_city="Porto", to_city="Lisbon"),
+            _c("convert_length", value=313, from_unit="km", to_unit="mi"),
+        ),
+        _n(194.5),
+    ),
+    _t(
+        "m08",
+        "Book the Aurora Suite at Hotel Aurora for Lee Park.",
+        (
+            _c("hotel_room", hotel="Hotel Aurora", room_name="Aurora Suite"),
+            _c("book_room", room_id="HR-3012", guest="Lee Park"),
+        ),
+        _name("BR-3012-LEE"),
+    ),
+    _t(
+        "m09",
+        "How many people live in the capital of Portugal?",
+        (_c("capital_of", country="Portugal"), _c("city_population", city="Lisbon")),
+        _n(545000),
+    ),
+    _t(
+        "m10",
+        "I prefer aisle seats. Check me in for booking BK-2041-ANA.",
+        (_c("check_in", booking_ref="BK-2041-ANA", seat="aisle"),),
+        _name("BP-2041-A"),
+    ),
+    _t(
+        "m11",
+        "Give me the ticker of Halvard Foods and its latest share price.",
+        (_c("company_ticker", company="Halvard Foods"), _c("stock_quote", symbol="HLVD")),
+        _n(12.8),
+    ),
+    _t(
+        "m12",
+        "Where is the Applied Statistics course taught?",
+        (_c("find_course", title="Applied Statistics"), _c("course_room", course_id="C-117")),
+        _name("A-03"),
+    ),
+)
+"""Written on 2026-11-27 (session 8) with ``implied_tools_4``, before that session's changes, and not
+run (nor checked model-free) until those changes were done: the held-out measure of them. New shapes:
+"which room ... in" (m01), a possessive team (m04), an email that is the message (m05), a temperature
+scale only the producer's field names (m06), a distance between two stated cities (m07), a producer
+with two inputs (m08), a context sentence giving an enum value (m10), two asks of one chain (m11)."""
+
+IMPLIED_BY_ID = {t.id: t for t in IMPLIED + IMPLIED_2 + IMPLIED_3 + IMPLIED_4}

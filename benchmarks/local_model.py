@@ -64,6 +64,8 @@ if _ROOT not in sys.path:  # run as a script: make `pes_agent` and `benchmarks` 
 
 from benchmarks._common import format_table
 from benchmarks.implied_tools import IMPLIED_TOOLS, IMPLIED_TOOLS_2
+from benchmarks.implied_tools_3 import IMPLIED_TOOLS_3
+from benchmarks.implied_tools_4 import IMPLIED_TOOLS_4
 from benchmarks.local_holdout import (
     HOLDOUT,
     HOLDOUT_2,
@@ -74,7 +76,7 @@ from benchmarks.local_holdout import (
     HOLDOUT_7,
     HOLDOUT_BY_ID,
 )
-from benchmarks.local_implied import IMPLIED, IMPLIED_2, IMPLIED_BY_ID
+from benchmarks.local_implied import IMPLIED, IMPLIED_2, IMPLIED_3, IMPLIED_4, IMPLIED_BY_ID
 from benchmarks.local_tasks import (
     TASKS,
     TASKS_BY_ID,
@@ -115,6 +117,8 @@ TASK_SETS = {
     "holdout7": HOLDOUT_7,
     "implied": IMPLIED,
     "implied2": IMPLIED_2,
+    "implied3": IMPLIED_3,
+    "implied4": IMPLIED_4,
 }
 ALL_TASKS = {**TASKS_BY_ID, **HOLDOUT_BY_ID, **IMPLIED_BY_ID}
 WATCHED = (EventType.PLAN, EventType.TOOL_EXECUTION)
@@ -173,7 +177,7 @@ def harness_tools(
     """The task tools, recorded (with ``implied``, the implied set's tools too); with ``total``,
     catalogue tools (`tool_catalogue`, which no task needs) fill the list up to that many: the
     planner has to find the task's tools among them."""
-    extra = [*IMPLIED_TOOLS, *IMPLIED_TOOLS_2] if implied else []
+    extra = [*IMPLIED_TOOLS, *IMPLIED_TOOLS_2, *IMPLIED_TOOLS_3, *IMPLIED_TOOLS_4] if implied else []
     own = [recorded(spec, log) for spec in [*LOCAL_TOOLS, *BENCHMARK_TOOLS, *extra]]
     if total <= len(own):
         return own

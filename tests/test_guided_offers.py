@@ -23,8 +23,14 @@ from pes_agent.guided.prompts import NO_TOOL, guided_plan_schema
 KNOWN_MISSES = {
     "i02": "'how warm' shares no word with the weather tool (synonyms are not read)",
     "i03": "'raining' shares no word with the weather tool (synonyms are not read)",
-    "i06": "'cost' is not 'price': no producer of the amount is found, the part gets no tool",
     "j07": "arithmetic on a looked-up value inside an expression string is not planned",
+    "k04": "the time zone's example (Europe/Paris) is in the tool's description, not the argument's: "
+    "'Auckland' passes for a time zone, so no lookup is implied",
+    "k06": "the email of someone's manager: two hops of possession ('Ines Duarte's manager') are not read",
+    "k08": "two length converters on offer (convert_units, convert_length): the options tie them and the "
+    "task's one loses",
+    "k09": "'tell' is a request verb ('tell me'), so nothing points to the messaging tool",
+    "k12": "as k04: the time zone's example is in the tool's description",
 }
 """(j01, two airport codes from one producer, passes here: both tools are offered, but the plan has one
 producer step where the task needs two.)"""

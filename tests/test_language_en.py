@@ -37,6 +37,8 @@ def test_a_statement_is_context_and_an_ask_is_not(sentence: str, context: bool) 
         ("What does a headlamp cost in pounds", True),  # a clause split off loses its "?"
         ("How warm is it in Lima", True),
         ("Is it raining in Nairobi?", True),
+        ("Can I borrow Dune right now", True),  # a yes-or-no question opens with its auxiliary
+        ("Does the pharmacy have aspirin", True),
         ("Convert 5 km to miles", False),
         ("Hello there", False),
     ],

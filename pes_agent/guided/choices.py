@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from typing import Any
 
 from jsonschema import Draft202012Validator
@@ -18,7 +18,7 @@ from jsonschema import Draft202012Validator
 from pes_agent.guided.arithmetic import named_operation, operation_verbs, operation_words
 from pes_agent.guided.grounding import Candidate, composable, grounded_property, text_spans
 from pes_agent.guided.language import language
-from pes_agent.guided.language.en import TOOL_STOPWORDS
+from pes_agent.guided.language.en import NUMBER_WORDS, STOPWORDS, TOOL_STOPWORDS
 from pes_agent.guided.quotes import without_quotes
 
 __all__ = [
@@ -179,12 +179,16 @@ def tool_scores(
     words = _stem_list(without_quotes(part))
     lead = set(_stem_list(without_quotes(_ask(part)))[:1]) | set(_stem_list(" ".join(operation_verbs(part))))
     words += _stem_list(" ".join(operation_words(part)))
+    near = meanings(part, (f"{n} {about} {(options or {}).get(n, '')}" for n, about in tools.items()))
     scores = {}
     for name, about in tools.items():
         known = set(_stem_list(f"{name} {about}"))
         named = set(words) & set(_stem_list((options or {}).get(name, ""))) - known
         scores[name] = (
-            len(set(words) & known) + LEAD_WEIGHT * len(lead & known) + (1 + LEAD_WEIGHT) * len(named)
+            len(set(words) & known)
+            + LEAD_WEIGHT * len(lead & known)
+            + (1 + LEAD_WEIGHT) * len(named)
+            + sum(1 for alike in near if alike & known)
         )
     return scores
 
@@ -205,6 +209,39 @@ def _ask(part: str) -> str:
 LEAD_WEIGHT = 2
 """Extra weight of a part's first content word: an instruction opens with its action ("add 10 to
 the word count" adds; "word count" there names an earlier result)."""
+
+
+def meanings(part: str, texts: Iterable[str]) -> tuple[frozenset[str], ...]:
+    """For each word of the part that no tool uses, the stems of the tools' words it means: "what
+    does it cost" means ``price``, "how long" ``length``, "a night" ``nightly``
+    (``language().similar``). A word some tool uses means what it says and is not read further; a
+    word counts once however many words it means."""
+    return _meanings(without_quotes(part), tuple(texts))
+
+
+def meant(part: str, texts: Iterable[str]) -> frozenset[str]:
+    """All the stems ``meanings`` finds, as one set."""
+    return frozenset(s for alike in meanings(part, texts) for s in alike)
+
+
+@functools.lru_cache(maxsize=4096)
+def _meanings(part: str, texts: tuple[str, ...]) -> tuple[frozenset[str], ...]:
+    vocabulary = {w for t in texts for w in _surface(t)}
+    known = {_stem(w) for w in vocabulary}
+    unknown = [w for w in _surface(part) if _stem(w) not in known]
+    near = language().similar(unknown, vocabulary)
+    return tuple(frozenset(_stem(w) for w in words) for _, words in sorted(near.items()))
+
+
+@functools.lru_cache(maxsize=8192)
+def _surface(text: str) -> frozenset[str]:
+    """The text's content words as written (lower-case), for word vectors; stems are for matching."""
+    words = re.findall(r"[a-z]+", text.replace("_", " ").casefold())
+    return frozenset(
+        w
+        for w in words
+        if len(w) > 2 and w not in TOOL_STOPWORDS and w not in STOPWORDS and w not in NUMBER_WORDS
+    )
 
 
 def stems(text: str) -> list[str]:

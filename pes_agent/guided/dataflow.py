@@ -31,7 +31,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from pes_agent.guided.choices import can_ground, stems
+from pes_agent.guided.choices import can_ground, meant, stems
 from pes_agent.guided.grounding import Candidate, explicit_values, grounded_property, text_spans
 from pes_agent.guided.language import language
 from pes_agent.prompts.schemas import inline_refs
@@ -87,8 +87,12 @@ class _Tool:
 
     schema: Mapping[str, Any]
     fields: tuple[tuple[str, Mapping[str, Any], frozenset[str]], ...]
+    """Output fields that carry something new: a field named as one of the tool's inputs echoes the
+    value it was given (a weather tool's ``city``) and produces nothing."""
     called: frozenset[str]
     about: frozenset[str]
+    text: str
+    """Its name, description and output fields, as words of like meaning are looked up in."""
 
 
 _PREPARED: dict[int, tuple[ToolShape, _Tool]] = {}
@@ -99,16 +103,20 @@ def _prepared(shape: ToolShape) -> _Tool:
     kept = _PREPARED.get(id(shape))
     if kept is not None and kept[0] is shape:
         return kept[1]
+    schema = inline_refs(shape.input_schema)
+    inputs = set(schema.get("properties") or ())
     fields = tuple(
         (path, out, frozenset(stems(path.replace("[0]", " "))))
         for path, out in (output_fields(shape.output_schema) if shape.output_schema is not None else ())
+        if path.removeprefix("[0].") not in inputs
     )
     called = frozenset(stems(shape.name))
     tool = _Tool(
-        schema=inline_refs(shape.input_schema),
+        schema=schema,
         fields=fields,
         called=called,
         about=called | frozenset(stems(shape.description)),
+        text=" ".join([shape.name, shape.description, *(path for path, _, _ in fields)]),
     )
     if len(_PREPARED) > 4096:  # shapes of tool sets no longer in use
         _PREPARED.clear()
@@ -132,7 +140,10 @@ class _Search:
     def __post_init__(self) -> None:
         self.spans = [Candidate(value=s, source="step") for s in text_spans(self.part)]
         self.stated = [Candidate(value=s, source="step") for s in explicit_values(self.part)]
-        self.asked = frozenset(stems(self.part))
+        # the part's words, and the tools' words it means by words no tool uses ("cost": price)
+        self.asked = frozenset(stems(self.part)) | meant(
+            self.part, (_prepared(t).text for t in self.tools.values())
+        )
         self.related = frozenset(stems(" ".join(language().of_words(self.part))))
 
 
@@ -207,6 +218,7 @@ def _wanted(
         given = fits is not None and len(fits.get("enum") or ()) >= alike
         name = set(stems(argument))
         own = name | set(stems(str(prop.get("description") or "")))
+        sole = _sole_producer(search, argument, prop, used)
         for producer, candidate in search.tools.items():
             if producer in used or candidate.output_schema is None:
                 continue
@@ -224,7 +236,12 @@ def _wanted(
                     named = False
                 # a field by the argument's name only from a tool the part or the argument speaks of
                 # (``customer_by_name`` for ``customer_email``; no employee's start date for a date)
-                if named or (same and not held and (tool.called & own or tool.about & asked)):
+                # or by the argument's very name from the one tool that gives it (``isbn``)
+                if named or (
+                    same
+                    and not held
+                    and (tool.called & own or tool.about & asked or (producer, path) == sole)
+                ):
                     score = (
                         NAMED * named + SAME_NAME * same + len(tool.called & own) + len(tool.about & asked)
                     )
@@ -240,6 +257,22 @@ def _wanted(
         bound.add(argument)
         filled.add((producer, path))
         yield argument, producer, path
+
+
+def _sole_producer(
+    search: _Search, argument: str, prop: Mapping[str, Any], used: frozenset[str]
+) -> tuple[str, str] | None:
+    """The one tool on offer whose output has a field of the argument's very name and type (an
+    ``isbn`` from the book search, a ``tracking_number`` from the order): no other tool could
+    provide it, so no word of the request needs to point to it. None when several could."""
+    found = [
+        (producer, path)
+        for producer, candidate in search.tools.items()
+        if producer not in used and candidate.output_schema is not None
+        for path, out, _ in _prepared(candidate).fields
+        if path.removeprefix("[0].") == argument and _compatible(out, prop)
+    ]
+    return found[0] if len(found) == 1 else None
 
 
 def _suppliable(search: _Search, name: str, used: frozenset[str], depth: int) -> bool:

@@ -226,10 +226,11 @@ def grounded_property(
     if schema.get("type") == "array" and isinstance(items, Mapping):
         return _grounded_list(schema, items, candidates, operation)
     validator = checking(schema)
+    shapes = example_shapes(schema)
     options: list[Any] = []
     for candidate in candidates:
         for value in _typed(candidate.value, schema):
-            if value not in options and _valid(validator, value):
+            if value not in options and _valid(validator, value) and _shaped_like(value, shapes):
                 options.append(value)
     options = options[:MAX_CANDIDATES]
     pieces = composition_pieces(candidates) if composable(schema, validator) else []
@@ -304,6 +305,32 @@ def _is_name(match: re.Match[str], text: str) -> bool:
     if opens and len(words) == 1:
         return False
     return match.group(0).lower() not in STOPWORDS
+
+
+def example_shapes(schema: Mapping[str, Any]) -> frozenset[str]:
+    """The shapes of the values a free string's examples show, when they have one: "an IANA time
+    zone such as Europe/Paris" wants letters, a slash, letters, and "Auckland" is no time zone (it
+    is what a time-zone lookup takes). Read from ``examples`` and the description's examples; only
+    examples with a separator inside count (a plain word or number shows no shape), and only for
+    strings without a ``pattern`` or ``format``, which say it already."""
+    if schema.get("type") != "string" or "pattern" in schema or "format" in schema:
+        return frozenset()
+    given = [e for e in schema.get("examples") or () if isinstance(e, str)]
+    description = schema.get("description")
+    if isinstance(description, str):
+        given += language().examples(description)
+    return frozenset(shape for e in given if _SEPARATOR.search(shape := _shape(e.strip())))
+
+
+def _shape(value: str) -> str:
+    return re.sub(r"[^\W\d_]+", "a", re.sub(r"\d+", "9", value))
+
+
+_SEPARATOR = re.compile(r"[^a9\s]")
+
+
+def _shaped_like(value: Any, shapes: frozenset[str]) -> bool:
+    return not shapes or (isinstance(value, str) and _shape(value.strip()) in shapes)
 
 
 def checking(schema: Mapping[str, Any]) -> Draft202012Validator:

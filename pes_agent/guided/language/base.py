@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -41,4 +42,14 @@ class Language(Protocol):
 
     def stem(self, word: str) -> str:
         """A word's stem, so that forms of one word meet ("prices"/"price", "counting"/"count")."""
+        ...
+
+    def similar(self, words: Collection[str], vocabulary: Collection[str]) -> dict[str, tuple[str, ...]]:
+        """For each of ``words``, the words of ``vocabulary`` that mean alike ("cost" → "price",
+        "long" → "length"), closest first; a word with none is left out."""
+        ...
+
+    def examples(self, description: str) -> list[str]:
+        """The example values a description gives ("an IANA time zone such as Europe/Paris" gives
+        Europe/Paris), as written."""
         ...

@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+from collections.abc import Collection
 
 from pes_agent.guided.language.base import DateSpan
+from pes_agent.guided.language.similar import similar_words
 
 __all__ = [
     "CLAUSE_BREAK",
@@ -161,9 +163,41 @@ TOOL_STOPWORDS = frozenset(
         "use",
         "result",
         "results",
+        "find",
+        "fetch",
+        "retrieve",
+        "look",
+        "its",
+        "his",
+        "her",
+        "their",
+        "our",
+        "your",
+        "you",
+        "they",
+        "them",
+        "she",
+        "him",
+        "are",
+        "was",
+        "were",
+        "been",
+        "has",
+        "have",
     ]
 )
-"""Unlike ``STOPWORDS``, verbs like "count" and "convert" stay: they say which tool is meant."""
+"""Unlike ``STOPWORDS``, verbs like "count" and "convert" stay: they say which tool is meant. The
+request verbs that say only "look something up" (find, fetch, retrieve, look) go: they are in the
+names of many lookups and point to none ("Find flights ..." chose ``find_employee``), and so do
+pronouns and auxiliaries (a description's "by its title" matched "its price")."""
+
+
+NUMBER_WORDS = frozenset(
+    "zero one two three four five six seven eight nine ten eleven twelve twenty thirty forty fifty "
+    "hundred thousand million billion dozen half once twice thrice double triple first second third".split()
+)
+"""Numbers in words: amounts a request states, never what a tool is for (word vectors put "three"
+next to "multiply")."""
 
 
 SEVERAL = re.compile(r"\b(?:them|both|together|the two|each of)\b", re.IGNORECASE)
@@ -202,8 +236,11 @@ question word. ("I" is left out: "I need the weather in Oslo" asks.)"""
 
 _QUESTION_OPENERS = frozenset(
     ["what", "what's", "whats", "which", "who", "whom", "whose", "when", "where", "why", "how"]
+    + ["is", "are", "was", "were", "do", "does", "did", "can", "could", "will", "would", "has", "have"]
 )
-"""Words a question opens with (its "?" may be missing in a clause split off a longer request)."""
+"""Words a question opens with (its "?" may be missing in a clause split off a longer request): the
+question words, and the auxiliaries a yes-or-no question opens with ("Can I borrow ...", "Is it
+raining ...")."""
 
 _MONTHS = {
     name: i + 1
@@ -243,6 +280,16 @@ _POSSESSED = re.compile(
 """The one or two words after a possessive: "Japan's capital", "its price", "Lena Brook's start date"."""
 
 
+_WHERE = re.compile(r"\bthe\s+([a-z]+)\s+(?:where|in which|at which|whose)\b", re.IGNORECASE)
+"""The noun a relative clause describes: "the city where the Eiffel Tower stands" asks for a city."""
+
+
+_EXAMPLE = re.compile(
+    r"\b(?:such as|e\.g\.,?|for example,?|for instance,?|like)\s+[\"'`]?([^\s\"'`,;()]+)", re.IGNORECASE
+)
+"""A value a description gives as an example: "such as Europe/Paris", "e.g. P-1234"."""
+
+
 class English:
     def is_context(self, part: str) -> bool:
         text = part.strip()
@@ -271,10 +318,18 @@ class English:
 
     def of_words(self, text: str) -> list[str]:
         found = [m.group(1) for m in _OF.finditer(text)] + [m.group(1) for m in _POSSESSED.finditer(text)]
+        found += [m.group(1) for m in _WHERE.finditer(text)]
         return [w for phrase in found for w in phrase.split()]
+
+    def examples(self, description: str) -> list[str]:
+        return [m.group(1).rstrip(".:") for m in _EXAMPLE.finditer(description)]
 
     def name_core(self, name: str) -> str:
         return _POSSESSIVE.sub("", name.strip())
+
+    def similar(self, words: Collection[str], vocabulary: Collection[str]) -> dict[str, tuple[str, ...]]:
+        """From the built-in meaning table (``similar``): an English model's word vectors."""
+        return similar_words(words, vocabulary)
 
     def stem(self, word: str) -> str:
         """A crude suffix strip: "words"/"word", "converted"/"convert", "counting"/"count" meet."""

@@ -1,0 +1,165 @@
+"""Planning by data flow when the request's words are not the tools' words, and when no word points
+to the producer at all.
+
+The tools are a garage's and a travel desk's, used by no benchmark: a vehicle search that gives a VIN,
+a service booking that needs one, a price list in euros and a currency exchange, a landmark finder
+and a weather tool that echoes its city.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal, TypedDict
+
+import pytest
+from pydantic import Field
+
+from pes_agent.guided.dataflow import ToolShape, implied_steps
+from pes_agent.guided.grounding import Candidate, grounded_property
+from pes_agent.guided.language import language
+from pes_agent.guided.prompts import guided_plan_schema
+from pes_agent.tools.decorators import tool
+from pes_agent.tools.spec import ToolSpec
+
+Vin = Annotated[str, Field(pattern="^[A-HJ-NPR-Z0-9]{17}$", description="A 17-character VIN.")]
+Money = Annotated[Literal["EUR", "USD"], Field(description="EUR (euros) or USD (US dollars).")]
+
+
+class Vehicle(TypedDict):
+    vin: str
+    owner: str
+
+
+class Slot(TypedDict):
+    slot_id: str
+
+
+class Listing(TypedDict):
+    item: str
+    price_eur: float
+
+
+class Exchanged(TypedDict):
+    amount: float
+
+
+class Place(TypedDict):
+    city: str
+
+
+class Weather(TypedDict):
+    city: str
+    celsius: float
+
+
+@tool
+def vehicle_search(model: str) -> Vehicle:
+    """Search the garage's customer cars by model name."""
+    raise NotImplementedError
+
+
+@tool
+def book_service(vin: Vin, day: str) -> Slot:
+    """Book a workshop service slot for a car on a day."""
+    raise NotImplementedError
+
+
+@tool
+def spare_parts(item: str) -> Listing:
+    """The spare-parts list: an item's listing with its price in euros."""
+    raise NotImplementedError
+
+
+@tool
+def exchange(amount: float, source: Money, target: Money) -> Exchanged:
+    """Change an amount of money from one currency into another."""
+    raise NotImplementedError
+
+
+@tool
+def landmark_place(landmark: str) -> Place:
+    """The city a landmark is in."""
+    raise NotImplementedError
+
+
+@tool
+def weather_now(city: str) -> Weather:
+    """Current weather in a city."""
+    raise NotImplementedError
+
+
+def _shapes(tools: list[ToolSpec]) -> dict[str, ToolShape]:
+    return {
+        t.name: ToolShape(
+            name=t.name, input_schema=t.input_schema, output_schema=t.output_schema, description=t.summary
+        )
+        for t in tools
+    }
+
+
+def _chain(tools: list[ToolSpec], chosen: str, part: str) -> list[tuple[str, dict[str, str]]]:
+    steps = implied_steps(chosen, part, "", _shapes(tools))
+    return [(s.tool, {b.argument: f"{b.producer}:{b.path}" for b in s.bindings}) for s in steps]
+
+
+def _offered(tools: list[ToolSpec], part: str) -> list[str]:
+    plan = guided_plan_schema(
+        [part],
+        {t.name: t.summary for t in tools},
+        {t.name: t.input_schema for t in tools},
+        {t.name: t.output_schema for t in tools if t.output_schema is not None},
+    )
+    return list(plan["properties"][part]["enum"])
+
+
+def test_an_id_only_one_tool_gives_is_looked_up_there_though_no_word_points_to_it() -> None:
+    garage = [vehicle_search, book_service, spare_parts]
+    part = "Book a service for the Corolla on Friday"
+    assert _chain(garage, "book_service", part) == [
+        ("vehicle_search", {}),
+        ("book_service", {"vin": "0:vin"}),
+    ]
+    assert _offered(garage, part) == ["book_service"]
+
+
+def test_an_id_two_tools_could_give_is_not_guessed() -> None:
+    @tool
+    def recall_lookup(campaign: str) -> Vehicle:
+        """Cars called back by a recall campaign."""
+        raise NotImplementedError
+
+    garage = [vehicle_search, recall_lookup, book_service]
+    assert _chain(garage, "book_service", "Book a service for the Corolla on Friday") == [
+        ("book_service", {})
+    ]
+
+
+def test_a_field_that_echoes_the_tools_own_input_produces_nothing() -> None:
+    travel = [landmark_place, weather_now]
+    part = "What is the weather in the city where the Colosseum stands"
+    # the weather tool's `city` output is the city it was given: only the landmark finder gives one
+    assert _chain(travel, "weather_now", part) == [
+        ("landmark_place", {}),
+        ("weather_now", {"city": "0:city"}),
+    ]
+    assert _chain(travel, "weather_now", "What is the weather in Rome") == [("weather_now", {})]
+
+
+def test_a_word_no_tool_uses_is_read_as_the_tool_word_it_means() -> None:
+    pytest.importorskip("numpy", reason="the meaning table needs numpy (the `retrieval` extra)")
+    shop = [spare_parts, exchange, vehicle_search]
+    part = "What does a brake disc cost in US dollars"
+    # "cost" is no tool's word; it means the listing's price, which the exchange takes as its amount
+    assert _chain(shop, "exchange", part) == [("spare_parts", {}), ("exchange", {"amount": "0:price_eur"})]
+    assert _offered(shop, part) == ["exchange"]
+    assert language().similar(["cost"], ["price", "colour", "engine"]) == {"cost": ("price",)}
+
+
+def test_a_free_string_whose_examples_have_a_shape_takes_only_values_of_that_shape() -> None:
+    zone = {"type": "string", "description": "An IANA time zone, e.g. Europe/Rome."}
+    spans = [Candidate(value=v, source="step") for v in ("Rome", "Europe/Rome", "Friday")]
+    assert grounded_property(zone, spans) == {"description": zone["description"], "enum": ["Europe/Rome"]}
+    plain = {"type": "string", "description": "A city, such as Rome."}  # a word shows no shape
+    assert grounded_property(plain, spans) == {
+        "description": plain["description"],
+        "enum": ["Rome", "Europe/Rome", "Friday"],
+    }
