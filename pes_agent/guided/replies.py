@@ -87,6 +87,30 @@ def parse_guided_plan(
     )
 
 
+def forced_arguments(schema: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    """The arguments a step's reply schema leaves no choice in: every argument has one option (a
+    value the request holds once, a ``$step`` reference the plan bound). Such a reply is written
+    here, not asked of the model: a call (seconds on a laptop) that could only say this, or fail
+    to. None when any argument is a choice or free."""
+    if not isinstance(schema, Mapping) or not isinstance(schema.get("properties"), Mapping):
+        return None
+    properties: Mapping[str, Any] = schema["properties"]
+    if set(schema.get("required") or ()) != set(properties) or not properties:
+        return None
+    out: dict[str, Any] = {}
+    for name, prop in properties.items():
+        options = prop.get("enum") if isinstance(prop, Mapping) else None
+        if "const" in prop:
+            out[name] = prop["const"]
+        elif (
+            isinstance(options, list) and len(options) == 1 and not any(k in prop for k in ("anyOf", "oneOf"))
+        ):
+            out[name] = options[0]
+        else:
+            return None
+    return out
+
+
 def parse_guided_call(text: str, tool: str, *, finish_reason: str = "stop") -> ParsedStep:
     """The arguments object of one call of ``tool``; a cut-off reply runs nothing."""
     reply = _object(text)

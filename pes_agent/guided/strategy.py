@@ -8,6 +8,7 @@ it misses one or states what nothing found (``answer``). See ``pes_agent.agent.s
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from functools import partial
 
@@ -19,7 +20,7 @@ from pes_agent.guided.answer import findings, not_found, plain_statement, ungrou
 from pes_agent.guided.dataflow import ToolShape
 from pes_agent.guided.grounding import query_parts
 from pes_agent.guided.prompts import build_guided_planning, build_guided_synthesis
-from pes_agent.guided.replies import parse_guided_call, parse_guided_plan
+from pes_agent.guided.replies import forced_arguments, parse_guided_call, parse_guided_plan
 from pes_agent.guided.step import guided_request, remember_turn, target_tool
 from pes_agent.llm.parser import parse_answer
 from pes_agent.llm.replies import ParsedAnswer, ParsedPlan
@@ -69,10 +70,15 @@ class Guided:
         tool = target_tool(loop)
         request = guided_request(ctx, loop, tool)
         loop.messages = list(request.messages)
-        reply = await ctx.call_model(request)
-        parsed = parse_guided_call(reply.text, tool, finish_reason=reply.finish_reason)
+        forced = forced_arguments(request.response_schema)
+        if forced is not None:  # one option per argument: nothing for the model to choose
+            text, finish_reason = json.dumps(forced), "stop"
+        else:
+            reply = await ctx.call_model(request)
+            text, finish_reason = reply.text, reply.finish_reason
+        parsed = parse_guided_call(text, tool, finish_reason=finish_reason)
         await emit_warnings(ctx, parsed.warnings, step_id=loop.item.id)
-        loop.messages.append(Message(role="assistant", content=reply.text))
+        loop.messages.append(Message(role="assistant", content=text))
         loop.unusable = parsed.truncated
         if parsed.truncated:
             loop.retry_tool = tool
