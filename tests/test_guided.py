@@ -278,22 +278,20 @@ async def _run(replies: list[str], query: str = MAIN_JOB) -> tuple[Any, Scripted
 async def test_the_main_job_runs_guided_and_the_answer_states_both_results() -> None:
     plan = {"Compute 12 * 7": "calculator", "count the words in 'the answer is 84'": "word_count"}
     response, provider, events = await _run(
-        [
-            json.dumps(plan),
-            '{"expression":"12 * 7"}',
-            '{"text":"the answer is 84"}',
-            "It is 84 and it has 4 words.",
-        ]
+        ['{"expression":"12 * 7"}', '{"text":"the answer is 84"}', "It is 84 and it has 4 words."]
     )
     assert response.status == "success"
     assert response.response == "It is 84 and it has 4 words."  # stated both: kept as written
     ran = [(e.data["tool_name"], e.data["arguments"]) for e in events if e.type is EventType.TOOL_EXECUTION]
     assert ran == [("calculator", {"expression": "12 * 7"}), ("word_count", {"text": "the answer is 84"})]
-    step_2 = provider.calls[2]
+    step_2 = provider.calls[1]
     assert step_2.response_schema is not None
     text_options = step_2.response_schema["properties"]["text"]["enum"]
     assert text_options[0] == "the answer is 84" and 84 not in text_options and "84" in text_options
-    assert [c.phase for c in provider.calls] == ["planning", "execution", "execution", "synthesis"]
+    # each part was offered one tool: the plan is written, not asked
+    assert [c.phase for c in provider.calls] == ["execution", "execution", "synthesis"]
+    planned = next(e.data for e in events if e.type is EventType.PLAN)["todo_list"]
+    assert [i["required_tools"] for i in planned] == [["calculator"], ["word_count"]]
 
 
 async def test_an_answer_that_misses_a_result_is_replaced_by_the_findings() -> None:

@@ -318,19 +318,23 @@ async def test_guided_planning_chooses_among_the_retrieved_tools() -> None:
     """The small local model's planner picks a tool per part of the query from an enum: it is
     offered the query's best tools and each part's best few, not all 200."""
     providers = {"scripted": {"adapter": "scripted", "structured_output": True, "guided": True}}
-    art, provider, events = await instance([json.dumps({}), ANSWER], n=200, providers=providers)
+    art, provider, events = await instance(
+        [json.dumps({"How is the air quality in Delhi today": "weather_get_air_quality"}), ANSWER],
+        n=200,
+        providers=providers,
+    )
     await art.process("How is the air quality in Delhi today?")
-    planning = provider.calls[0]
-    assert planning.phase == "planning"
-    shown = [line for line in planning.messages[1]["content"].splitlines() if line.startswith("- ")]
-    assert 0 < len(shown) <= art.config.retrieval.k + 5
-    assert any(line.startswith("- weather_get_air_quality:") for line in shown)
-    assert "weather_get_air_quality" in json.dumps(planning.response_schema)
     offered = next(e.data for e in events if e.type is EventType.TOOLS_OFFERED)
-    assert offered["mode"] == "retrieved" and offered["shown"] == len(shown)
+    assert offered["mode"] == "retrieved" and 0 < offered["shown"] <= art.config.retrieval.k + 5
+    assert "weather_get_air_quality" in [t["name"] for t in offered["tools"]]
     assert (
         offered["searches"][0] == "How is the air quality in Delhi today?" and len(offered["searches"]) >= 2
     )
+    # the part's choice, the model's or the only one offered (then no planning call is made)
+    plan = next(e.data for e in events if e.type is EventType.PLAN)["todo_list"]
+    assert [i["required_tools"] for i in plan] == [["weather_get_air_quality"]]
+    planning = [c for c in provider.calls if c.phase == "planning"]
+    assert all("weather_get_air_quality" in json.dumps(c.response_schema) for c in planning)
 
 
 @needs_bm25s
@@ -340,13 +344,18 @@ async def test_a_guided_part_that_names_arithmetic_in_symbols_is_offered_the_cal
     from pes_agent.demo.text_tools import LOCAL_TOOLS
 
     providers = {"scripted": {"adapter": "scripted", "structured_output": True, "guided": True}}
-    provider = ScriptedProvider([json.dumps({}), ANSWER])
+    plan = {"Compute 12 * 7": "calculator", "count the words in 'the answer is 84'": "word_count"}
+    provider = ScriptedProvider(
+        [json.dumps(plan), '{"expression": "12 * 7"}', '{"text": "the answer is 84"}', ANSWER]
+    )
     config = {"storage": {"type": "memory"}, "providers": providers}
     others = [t for t in catalogue() if not t.name.startswith(("math_", "text_"))][:200]  # none computes
     art = await create_art_instance(config, tools=[*LOCAL_TOOLS, *others], providers={"scripted": provider})
+    events: list[Any] = []
+    art.subscribe(events.append)
     await art.process("Compute 12 * 7, then count the words in 'the answer is 84'.")
-    choices = provider.calls[0].response_schema["properties"]["Compute 12 * 7"]["enum"]
-    assert "calculator" in choices
+    planned = next(e.data for e in events if e.type is EventType.PLAN)["todo_list"]
+    assert planned[0]["required_tools"] == ["calculator"]  # the model's choice or the only one offered
 
 
 # --- the reply and the config ---------------------------------------------------------------------

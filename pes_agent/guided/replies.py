@@ -88,10 +88,10 @@ def parse_guided_plan(
 
 
 def forced_arguments(schema: Mapping[str, Any] | None) -> dict[str, Any] | None:
-    """The arguments a step's reply schema leaves no choice in: every argument has one option (a
-    value the request holds once, a ``$step`` reference the plan bound). Such a reply is written
-    here, not asked of the model: a call (seconds on a laptop) that could only say this, or fail
-    to. None when any argument is a choice or free."""
+    """The reply a guided schema leaves no choice in: every property has one option (a step's
+    argument the request holds once or the plan bound to a ``$step`` reference; a plan's part with
+    one tool offered). Such a reply is written here, not asked of the model: a call (seconds on a
+    laptop) that could only say this, or fail to. None when any property is a choice or free."""
     if not isinstance(schema, Mapping) or not isinstance(schema.get("properties"), Mapping):
         return None
     properties: Mapping[str, Any] = schema["properties"]

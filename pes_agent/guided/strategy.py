@@ -52,7 +52,8 @@ class Guided:
             schemas={s.name: s.input_schema for s in specs},
             outputs={s.name: s.output_schema for s in specs if s.output_schema is not None},
         )
-        reply = await ctx.call_model(request)
+        forced = forced_arguments(request.response_schema)  # one tool (or none) offered per part
+        text = json.dumps(forced) if forced is not None else (await ctx.call_model(request)).text
         shapes = {
             s.name: ToolShape(
                 name=s.name, input_schema=s.input_schema, output_schema=s.output_schema, description=s.summary
@@ -60,7 +61,7 @@ class Guided:
             for s in specs
         }
         parse = partial(parse_guided_plan, parts=parts, tool_names=offer.names, shapes=shapes)
-        return unparseable_as_failure(parse, reply.text), reply.text
+        return unparseable_as_failure(parse, text), text
 
     async def turn(self, ctx: RunContext, loop: ItemLoop) -> ItemOutcome | None:
         """The arguments of the tool the step still needs, chosen under a grammar; a step without
