@@ -276,7 +276,6 @@ async def _run(replies: list[str], query: str = MAIN_JOB) -> tuple[Any, Scripted
 
 
 async def test_the_main_job_runs_guided_and_the_answer_states_both_results() -> None:
-    plan = {"Compute 12 * 7": "calculator", "count the words in 'the answer is 84'": "word_count"}
     response, provider, events = await _run(
         ['{"expression":"12 * 7"}', '{"text":"the answer is 84"}', "It is 84 and it has 4 words."]
     )

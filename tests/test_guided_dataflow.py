@@ -215,7 +215,6 @@ def _recording(name: str, fn: Any, ran: list[tuple[str, dict[str, Any]]]) -> Any
 
 async def test_a_run_plans_the_implied_step_and_the_later_call_takes_the_value_found() -> None:
     query = "Reserve 'Dune' at the Elm branch."
-    part = "Reserve 'Dune' at the Elm branch"
     response, provider, events, ran = await _run(
         ['{"title": "Dune"}', "Your hold is H-2719-ELM."],
         query,
