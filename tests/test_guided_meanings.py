@@ -8,7 +8,7 @@ and a weather tool that echoes its city.
 
 from __future__ import annotations
 
-from typing import Annotated, Literal, TypedDict
+from typing import Annotated, Any, Literal, TypedDict
 
 import pytest
 from pydantic import Field
@@ -163,3 +163,71 @@ def test_a_free_string_whose_examples_have_a_shape_takes_only_values_of_that_sha
         "description": plain["description"],
         "enum": ["Rome", "Europe/Rome", "Friday"],
     }
+
+
+# --- a call's arguments read together -------------------------------------------------------------
+
+
+def _step_schema(spec: ToolSpec, part: str, **kwargs: Any) -> dict[str, Any]:
+    from pes_agent.guided.prompts import guided_arguments_schema
+
+    kwargs.setdefault("earlier", [])
+    schema = guided_arguments_schema(
+        spec.input_schema, part, part, tool_text=f"{spec.name} {spec.summary}", **kwargs
+    )
+    return {name: prop.get("enum") for name, prop in schema["properties"].items()}
+
+
+Unit = Annotated[Literal["kelvin", "celsius", "rankine"], Field(description="A temperature scale.")]
+
+
+class Converted(TypedDict):
+    value: float
+
+
+@tool
+def rescale(value: float, from_scale: Unit, to_scale: Unit) -> Converted:
+    """Convert a temperature between scales."""
+    raise NotImplementedError
+
+
+@tool
+def reserve_table(restaurant: str, guest: str) -> Slot:
+    """Reserve a table at a restaurant for a guest."""
+    raise NotImplementedError
+
+
+def test_the_unit_a_request_names_is_the_target_and_the_source_is_the_one_the_flowing_field_abbreviates() -> (
+    None
+):
+    from pes_agent.guided.prompts import EarlierResult
+
+    found = EarlierResult(
+        step_id="step_1", description="x", output={"reading_k": 300.0}, text="reading_k: 300"
+    )
+    options = _step_schema(
+        rescale, "the oven temperature in celsius", earlier=[found], bindings={"value": "$step_1.reading_k"}
+    )
+    # never celsius to celsius; the reading's field ends in k: kelvin
+    assert options == {"value": ["$step_1.reading_k"], "from_scale": ["kelvin"], "to_scale": ["celsius"]}
+
+
+def test_a_value_that_names_its_argument_is_that_arguments_and_no_other() -> None:
+    options = _step_schema(reserve_table, "Reserve at Restaurant Aurora for Lee Park")
+    assert options["restaurant"] == ["Restaurant Aurora"]
+    assert "Restaurant Aurora" not in options["guest"] and "Lee Park" in options["guest"]
+
+
+def test_the_key_an_earlier_step_looked_up_is_not_offered_again() -> None:
+    from pes_agent.guided.prompts import EarlierResult
+
+    part = "Book a service for the Corolla on Friday"
+    looked_up = EarlierResult(
+        step_id="step_1",
+        description=part,
+        output={"vin": "JT2AE92E0J3000001"},
+        text="",
+        inputs={"model": "Corolla"},
+    )
+    options = _step_schema(book_service, part, earlier=[looked_up], bindings={"vin": "$step_1.vin"})
+    assert options == {"vin": ["$step_1.vin"], "day": ["Friday"]}  # one option each: no model call

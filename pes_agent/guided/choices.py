@@ -279,12 +279,41 @@ def introduced_choice(schema: Mapping[str, Any], name: str, text: str, given_in:
     for option, value in values.items():
         if any(re.search(rf"\b{re.escape(w)} {re.escape(value)}\b", lowered) for w in words):
             return option
-    if words & {"from", "source"}:
+    if is_source(name):
         given = [o for o, value in values.items() if re.search(rf"\d {re.escape(value)}\b", lowered)]
         carried = _named(options, given_in.replace("_", " "), described(schema)) if given_in else []
-        given = given or carried
+        given = given or carried or _suffix_unit(options, given_in)
         return given[0] if len(given) == 1 else None
     return None
+
+
+def _suffix_unit(options: Sequence[Any], field: str) -> list[Any]:
+    """The option a field name's short last part abbreviates: ``temperature_c`` is in celsius,
+    ``distance_mi`` in miles (the one option that begins with it)."""
+    suffix = re.split(r"[_\W]+", field.strip().casefold())[-1] if field.strip() else ""
+    if not suffix.isalpha() or len(suffix) > 3:
+        return []
+    found = [o for o in options if isinstance(o, str) and o.casefold().startswith(suffix)]
+    return found if len(found) == 1 else []
+
+
+_SOURCE = frozenset({"from", "source"})
+
+
+def is_source(name: str) -> bool:
+    """An argument named for where a value comes from (``from_unit``, ``sourceCurrency``): of a pair
+    of arguments sharing one set of options, the one a value is converted from."""
+    return bool(_SOURCE & set(re.findall(r"[a-z]+", re.sub(r"([a-z])([A-Z])", r"\1 \2", name).casefold())))
+
+
+def source_taken(schema: Mapping[str, Any], name: str, text: str) -> list[Any]:
+    """Options a source argument should not take: those ``text`` names with no number before them.
+    "the temperature in Fahrenheit" names the unit wanted, the target; a source names its option
+    by a number given in it ("100 meters", ``introduced_choice``) or by "from"."""
+    options = schema.get("enum")
+    if not is_source(name) or not isinstance(options, list):
+        return []
+    return _named(options, text, described(schema))
 
 
 def described(schema: Mapping[str, Any]) -> dict[str, str]:
@@ -312,16 +341,20 @@ def enum_choices(
     schema: Mapping[str, Any], part: str, earlier: Sequence[Any], taken: Collection[Any] = ()
 ) -> dict[str, Any] | None:
     """An ``enum`` narrowed to the values the part names, less those another argument ``taken`` by
-    name (see ``introduced_choice``); failing that, to the values earlier results hold; None when
-    that leaves nothing or everything. What the part names wins: "look up the price of a chair"
-    after a lamp's price is about the chair."""
+    name (see ``introduced_choice``); failing that, to the values earlier results hold, and failing
+    that to any value but the taken ones (two arguments sharing one set of options are a pair, from
+    and to: "fahrenheit" to "fahrenheit" converts nothing); None when that leaves nothing or
+    everything. What the part names wins: "look up the price of a chair" after a lamp's price is
+    about the chair."""
     options = schema.get("enum")
     if not isinstance(options, list):
         return None
     named = _named(options, part, described(schema))
     folded = {str(v).casefold() for v in earlier if isinstance(v, str)}
     held = [o for o in options if isinstance(o, str) and o.casefold() in folded]
-    kept = [o for o in named if o not in taken] or [o for o in held if o not in taken] or named
+    kept = [o for o in named if o not in taken] or [o for o in held if o not in taken]
+    if not kept:  # what the part names went to the other argument of the pair: any option but that
+        kept = [o for o in options if o not in taken] if taken else named
     if not kept or len(kept) == len(options):
         return None
     return {**schema, "enum": kept}

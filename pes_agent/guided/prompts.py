@@ -16,7 +16,7 @@ evaluated prefix across the calls of a run.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from pes_agent.guided.arithmetic import named_operation
@@ -27,6 +27,7 @@ from pes_agent.guided.choices import (
     introduced_choice,
     lead_scores,
     named_leaves,
+    source_taken,
     stems,
     tool_choices,
     tool_options,
@@ -37,10 +38,12 @@ from pes_agent.guided.grounding import (
     Candidate,
     grounded_property,
     holds_data,
+    leaves,
     output_candidates,
     text_spans,
 )
 from pes_agent.guided.language.en import SEVERAL
+from pes_agent.guided.pairs import settle_free
 from pes_agent.guided.quotes import without_quotes
 from pes_agent.llm.markers import sanitize_user_text
 from pes_agent.llm.types import Message, PromptRequest
@@ -87,6 +90,8 @@ class EarlierResult:
     direct: bool = True
     """A step this one depends on: its values flow here. Others' values are offered only where the
     part names their field ("add the two prices")."""
+    inputs: Mapping[str, Any] = field(default_factory=dict)
+    """The arguments its call was given: a lookup's key is spent there (``pairs.settle_free``)."""
 
 
 def _system(settings: PromptSettings) -> Message:
@@ -250,6 +255,8 @@ def guided_arguments_schema(
     for name in names:
         schema = properties[name] if isinstance(properties[name], Mapping) else {}
         taken = [v for other, v in introduced.items() if other != name and v is not None]
+        if introduced.get(name) is None:
+            taken += source_taken(schema, name, part)
         own = part if schema.get(REQUEST_MARK) is True else introduced.get(name)
         if bindings and name in bindings:  # the reference, whatever the type: the gate checks the value
             narrowed[name] = {k: v for k, v in schema.items() if k in ("description", "title")} | {
@@ -266,6 +273,8 @@ def guided_arguments_schema(
         if avoid and name in avoid:
             chosen = _without_value(chosen, avoid[name])
         narrowed[name] = chosen
+    free = {n for n in names if n not in (bindings or {}) and "enum" not in (properties.get(n) or {})}
+    narrowed = settle_free(narrowed, free, _spent(earlier, part, bindings or {}))
     return {"type": "object", "properties": narrowed, "required": names, "additionalProperties": False}
 
 
@@ -349,6 +358,17 @@ def _flowing(earlier: Sequence[EarlierResult], part: str) -> list[Candidate]:
         for c in named_leaves([leaf for leaf in flowing if leaf.source == r.step_id], r.description)
     ]
     return asked or flowing
+
+
+def _spent(earlier: Sequence[EarlierResult], part: str, bindings: Mapping[str, str]) -> list[Any]:
+    """Values this step's free arguments should not take while others remain: the keys the part's
+    earlier steps looked up ("Linden Street" found the pharmacy; the drug is something else) and the
+    values the plan already bound to another argument of this call (the pharmacy id found)."""
+    spent = [v for r in earlier if r.description == part for v in r.inputs.values()]
+    for reference in bindings.values():
+        step, _, path = reference.removeprefix("$").partition(".")
+        spent += [v for r in earlier if r.step_id == step for p, v in leaves(r.output) if p == path]
+    return spent
 
 
 def _without_value(schema: dict[str, Any], value: Any) -> dict[str, Any]:

@@ -45,6 +45,7 @@ def earlier_results(ctx: RunContext, item_id: str) -> list[EarlierResult]:
                     output=last.output,
                     text=output_text(last),
                     direct=item.id in depends,
+                    inputs=last.arguments,
                 )
             )
     return out

@@ -1,0 +1,54 @@
+"""A call's free-text arguments read together: a value that names its argument is that argument's,
+and the others do not take it.
+
+"Book the Aurora Suite at Hotel Aurora for Lee Park" offers the same three names to ``hotel``,
+``room_name`` and ``guest``; a small model picks one name for two of them, or swaps them. Of the
+names, "Hotel Aurora" holds the word ``hotel``: it is the hotel, and it is no longer offered as the
+room or the guest. Decided by argument names and the values' own words, nothing else.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping
+from typing import Any
+
+from pes_agent.guided.choices import stems
+
+__all__ = ["settle_free"]
+
+GENERIC = frozenset(stems("name id value text number code key type"))
+"""Words of argument names that say nothing about which value they take."""
+
+
+def settle_free(
+    narrowed: Mapping[str, dict[str, Any]], free: set[str], spent: Collection[Any] = ()
+) -> dict[str, dict[str, Any]]:
+    """``narrowed`` (argument → its options schema) with each argument in ``free`` (free strings
+    whose options are the request's words) narrowed to the options that name it, when some do,
+    and those options taken out of the other free arguments' (while each keeps one); ``spent``
+    values (keys earlier steps looked up, values bound to other arguments) are taken out likewise."""
+    out = {name: dict(schema) for name, schema in narrowed.items()}
+    for name in free:
+        options = out[name].get("enum")
+        if isinstance(options, list):
+            rest = [o for o in options if o not in spent]
+            if rest:
+                out[name]["enum"] = rest
+    claimed: dict[str, list[Any]] = {}
+    for name in free:
+        options = out[name].get("enum")
+        if not isinstance(options, list) or len(options) < 2:
+            continue
+        own = set(stems(name)) - GENERIC
+        naming = [o for o in options if isinstance(o, str) and own & set(stems(o))]
+        if naming and len(naming) < len(options):
+            claimed[name] = naming
+    for name, naming in claimed.items():
+        out[name]["enum"] = naming
+        for other in free - {name}:
+            options = out[other].get("enum")
+            if isinstance(options, list):
+                rest = [o for o in options if o not in naming]
+                if rest:
+                    out[other]["enum"] = rest
+    return out
