@@ -231,3 +231,44 @@ def test_the_key_an_earlier_step_looked_up_is_not_offered_again() -> None:
     )
     options = _step_schema(book_service, part, earlier=[looked_up], bindings={"vin": "$step_1.vin"})
     assert options == {"vin": ["$step_1.vin"], "day": ["Friday"]}  # one option each: no model call
+
+
+class Member(TypedDict):
+    member_id: str
+    email: str
+
+
+@tool
+def member_by_name(name: str) -> Member:
+    """Find a club member by name."""
+    raise NotImplementedError
+
+
+@tool
+def send_invite(
+    member_email: Annotated[str, Field(json_schema_extra={"format": "email"})], event: str
+) -> Slot:
+    """Invite a member to an event."""
+    raise NotImplementedError
+
+
+@tool
+def resize_batch(batch_id: str, portions: int) -> Slot:
+    """Resize a kitchen batch to a number of portions."""
+    raise NotImplementedError
+
+
+def test_an_argument_with_a_format_takes_the_field_named_for_it_not_its_neighbour() -> None:
+    # member_id and email both share a word with member_email; only one is an email
+    assert _chain([member_by_name, send_invite], "send_invite", "Invite Ada Byron to the gala") == [
+        ("member_by_name", {}),
+        ("send_invite", {"member_email": "0:email"}),
+    ]
+
+
+def test_the_number_stated_beside_an_arguments_name_is_its_value() -> None:
+    from pes_agent.guided.prompts import EarlierResult
+
+    part = "Resize batch B7 to 12 portions"
+    earlier = EarlierResult(step_id="step_1", description="x", output={"portions": 4}, text="portions: 4")
+    assert _step_schema(resize_batch, part, earlier=[earlier])["portions"] == [12]

@@ -218,6 +218,7 @@ def _wanted(
         given = fits is not None and len(fits.get("enum") or ()) >= alike
         name = set(stems(argument))
         own = name | set(stems(str(prop.get("description") or "")))
+        formatted = set(stems(str(prop.get("format") or "").replace("-", " ")))
         sole = _sole_producer(search, argument, prop, used)
         for producer, candidate in search.tools.items():
             if producer in used or candidate.output_schema is None:
@@ -242,8 +243,14 @@ def _wanted(
                     and not held
                     and (tool.called & own or tool.about & asked or (producer, path) == sole)
                 ):
+                    # a field named for the argument's format is that value (``email`` for a
+                    # ``customer_email`` of format email, not the ``customer_id`` beside it)
                     score = (
-                        NAMED * named + SAME_NAME * same + len(tool.called & own) + len(tool.about & asked)
+                        NAMED * named
+                        + SAME_NAME * same
+                        + SAME_NAME * bool(formatted & words)
+                        + len(tool.called & own)
+                        + len(tool.about & asked)
                     )
                     found.append((score, argument, producer, path))
     found.sort(key=lambda f: -f[0])

@@ -9,12 +9,13 @@ room or the guest. Decided by argument names and the values' own words, nothing 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Collection, Mapping
 from typing import Any
 
 from pes_agent.guided.choices import stems
 
-__all__ = ["settle_free"]
+__all__ = ["settle_free", "stated_for"]
 
 GENERIC = frozenset(stems("name id value text number code key type"))
 """Words of argument names that say nothing about which value they take."""
@@ -52,3 +53,18 @@ def settle_free(
                 if rest:
                     out[other]["enum"] = rest
     return out
+
+
+_NUMBER = r"(\d+(?:\.\d+)?)"
+
+
+def stated_for(name: str, part: str) -> float | int | None:
+    """The number the part states right beside a word of the argument's name: "to 6 servings" for
+    ``servings``, "quantity 3" for ``quantity``. That number is the argument's, though an earlier
+    result holds another (the recipe's own 4 servings)."""
+    own = set(stems(name)) - GENERIC
+    text = part.casefold()
+    pairs = [(m.group(1), m.group(2)) for m in re.finditer(rf"{_NUMBER}\s+([a-z]+)", text)]
+    pairs += [(m.group(2), m.group(1)) for m in re.finditer(rf"([a-z]+)\s+{_NUMBER}", text)]
+    found = {float(n) if "." in n else int(n) for n, word in pairs if set(stems(word)) & own}
+    return found.pop() if len(found) == 1 else None

@@ -43,7 +43,7 @@ from pes_agent.guided.grounding import (
     text_spans,
 )
 from pes_agent.guided.language.en import SEVERAL
-from pes_agent.guided.pairs import settle_free
+from pes_agent.guided.pairs import settle_free, stated_for
 from pes_agent.guided.quotes import without_quotes
 from pes_agent.llm.markers import sanitize_user_text
 from pes_agent.llm.types import Message, PromptRequest
@@ -263,6 +263,9 @@ def guided_arguments_schema(
                 "enum": [bindings[name]]
             }
             continue
+        stated = stated_for(name, part) if _numeric(schema) else None
+        if own is None and stated is not None:
+            own = stated
         chosen = (
             ({**schema, "enum": [own]} if own is not None else None)
             or enum_choices(schema, part, values, taken)
@@ -358,6 +361,10 @@ def _flowing(earlier: Sequence[EarlierResult], part: str) -> list[Candidate]:
         for c in named_leaves([leaf for leaf in flowing if leaf.source == r.step_id], r.description)
     ]
     return asked or flowing
+
+
+def _numeric(schema: Mapping[str, Any]) -> bool:
+    return schema.get("type") in ("integer", "number") and "enum" not in schema
 
 
 def _spent(earlier: Sequence[EarlierResult], part: str, bindings: Mapping[str, str]) -> list[Any]:
