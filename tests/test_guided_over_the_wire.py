@@ -23,6 +23,7 @@ from pes_agent.events import Event, EventType
 from pes_agent.llm.composition import COMPOSED_OF
 from pes_agent.testing import ScriptedProvider
 from pes_agent.testing.fake_openai import FakeOpenAIServer
+from pes_agent.testing.first_option import first_option_reply
 
 TOOLS = ["pes_agent.demo.text_tools:LOCAL_TOOLS"]
 
@@ -158,32 +159,9 @@ def test_validate_says_it_too(tmp_path: Path) -> None:
 # --- a guided run over a schema dialect -------------------------------------------------------------
 
 
-def first_choice(schema: Any) -> Any:
-    """What a model decoding under ``schema`` may answer: its first option everywhere."""
-    if not isinstance(schema, dict):
-        return None
-    if "enum" in schema:
-        return schema["enum"][0]
-    if "const" in schema:
-        return schema["const"]
-    for key in ("anyOf", "oneOf"):
-        if key in schema:
-            return first_choice(schema[key][0])
-    kind = schema.get("type")
-    kind = kind[0] if isinstance(kind, list) else kind
-    if kind == "object" or "properties" in schema:
-        properties = schema.get("properties", {})
-        return {name: first_choice(properties[name]) for name in schema.get("required", properties)}
-    if kind == "array":
-        return [first_choice(schema.get("items", {}))] * max(1, int(schema.get("minItems", 0)))
-    return {"string": "x", "integer": 0, "number": 0, "boolean": True}.get(str(kind))
-
-
 def choosing(body: dict[str, Any]) -> str:
     """A local server under the ollama preset: `json_schema` decoding, first options."""
-    if "response_format" not in body:
-        return "The answer is 84."
-    return json.dumps(first_choice(body["response_format"]["json_schema"]["schema"]))
+    return first_option_reply(body, free_text="The answer is 84.")
 
 
 def composed_anywhere(value: Any) -> bool:
@@ -220,3 +198,26 @@ async def test_the_ollama_preset_runs_guided_over_json_schema_with_choices_it_ca
     assert calls and all(e.data["tool_name"] == "calculator" for e in calls)
     for event in calls:
         jsonschema.validate(event.data["arguments"], schemas[event.data["tool_name"]])
+
+
+# --- prefix reuse -------------------------------------------------------------------------------------
+
+
+async def test_every_call_of_a_guided_run_opens_with_the_same_bytes() -> None:
+    """What a server can reuse from one call to the next (llama.cpp keeps the evaluated prefix):
+    the system message, then `Query: ...`, in every call of the run, answer included."""
+    query = "Compute 12 * 7, then count the words in 'the answer is 84'."
+    async with FakeOpenAIServer(handler=first_option_reply, mimic="llama-cpp-python") as server:
+        provider = {"adapter": "openai", "base_url": server.base_url, "model": "smollm2-135m"}
+        config = {
+            "providers": {"local": provider | {"guided": True, "structured_output_dialect": "json_object"}},
+            "storage": {"type": "memory"},
+            "tools": TOOLS,
+        }
+        async with await create_art_instance(config) as art:
+            response = await art.process(query, thread_id="t")
+    assert response.status == "success", response
+    bodies = server.chat_requests
+    assert len(bodies) == 4, "plan, two steps, answer"
+    assert len({json.dumps(b["messages"][0]) for b in bodies}) == 1
+    assert all(b["messages"][1]["content"].startswith(f"Query: {query}\n\n") for b in bodies)

@@ -178,5 +178,5 @@ async def test_the_cut_schema_is_sent_and_said_once_per_kind(
                 await provider.complete(REQUEST, CallOptions())
     assert all(sent_schema(b) == for_server("json_object", SCHEMA).schema for b in server.chat_requests)
     (warning,) = warnings_of(caplog)
-    assert "provider 'local'" in warning and "without `pattern`" in warning and "`maxLength`" in warning
+    assert "provider 'local'" in warning and "with no `pattern`" in warning and "`maxLength`" in warning
     assert "validated against the full schema" in warning and "structured_output_dialect: grammar" in warning

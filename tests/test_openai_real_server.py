@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import importlib.util
 import logging
+import re
 import socket
 import subprocess
 import sys
@@ -127,6 +128,10 @@ def _wait_until_ready(process: subprocess.Popen[bytes], base_url: str, log_path:
 
 GRAMMAR_PARSE_FAILURES = ("parse: error", "failed to parse grammar", "error parsing grammar")
 """What llama.cpp prints when it cannot read a grammar."""
+PREFIX_HIT = re.compile(r"Llama\.generate: (\d+) prefix-match hit, remaining (\d+) prompt tokens")
+"""llama-cpp-python's line for each request that reused evaluated tokens of the one before."""
+SYSTEM_TOKENS = 15
+"""At least what the shared system message takes in SmolLM2's chat template."""
 
 
 @pytest.mark.local_model
@@ -173,5 +178,10 @@ async def test_a_task_runs_through_the_openai_adapter_on_llama_cpp_pythons_serve
         spec = schemas[event.data["tool_name"]]
         assert spec is not None
         jsonschema.validate(event.data["arguments"], spec.input_schema)
-    log = (tmp_path / "server.log").read_text(errors="replace").lower()
-    assert not [m for m in GRAMMAR_PARSE_FAILURES if m in log], "the server failed to parse a grammar"
+    log = (tmp_path / "server.log").read_text(errors="replace")
+    assert not [m for m in GRAMMAR_PARSE_FAILURES if m in log.lower()], "the server failed to parse a grammar"
+    # Prefix reuse: every run's calls open with the same bytes (system message, then `Query: ...`),
+    # so each call after the probe's reuses what the server evaluated for the call before.
+    hits = [int(h) for h, _ in PREFIX_HIT.findall(log)]
+    assert len(hits) >= 5, log[-2000:]
+    assert all(h >= SYSTEM_TOKENS for h in hits[1:]), f"a call re-evaluated the shared prefix: {hits}"

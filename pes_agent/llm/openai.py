@@ -108,11 +108,11 @@ class OpenAIProvider(SdkAdapter["AsyncOpenAI"]):
             return
         self._cut_said.update(fresh)
         _log.warning(
-            "provider %r: reply schemas go to this server (%s) without %s; replies are still validated "
+            "provider %r: reply schemas go to this server (%s) with %s; replies are still validated "
             "against the full schema%s",
             self.name,
             dialect,
-            "; without ".join(fresh),
+            "; ".join(fresh),
             ""
             if dialect != "json_object"
             else ". A server that takes a `grammar` (llama-cpp-python's, llama-server) gets pes-agent's own "

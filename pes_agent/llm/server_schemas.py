@@ -34,10 +34,11 @@ _SUBSCHEMA_MAPS = ("properties", "$defs", "definitions", "patternProperties")
 _SUBSCHEMAS = ("items", "additionalProperties", "anyOf", "oneOf", "allOf", "prefixItems", "not")
 
 _DROPPED = {
-    "pattern": "`pattern` (its converter mangles regular expressions and fails the request)",
-    "maxLength": "`maxLength` (its converter nests one rule per character, which can crash the server)",
-    "unanchored": "`pattern` not anchored `^...$` or with `\\` escapes (llama.cpp's converter refuses it)",
-    "composed": "arithmetic choices spelled out as an `enum` (the server cannot read `x-composed-of`)",
+    "pattern": "no `pattern` (its converter mangles regular expressions and fails the request)",
+    "maxLength": "no `maxLength` (its converter nests one rule per character, which can crash the server)",
+    "unanchored": "no `pattern` that is not anchored `^...$` or holds a `\\` escape (llama.cpp's converter "
+    "refuses it)",
+    "composed": "arithmetic choices spelled out as an `enum` (no converter reads `x-composed-of`)",
 }
 
 
