@@ -4,6 +4,12 @@ Usage, from the repo root, after ``pip install -e '.[local]'``::
 
     python benchmarks/local_model.py [--settings plans,given] [--tasks N] [--model-path FILE.gguf]
                                      [--free-text] [--json] [--label NAME] [--task-timeout S]
+                                     [--base-url URL [--server-model NAME] [--server-log FILE]
+                                      [--in-process-from RESULT.json]]
+
+``--base-url`` also runs every setting through an OpenAI-compatible server serving the same model
+(the ``openai`` adapter, guided) and prints the in-process figures beside it, judged against issue
+28's targets (`benchmarks/local_server.py`).
 
 The tasks (`benchmarks/local_tasks.py`) span four domains: the demo text tools (calculator,
 word_count, transform_text, among them the README's main job) and the benchmark's own tools
@@ -77,6 +83,14 @@ from benchmarks.local_holdout import (
     HOLDOUT_BY_ID,
 )
 from benchmarks.local_implied import IMPLIED, IMPLIED_2, IMPLIED_3, IMPLIED_4, IMPLIED_BY_ID
+from benchmarks.local_server import (
+    SERVER_SUFFIX,
+    LogFindings,
+    read_server_log,
+    saved_outcomes,
+    server_provider,
+    server_report,
+)
 from benchmarks.local_tasks import (
     TASKS,
     TASKS_BY_ID,
@@ -97,6 +111,7 @@ from pes_agent.events import Event, EventType
 from pes_agent.factory import create_art_instance
 from pes_agent.llm.llamacpp import LlamaCppProvider
 from pes_agent.llm.llamacpp_load import locate_model
+from pes_agent.llm.providers import build_provider
 from pes_agent.llm.types import CallOptions, LLMReply, Message, PromptRequest, Provider
 from pes_agent.tools.spec import ToolSpec
 
@@ -134,14 +149,24 @@ class Options:
     tools: int = 0
     """Tools offered in all (``--tools``): the nine task tools, then catalogue tools up to this many."""
     retrieval: bool = True
+    base_url: str | None = None
+    """A child given one runs its tasks through that server (``--base-url``)."""
+    server_model: str = "smollm2-135m"
 
 
 # --- the child: runs tasks on the model --------------------------------------------------------------
 
 
-def run_config(structured: bool, model_path: str | None, retrieval: bool = True) -> dict[str, Any]:
+def run_config(
+    structured: bool,
+    model_path: str | None,
+    retrieval: bool = True,
+    base_url: str | None = None,
+    server_model: str = "smollm2-135m",
+) -> dict[str, Any]:
     """`config/local.yaml` as it is, with the store in memory and the tools left to the harness
-    (``retrieval`` off only when ``--retrieval off`` asks for the comparison)."""
+    (``retrieval`` off only when ``--retrieval off`` asks for the comparison); with ``base_url``,
+    its provider becomes the server's (`local_server.server_provider`)."""
     data = load_config(LOCAL_CONFIG).model_dump(by_alias=True, exclude_none=True)
     data["storage"] = {"type": "memory"}
     data["tools"] = []
@@ -153,6 +178,10 @@ def run_config(structured: bool, model_path: str | None, retrieval: bool = True)
     if model_path:
         provider["modelPath"] = model_path
         provider.pop("modelPackage", None)
+    if base_url:
+        data["providers"]["local"] = server_provider(provider, base_url, server_model)
+        if not structured:
+            data["providers"]["local"] |= {"structuredOutput": False, "guided": False}
     return data
 
 
@@ -272,9 +301,16 @@ async def run_task(
     return score(task, record, {t.name: t.input_schema for t in tools})
 
 
-async def warm_up(model: Provider) -> None:
-    """Load the model with a one-token call, so the first task's clock does not include loading it."""
-    hello = PromptRequest(phase="synthesis", step_id=None, messages=(Message(role="user", content="Hi"),))
+async def warm_up(model: Provider, *, structured: bool = False) -> None:
+    """Load the model with a one-token call, so the first task's clock does not include loading it;
+    ``structured`` (a server): a constrained one, so the dialect probe is not in the first task."""
+    schema = {"type": "object", "properties": {"ok": {"type": "boolean"}}} if structured else None
+    hello = PromptRequest(
+        phase="synthesis",
+        step_id=None,
+        messages=(Message(role="user", content="Hi"),),
+        response_schema=schema,
+    )
     try:
         await model.complete(hello, CallOptions(max_tokens=1))
     except PesAgentError:  # the first task meets the same error and records it
@@ -284,9 +320,11 @@ async def warm_up(model: Provider) -> None:
 async def run_child(
     task_ids: Sequence[str], setting: str, config: Mapping[str, Any], out: IO[str], total: int = 0
 ) -> None:
-    model = LlamaCppProvider("local", provider_config(config))
+    settings = provider_config(config)
+    server = settings.adapter != "llamacpp"
+    model = build_provider("local", settings) if server else LlamaCppProvider("local", settings)
     try:
-        await warm_up(model)
+        await warm_up(model, structured=server and settings.constrains_replies)
         for task_id in task_ids:
             outcome = await run_task(ALL_TASKS[task_id], setting, config, model, total)
             out.write(RESULT_PREFIX + json.dumps(asdict(outcome), ensure_ascii=False) + "\n")
@@ -296,7 +334,9 @@ async def run_child(
 
 
 def child_main(args: argparse.Namespace) -> int:
-    config = run_config(not args.free_text, args.model_path, args.retrieval == "on")
+    config = run_config(
+        not args.free_text, args.model_path, args.retrieval == "on", args.base_url, args.server_model
+    )
     asyncio.run(run_child(args.ids.split(","), args.child_setting, config, sys.stdout, args.tools))
     return 0
 
@@ -377,6 +417,8 @@ def child_command(setting: str, options: Options) -> Callable[[Sequence[str]], l
         if options.model_path:
             argv += ["--model-path", options.model_path]
         argv += ["--tools", str(options.tools), "--retrieval", "on" if options.retrieval else "off"]
+        if options.base_url:
+            argv += ["--base-url", options.base_url, "--server-model", options.server_model]
         return argv
 
     return launch
@@ -578,6 +620,14 @@ def report(run: Mapping[str, Any], tasks: Sequence[Task], outcomes: Sequence[Out
         f"settings: {', '.join(settings)}; {run['decoding']}; {len(tasks)} tasks",
         f"tools offered: {run.get('tools_offered', 9)}; retrieval "
         f"{'on' if run.get('retrieval', True) else 'off'}",
+        *(
+            [
+                f"server: {run['server']['base_url']} (model id {run['server']['model']!r}): "
+                "the `@server` columns"
+            ]
+            if run.get("server")
+            else []
+        ),
         "",
         LEGEND,
         "",
@@ -689,6 +739,18 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--retrieval", choices=("on", "off"), default="on", help="tool retrieval before planning"
     )
+    parser.add_argument(
+        "--base-url", help="also run through this OpenAI-compatible server (the same model), side by side"
+    )
+    parser.add_argument("--server-model", default="smollm2-135m", help="the model id sent to the server")
+    parser.add_argument(
+        "--server-log", type=Path, help="the server's output file: grammar parse failures, prefix reuse"
+    )
+    parser.add_argument(
+        "--in-process-from",
+        type=Path,
+        help="with --base-url: a saved run's in-process figures, not a new pass",
+    )
     parser.add_argument("--child", dest="child_setting", choices=SETTINGS, help=argparse.SUPPRESS)
     parser.add_argument("--ids", help=argparse.SUPPRESS)
     return parser
@@ -707,6 +769,7 @@ def _options(args: argparse.Namespace) -> Options:
         task_timeout_s=args.task_timeout,
         tools=args.tools,
         retrieval=args.retrieval == "on",
+        server_model=args.server_model,
     )
 
 
@@ -716,17 +779,20 @@ def main(argv: list[str] | None = None) -> int:
         return child_main(args)
     options = _options(args)
     config = run_config(options.structured, options.model_path, options.retrieval)
+    source = options.model_path or provider_config(config).model_package
     try:
-        gguf = locate_model("local", provider_config(config))
+        model = f"{locate_model('local', provider_config(config)).name} ({source})"
     except PesAgentError as exc:
-        print(f"local_model benchmark: {exc}", file=sys.stderr)
-        return 2
+        if not (args.base_url and args.in_process_from):  # the in-process pass needs the file
+            print(f"local_model benchmark: {exc}", file=sys.stderr)
+            return 2
+        model = str(json.loads(args.in_process_from.read_text(encoding="utf-8"))["model"])
     now = time.gmtime()
     run = {
         "date": time.strftime("%Y-%m-%d %H:%M:%S UTC", now),
         "stamp": time.strftime("%Y%m%dT%H%M%SZ", now),
         "machine": machine(),
-        "model": f"{gguf.name} ({options.model_path or provider_config(config).model_package})",
+        "model": model,
         "decoding": "constrained decoding" if options.structured else "free text (structured_output off)",
         "settings": list(options.settings),
         "task_set": args.task_set,
@@ -735,10 +801,37 @@ def main(argv: list[str] | None = None) -> int:
         "tools_offered": max(options.tools, len(harness_tools([]))),
         "retrieval": options.retrieval,
     }
-    outcomes = [o for setting in options.settings for o in run_setting(setting, options)]
+    in_process = (
+        saved_outcomes(args.in_process_from, options.task_ids, options.settings)
+        if args.base_url and args.in_process_from
+        else [o for setting in options.settings for o in run_setting(setting, options)]
+    )
+    outcomes = list(in_process)
+    findings: LogFindings | None = None
+    if args.base_url:
+        log_start = args.server_log.stat().st_size if args.server_log else 0
+        served = replace(options, base_url=args.base_url)
+        outcomes += [
+            replace(o, setting=o.setting + SERVER_SUFFIX)
+            for setting in options.settings
+            for o in run_setting(setting, served)
+        ]
+        findings = read_server_log(args.server_log, log_start) if args.server_log else None
+        run["settings"] = [*options.settings, *(s + SERVER_SUFFIX for s in options.settings)]
+        run["server"] = {
+            "base_url": args.base_url,
+            "model": args.server_model,
+            "provider": run_config(
+                options.structured, None, options.retrieval, args.base_url, args.server_model
+            )["providers"]["local"],
+            "in_process_from": str(args.in_process_from) if args.in_process_from else None,
+            "log": None if findings is None else asdict(findings),
+        }
     run["machine"]["load_average_after"] = load_average()
     tasks = [ALL_TASKS[i] for i in options.task_ids]
     text = report(run, tasks, outcomes)
+    if args.base_url:
+        text += "\n\n" + server_report(options.settings, outcomes, findings)
     json_path, md_path = save(run, outcomes, text, tasks, args.out_dir, args.label)
     print(json_path.read_text(encoding="utf-8") if args.json else text)
     print(f"saved: {json_path} and {md_path.name}", file=sys.stderr)
