@@ -14,7 +14,13 @@ from urllib.parse import urlsplit
 from pes_agent.config.base import problem
 from pes_agent.config.presets import PRESETS
 
-__all__ = ["DIALECTS_BY_ADAPTER", "HOSTED_ADAPTERS", "MIN_ANTHROPIC_THINKING", "adapter_problems"]
+__all__ = [
+    "DIALECTS_BY_ADAPTER",
+    "HOSTED_ADAPTERS",
+    "MIN_ANTHROPIC_THINKING",
+    "NO_GRAMMAR_HOSTS",
+    "adapter_problems",
+]
 
 DIALECTS_BY_ADAPTER: Mapping[str, tuple[str, ...]] = MappingProxyType(
     {
@@ -28,8 +34,8 @@ HOSTED_ADAPTERS = frozenset({"openai", "anthropic", "gemini"})
 MIN_ANTHROPIC_THINKING = 1024
 """The Messages API refuses a smaller ``budget_tokens``."""
 NO_GRAMMAR_HOSTS = frozenset({"api.openai.com"})
-"""Where an OpenAI-compatible endpoint is known to refuse a ``grammar`` (besides every preset's
-service: none of them takes one)."""
+"""Where an OpenAI-compatible endpoint is known to refuse a ``grammar`` (HTTP 400), besides every
+preset's service (none takes one): configuring it is an error, and ``auto`` does not ask."""
 
 
 class _Settings(Protocol):

@@ -34,6 +34,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, Literal, get_args
 from urllib.parse import urlsplit
 
+from pes_agent.config.adapters import NO_GRAMMAR_HOSTS
 from pes_agent.errors import ProviderError
 from pes_agent.llm.reply_grammar import grammar_for
 from pes_agent.llm.retry import is_body_refusal
@@ -78,8 +79,6 @@ PROBE_GRAMMAR = f'root ::= "{PROBE_REPLY}"'
 _PROBE_PROMPT = "Say hello."
 """Asks for no JSON on purpose: a reply that is ``{"ok": ...}`` anyway shows the constraint at work."""
 _PROBE_MAX_TOKENS = 64
-_NO_GRAMMAR_HOSTS = frozenset({"api.openai.com"})
-"""Hosts known to refuse ``grammar`` (HTTP 400): ``auto`` does not spend a request finding out."""
 
 
 def configured_dialect(value: str) -> Dialect | Literal["auto"]:
@@ -189,7 +188,7 @@ class DialectChooser:
         self._server = _server_key(base_url)
         self._locks: dict[asyncio.AbstractEventLoop, asyncio.Lock] = {}
         host = urlsplit(base_url).hostname or ""
-        self._order = tuple(d for d in DIALECTS if d != "grammar" or host not in _NO_GRAMMAR_HOSTS)
+        self._order = tuple(d for d in DIALECTS if d != "grammar" or host not in NO_GRAMMAR_HOSTS)
 
     @property
     def chosen(self) -> Dialect | None:
