@@ -218,6 +218,6 @@ async def test_every_call_of_a_guided_run_opens_with_the_same_bytes() -> None:
             response = await art.process(query, thread_id="t")
     assert response.status == "success", response
     bodies = server.chat_requests
-    assert len(bodies) == 4, "plan, two steps, answer"
+    assert len(bodies) >= 3, "calls to compare (a choice of one option takes no call)"
     assert len({json.dumps(b["messages"][0]) for b in bodies}) == 1
     assert all(b["messages"][1]["content"].startswith(f"Query: {query}\n\n") for b in bodies)

@@ -158,7 +158,10 @@ async def test_a_task_runs_through_the_openai_adapter_on_llama_cpp_pythons_serve
     config["tools"] = ["pes_agent.demo.text_tools:LOCAL_TOOLS"]
     events: list[Event] = []
     with caplog.at_level(logging.INFO, logger="pes_agent"):
-        for query in ("Compute 12 * 7.", "Count the words in 'the answer is 84'."):
+        for query in (
+            "Compute 12 * 7, then count the words in 'the answer is 84'.",
+            "Add 15 and 27, then multiply the result by 3.",
+        ):
             async with await create_art_instance(config) as art:  # an instance per run, as a service may
                 art.subscribe(events.append)
                 response = await art.process(query, thread_id=query)
@@ -183,5 +186,5 @@ async def test_a_task_runs_through_the_openai_adapter_on_llama_cpp_pythons_serve
     # Prefix reuse: every run's calls open with the same bytes (system message, then `Query: ...`),
     # so each call after the probe's reuses what the server evaluated for the call before.
     hits = [int(h) for h, _ in PREFIX_HIT.findall(log)]
-    assert len(hits) >= 5, log[-2000:]
+    assert len(hits) >= 3, log[-2000:]  # a choice of one option takes no call: not one per step
     assert all(h >= SYSTEM_TOKENS for h in hits[1:]), f"a call re-evaluated the shared prefix: {hits}"
