@@ -200,6 +200,36 @@ async def test_postgres_client_side_errors_are_decided_by_the_connection(pg_data
     assert state is not None and state.title == "kept"
 
 
+async def test_postgres_a_write_that_committed_is_not_failed_by_the_pool_taking_the_connection_back(
+    pg_database_dsn: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Seen in CI after a fast restart: the save committed, then the pool's reset of the connection met
+    the server's farewell (InternalClientError) and the run failed on a write that had happened. The
+    caller sees the write's outcome; the connection is replaced."""
+    asyncpg = pytest.importorskip("asyncpg")
+    from pes_agent.state.postgres import PostgresStore
+
+    store = PostgresStore(pg_database_dsn, min_size=1, max_size=1)
+    resets: list[str] = []
+
+    async def farewell(self: Any, *, timeout: float | None = None) -> None:
+        resets.append("failed")
+        raise asyncpg.InternalClientError("cannot switch to state 15; another operation (2) is in progress")
+
+    try:
+        before = await store._run(lambda conn: conn.fetchval("SELECT pg_backend_pid()"))
+        with monkeypatch.context() as patch:
+            patch.setattr(asyncpg.connection.Connection, "reset", farewell)
+            version = await store.save("t1", ThreadState(title="committed"), 0)
+        assert resets == ["failed"]
+        state, loaded_version = await store.load("t1")
+        after = await store._run(lambda conn: conn.fetchval("SELECT pg_backend_pid()"))
+    finally:
+        await store.aclose()
+    assert state is not None and state.title == "committed" and loaded_version == version
+    assert after != before  # the connection the reset failed on was not handed out again
+
+
 async def test_postgres_a_database_that_does_not_exist_is_a_config_error_not_an_outage(pg_dsn: str) -> None:
     from urllib.parse import urlsplit, urlunsplit
 

@@ -264,7 +264,8 @@ class PostgresStore:
         pool = None
         try:
             pool = await self._ready_pool()
-            async with pool.acquire(timeout=self._acquire_timeout_s) as conn:
+            conn = await pool.acquire(timeout=self._acquire_timeout_s)
+            try:
                 try:
                     return await job(conn)
                 except Exception as exc:
@@ -283,6 +284,8 @@ class PostgresStore:
                             conn.terminate()  # dropped: the pool opens a new one in its place
                         raise _BrokenConnection() from exc
                     raise
+            finally:
+                await _give_back(pool, conn)
         except PesAgentError:
             raise
         except Exception as exc:
@@ -370,6 +373,18 @@ class PostgresStore:
 
 class _BrokenConnection(Exception):
     """Internal: an ambiguous driver error (``needs_connection_check``) on a connection that is broken."""
+
+
+async def _give_back(pool: Any, conn: Any) -> None:
+    """Returns ``conn`` to the pool; a failure there never replaces the operation's own outcome.
+
+    The pool resets a connection it takes back, and right after a server restart that reset can meet
+    the server's farewell still being read (asyncpg's ``InternalClientError``, "another operation is in
+    progress"): measured in CI as a run failed *after* its write had committed. The operation's result
+    (or its own error) is what the caller must see; the pool has terminated the connection and opens a
+    new one in its place, so nothing is left to do here."""
+    with contextlib.suppress(Exception):
+        await pool.release(conn)
 
 
 async def _broken(conn: Any) -> bool:
