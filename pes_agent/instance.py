@@ -11,6 +11,7 @@ import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Collection, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager
 from dataclasses import replace
+from functools import partial
 from typing import Any, Self
 
 from pes_agent.agent.context import RunContext
@@ -18,7 +19,7 @@ from pes_agent.agent.decision_check import DecisionScope, check_decision
 from pes_agent.agent.freeform import FREE_FORM
 from pes_agent.agent.lease import abandon, claim, is_stale, release
 from pes_agent.agent.ownership import check_access, check_run, take
-from pes_agent.agent.pes import recover_run, remember, run_pes
+from pes_agent.agent.pes import recorded_answer, recover_run, remember, run_pes
 from pes_agent.agent.planning import first_planning_request
 from pes_agent.agent.props import AgentProps
 from pes_agent.agent.response import AgentFinalResponse
@@ -159,6 +160,7 @@ class ArtInstance(ThreadReads):
         *,
         options: ThreadConfig | Mapping[str, Any] | None = None,
         user_id: str | None = None,
+        ended_trace: str | None = None,
     ) -> AgentFinalResponse:
         """Continue a thread of ``user_id`` (`ThreadAccessError` for another user's).
 
@@ -167,12 +169,14 @@ class ArtInstance(ThreadReads):
         `pes_agent.agent.resume`). A decision that does not fit the pause raises
         `InvalidDecisionError` before anything is applied: the thread still waits on the same
         suspension. Without a suspension id: recover a run that died (crash, restart) from its
-        first unfinished item; tool calls that completed are never run again.
+        first unfinished item; tool calls that completed are never run again. ``ended_trace`` names
+        a run the caller knows has ended without finishing (a worker reported it failed): a lease it
+        still holds is taken as stale at once rather than after ``concurrency.leaseTimeoutS``.
         """
         async with self._thread_lock(thread_id):
             state, version = await self._stored(thread_id, user_id)
             if suspension_id is None:
-                return await self._recover(thread_id, state, version, options, user_id)
+                return await self._recover(thread_id, state, version, options, user_id, ended_trace)
             check_suspension(thread_id, state, suspension_id)
             answer = self._checked(thread_id, state, decision, options, user_id)
             return await self._continue(
@@ -244,17 +248,28 @@ class ArtInstance(ThreadReads):
         version: int,
         options: ThreadConfig | Mapping[str, Any] | None,
         user_id: str | None,
+        ended_trace: str | None = None,
     ) -> AgentFinalResponse:
         if state.suspension is not None:
             raise ThreadSuspendedError(thread_id, state.suspension.id, state.suspension.tool_name)
         unfinished = any(it.status in (ItemStatus.PENDING, ItemStatus.IN_PROGRESS) for it in state.todo_list)
         # Also a run cut off before its answer was written: stopped (a worker gave up on the
-        # database), or dead still holding the thread (its lease went stale).
+        # database), or dead still holding the thread (its lease went stale, or its run is known to
+        # have ended: a worker that gave up with every item done could not write `stopped` either).
         cut_off = state.stopped is not None or (
             state.lease is not None
-            and is_stale(state.lease, now=self._clock(), timeout_s=self.config.concurrency.lease_timeout_s)
+            and (
+                state.lease.trace_id == ended_trace
+                or is_stale(state.lease, now=self._clock(), timeout_s=self.config.concurrency.lease_timeout_s)
+            )
         )
-        if not unfinished and not cut_off:
+        # A run that wrote its answer and then lost the database before it could say so (its last
+        # save may even have committed): recover gives that answer back rather than refuse.
+        if (
+            not unfinished
+            and not cut_off
+            and await recorded_answer(self.store, thread_id, ended_trace) is None
+        ):
             raise InvalidInputError(
                 f"thread {thread_id!r} has no unfinished run to resume; send a new query with `process`"
             )
@@ -263,7 +278,9 @@ class ArtInstance(ThreadReads):
                 f"thread {thread_id!r}: its last run stopped before its plan was saved; send its query again "
                 "with `process`"
             )
-        return await self._continue(thread_id, state, version, options, user_id, recover_run)
+        previous = state.lease.trace_id if state.lease is not None else ended_trace
+        start = partial(recover_run, previous_trace=previous)
+        return await self._continue(thread_id, state, version, options, user_id, start, ended_trace)
 
     async def _continue(
         self,
@@ -273,11 +290,12 @@ class ArtInstance(ThreadReads):
         options: ThreadConfig | Mapping[str, Any] | None,
         user_id: str | None,
         start: Callable[[RunContext, list[HistoryTurn]], Awaitable[AgentFinalResponse]],
+        ended_trace: str | None = None,
     ) -> AgentFinalResponse:
         """Claim a stored thread under a new trace and run ``start`` on its stored query; its tools
         see ``user_id`` as they did in the run that paused."""
         trace = self.steps.new_id()
-        state, version = await self._claim(thread_id, trace, state, version)
+        state, version = await self._claim(thread_id, trace, state, version, ended_trace)
         async with self._abandon_on_error(thread_id, trace):
             check_access(thread_id, state, user_id)
             props = AgentProps(
@@ -291,10 +309,22 @@ class ArtInstance(ThreadReads):
             return await self._finish(ctx, start(ctx, await self._history(ctx)))
 
     async def _claim(
-        self, thread_id: str, trace_id: str, state: ThreadState | None, version: int
+        self,
+        thread_id: str,
+        trace_id: str,
+        state: ThreadState | None,
+        version: int,
+        ended_trace: str | None = None,
     ) -> tuple[ThreadState, int]:
         return await claim(
-            self.store, thread_id, trace_id, state, version, config=self.config.concurrency, clock=self._clock
+            self.store,
+            thread_id,
+            trace_id,
+            state,
+            version,
+            config=self.config.concurrency,
+            clock=self._clock,
+            ended_trace=ended_trace,
         )
 
     @contextlib.asynccontextmanager

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from pes_agent import AgentFinalResponse, ArtInstance, PesAgentError, ThreadBusyError, create_art_instance
-from pes_agent.state.models import HistoryMessage, Lease, ThreadState
+from pes_agent.state.models import HistoryMessage, ItemStatus, Lease, ThreadState, TodoItem
 from pes_agent.state.sqlite import SQLiteStore
 from pes_agent.testing import ScriptedCall, ScriptedProvider
 
@@ -356,3 +356,77 @@ async def test_a_run_that_fails_before_its_first_model_call_does_not_keep_the_th
     assert response.status == "success"
     state = await stored(db)
     assert state.title == "retry" and state.lease is None
+
+
+# -- a run known to have ended -------------------------------------------------------------------
+
+
+async def test_recover_continues_a_run_its_worker_reported_ended_though_its_lease_is_fresh(
+    tmp_path: Path,
+) -> None:
+    """A worker gave up on the database after every item was done: it could write neither the answer
+    nor ``stopped``, and its lease is seconds old. The producer knows that run ended (its workflow
+    failed) and names its trace: recover writes the answer instead of refusing until the lease ages."""
+    db = tmp_path / "state.db"
+    store = SQLiteStore(str(db))
+    left = ThreadState(
+        query="what is done",
+        title="ended run",
+        todo_list=[TodoItem(id="s1", description="look it up", status=ItemStatus.COMPLETED, result="found")],
+        lease=Lease(trace_id="ended-trace", owner="another-host:4242", heartbeat=NOW - 1),
+    )
+    try:
+        await store.save(THREAD, left, 0)
+    finally:
+        await store.aclose()
+    provider = ScriptedProvider([ANSWER])
+    art = await create_art_instance(
+        {"storage": {"type": "sqlite", "path": str(db)}, "concurrency": {"leaseTimeoutS": 30}},
+        providers={"scripted": provider},
+        clock=lambda: NOW,
+    )
+    async with art:
+        with pytest.raises(PesAgentError, match="no unfinished run"):
+            await art.resume(THREAD, ended_trace="another-trace")
+        response = await art.resume(THREAD, ended_trace="ended-trace")
+    assert response.status == "success" and response.response == "done"
+    state = await stored(db)
+    assert state.lease is None
+
+
+@pytest.mark.parametrize("lease_left", [True, False])
+async def test_recover_of_a_run_that_had_written_its_answer_returns_it_and_does_not_answer_twice(
+    tmp_path: Path, lease_left: bool
+) -> None:
+    """The database went away after the answer was written: before the state's last save (the lease
+    is still there) or during it (the save committed, the worker never heard: no lease, no
+    ``stopped``). Either way recover gives that answer back rather than answer again or refuse."""
+    db = tmp_path / "state.db"
+    store = SQLiteStore(str(db))
+    left = ThreadState(
+        query="what is done",
+        todo_list=[TodoItem(id="s1", description="look it up", status=ItemStatus.COMPLETED, result="found")],
+        lease=Lease(trace_id="ended-trace", owner="another-host:4242", heartbeat=NOW - 1)
+        if lease_left
+        else None,
+    )
+    try:
+        await store.save(THREAD, left, 0)
+        for role, text in (("user", "what is done"), ("assistant", "It is found.")):
+            await store.append_message(
+                THREAD, HistoryMessage(role=role, content=text, trace_id="ended-trace", timestamp=NOW - 2)
+            )
+    finally:
+        await store.aclose()
+    provider = ScriptedProvider([])
+    art = await create_art_instance(
+        {"storage": {"type": "sqlite", "path": str(db)}, "concurrency": {"leaseTimeoutS": 30}},
+        providers={"scripted": provider},
+        clock=lambda: NOW,
+    )
+    async with art:
+        response = await art.resume(THREAD, ended_trace="ended-trace")
+        roles = [m.role for m in await art.store.messages(THREAD)]
+    assert response.status == "success" and response.response == "It is found."
+    assert provider.calls == [] and roles == ["user", "assistant"]
+    assert (await stored(db)).lease is None

@@ -65,12 +65,18 @@ async def claim(
     *,
     config: ConcurrencyConfig,
     clock: Callable[[], float],
+    ended_trace: str | None = None,
 ) -> tuple[ThreadState, int]:
-    """Take the thread's lease with a compare-and-set save, before any model call."""
+    """Take the thread's lease with a compare-and-set save, before any model call. A lease of the
+    ``ended_trace`` (a run its caller knows has ended) is taken over as a stale one would be."""
     deadline = clock() + config.wait_timeout_s
     while True:
         lease = state.lease if state is not None else None
-        if lease is None or is_stale(lease, now=clock(), timeout_s=config.lease_timeout_s):
+        if (
+            lease is None
+            or lease.trace_id == ended_trace
+            or is_stale(lease, now=clock(), timeout_s=config.lease_timeout_s)
+        ):
             fresh = state or ThreadState()
             fresh.lease = Lease(trace_id=trace_id, owner=owner(), heartbeat=clock())
             fresh.stopped = None  # a run owns the thread now: a stopped one is continued or replaced

@@ -196,6 +196,7 @@ class Producer:
             "trace_id": uuid.uuid4().hex,
             "user_id": user_id,
             "stopped": original if isinstance(original, dict) and original.get("kind") == "process" else None,
+            "ended_trace": original.get("trace_id") if isinstance(original, dict) else None,
         }
         workflow_id = f"{workflow_prefix(thread_id)}recover:{job['trace_id']}"
         return await self._submit(job, workflow_id, provider_of(self.config, None), None)

@@ -284,7 +284,7 @@ async def _recovery(art: ArtInstance, job: dict[str, Any]) -> Callable[[], Await
                 user_id=stopped.get("user_id"),
                 options=stopped.get("options"),
             )
-    return partial(art.resume, thread_id, user_id=user_id)
+    return partial(art.resume, thread_id, user_id=user_id, ended_trace=job.get("ended_trace"))
 
 
 async def _carrier(job: dict[str, Any]) -> str | None:
