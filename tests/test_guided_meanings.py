@@ -272,3 +272,37 @@ def test_the_number_stated_beside_an_arguments_name_is_its_value() -> None:
     part = "Resize batch B7 to 12 portions"
     earlier = EarlierResult(step_id="step_1", description="x", output={"portions": 4}, text="portions: 4")
     assert _step_schema(resize_batch, part, earlier=[earlier])["portions"] == [12]
+
+
+def test_a_context_sentence_names_nothing_to_look_up_and_a_format_picks_its_field() -> None:
+    # "My member" states who the member is; the email is the field named for the argument's format
+    part = "My member is Ada Byron. Invite her to the gala"
+    assert _chain([member_by_name, send_invite], "send_invite", part) == [
+        ("member_by_name", {}),
+        ("send_invite", {"member_email": "0:email"}),
+    ]
+
+
+def test_an_answer_must_state_the_field_the_question_asks_for_not_its_neighbour() -> None:
+    from pes_agent.guided.answer import findings, unstated
+    from pes_agent.state.models import ItemStatus, TodoItem, ToolCallRecord
+
+    item = TodoItem(
+        id="step_1",
+        description="How many calories are in one serving of pad thai",
+        step_type="tool",
+        required_tools=["dish_facts"],
+        status=ItemStatus.COMPLETED,
+        tool_results=[
+            ToolCallRecord(
+                call_id="c1",
+                tool_name="dish_facts",
+                arguments={"dish": "pad thai"},
+                status="success",
+                output={"dish_id": "D-9", "calories_per_serving": 520, "servings": 2},
+            )
+        ],
+    )
+    [found] = findings([item])
+    assert found.text == "520"  # the asked field, not the dish's servings
+    assert unstated("It serves 2.", [found]) == [found] and unstated("About 520 calories.", [found]) == []

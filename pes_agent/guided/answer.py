@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from pes_agent.gate.references import find_references
+from pes_agent.guided.choices import stems
 from pes_agent.guided.grounding import leaves
 from pes_agent.state.models import ItemStatus, TodoItem
 
@@ -54,6 +55,9 @@ def findings(items: Sequence[TodoItem]) -> list[Finding]:
         leaves = [(path, v) for path, v in every if _key(v) not in echoes] or every
         if not leaves:
             continue
+        asked = _asked(leaves, item.description)
+        if asked:  # the part names the fields it asks for: those are what the answer must state
+            every = leaves = asked
         shown = every[:MAX_FINDINGS] if len(every) <= MAX_FINDINGS else leaves[:MAX_FINDINGS]
         text = (
             _value_text(shown[0][1])
@@ -68,6 +72,16 @@ def findings(items: Sequence[TodoItem]) -> list[Finding]:
             )
         )
     return out
+
+
+def _asked(leaves: Sequence[tuple[str, Any]], part: str) -> list[tuple[str, Any]]:
+    """The output fields the part asks for by name: "how many calories are in one serving" asks for
+    ``calories_per_serving``, not the recipe's ``servings`` beside it (the field sharing most of the
+    part's words). Empty when no field's name is in the part."""
+    words = set(stems(part))
+    overlap = {path: len(words & set(stems(path.replace("[0]", " ")))) for path, _ in leaves}
+    best = max(overlap.values(), default=0)
+    return [(path, v) for path, v in leaves if best and overlap[path] == best]
 
 
 def ungrounded(answer: str, query: str, items: Sequence[TodoItem]) -> list[str]:

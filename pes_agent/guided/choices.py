@@ -200,6 +200,11 @@ def lead_scores(part: str, tools: Mapping[str, str]) -> dict[str, int]:
     return {name: len(lead & set(_stem_list(f"{name} {about}"))) for name, about in tools.items()}
 
 
+def last_sentence(part: str) -> str:
+    """The part's ask: its last sentence (``_ask``)."""
+    return _ask(part)
+
+
 def _ask(part: str) -> str:
     """The part's last sentence: context sentences joined before it (``grounding.query_parts``) say
     what the ask is about, not what it asks for."""

@@ -31,7 +31,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from pes_agent.guided.choices import can_ground, meant, stems
+from pes_agent.guided.choices import can_ground, last_sentence, meant, stems
 from pes_agent.guided.grounding import Candidate, explicit_values, grounded_property, text_spans
 from pes_agent.guided.language import language
 from pes_agent.prompts.schemas import inline_refs
@@ -140,11 +140,12 @@ class _Search:
     def __post_init__(self) -> None:
         self.spans = [Candidate(value=s, source="step") for s in text_spans(self.part)]
         self.stated = [Candidate(value=s, source="step") for s in explicit_values(self.part)]
-        # the part's words, and the tools' words it means by words no tool uses ("cost": price)
-        self.asked = frozenset(stems(self.part)) | meant(
-            self.part, (_prepared(t).text for t in self.tools.values())
-        )
-        self.related = frozenset(stems(" ".join(language().of_words(self.part))))
+        # the ask's words (a context sentence before it states, it asks for nothing: "My customer
+        # is Tomas Berg."), and the tools' words it means by words no tool uses ("cost": price);
+        # what it names as something *of* something
+        ask = last_sentence(self.part)
+        self.asked = frozenset(stems(ask)) | meant(ask, (_prepared(t).text for t in self.tools.values()))
+        self.related = frozenset(stems(" ".join(language().of_words(ask))))
 
 
 def implied_steps(
@@ -205,6 +206,8 @@ def _wanted(
     properties: Mapping[str, Any] = schema.get("properties") or {}
     asked, related = search.asked, search.related
     found: list[tuple[int, str, str, str]] = []
+    by_format: set[str] = set()
+    fits_format: set[tuple[str, str, str]] = set()
     required = [a for a in schema.get("required") or () if isinstance(properties.get(a), Mapping)]
     for argument in required:
         prop = properties[argument]
@@ -253,6 +256,12 @@ def _wanted(
                         + len(tool.about & asked)
                     )
                     found.append((score, argument, producer, path))
+                    if formatted & words:
+                        by_format.add(argument)
+                        fits_format.add((argument, producer, path))
+    # an argument with a format that some field is named for takes only such a field (an email, not
+    # the customer id beside it, whatever else the request's words say)
+    found = [f for f in found if f[1] not in by_format or (f[1], f[2], f[3]) in fits_format]
     found.sort(key=lambda f: -f[0])
     bound: set[str] = set()
     filled: set[tuple[str, str]] = set()
