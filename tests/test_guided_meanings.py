@@ -306,3 +306,6 @@ def test_an_answer_must_state_the_field_the_question_asks_for_not_its_neighbour(
     [found] = findings([item])
     assert found.text == "520"  # the asked field, not the dish's servings
     assert unstated("It serves 2.", [found]) == [found] and unstated("About 520 calories.", [found]) == []
+    # an instruction's words are its action, not the fields it wants: every finding stays
+    ordered = item.model_copy(update={"description": "Order the calories per serving of pad thai"})
+    assert findings([ordered])[0].text == "dish_id: D-9, calories_per_serving: 520, servings: 2"

@@ -19,6 +19,7 @@ from typing import Any
 from pes_agent.gate.references import find_references
 from pes_agent.guided.choices import stems
 from pes_agent.guided.grounding import leaves
+from pes_agent.guided.language import language
 from pes_agent.state.models import ItemStatus, TodoItem
 
 __all__ = ["Finding", "findings", "not_found", "plain_statement", "ungrounded", "unstated"]
@@ -55,8 +56,8 @@ def findings(items: Sequence[TodoItem]) -> list[Finding]:
         leaves = [(path, v) for path, v in every if _key(v) not in echoes] or every
         if not leaves:
             continue
-        asked = _asked(leaves, item.description)
-        if asked:  # the part names the fields it asks for: those are what the answer must state
+        asked = _asked(leaves, item.description) if language().is_question(item.description) else []
+        if asked:  # the question names the fields it asks for: those are what the answer must state
             every = leaves = asked
         shown = every[:MAX_FINDINGS] if len(every) <= MAX_FINDINGS else leaves[:MAX_FINDINGS]
         text = (
@@ -75,9 +76,10 @@ def findings(items: Sequence[TodoItem]) -> list[Finding]:
 
 
 def _asked(leaves: Sequence[tuple[str, Any]], part: str) -> list[tuple[str, Any]]:
-    """The output fields the part asks for by name: "how many calories are in one serving" asks for
-    ``calories_per_serving``, not the recipe's ``servings`` beside it (the field sharing most of the
-    part's words). Empty when no field's name is in the part."""
+    """The output fields a question asks for by name: "how many calories are in one serving" asks
+    for ``calories_per_serving``, not the recipe's ``servings`` beside it (the field sharing most of
+    the part's words). Empty when no field's name is in the part. Only for questions: an instruction's
+    words are its action ("Order 2 ..." names ``order_id`` but wants the order's total too)."""
     words = set(stems(part))
     overlap = {path: len(words & set(stems(path.replace("[0]", " ")))) for path, _ in leaves}
     best = max(overlap.values(), default=0)
