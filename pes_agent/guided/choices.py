@@ -18,7 +18,7 @@ from jsonschema import Draft202012Validator
 from pes_agent.guided.arithmetic import named_operation, operation_verbs, operation_words
 from pes_agent.guided.grounding import Candidate, composable, grounded_property, text_spans
 from pes_agent.guided.language import language
-from pes_agent.guided.language.en import NUMBER_WORDS, STOPWORDS, TOOL_STOPWORDS
+from pes_agent.guided.language.en import NUMBER_WORDS, SOURCE_WORDS, STOPWORDS, TOOL_STOPWORDS
 from pes_agent.guided.quotes import without_quotes
 
 __all__ = [
@@ -177,7 +177,9 @@ def tool_scores(
     subtracts; "work out 144 divided by 12" divides, whatever works on work orders), and so does
     each of the tool's ``options`` (``tool_options``) the part names: a value the tool takes."""
     words = _stem_list(without_quotes(part))
-    lead = set(_stem_list(without_quotes(_ask(part)))[:1]) | set(_stem_list(" ".join(operation_verbs(part))))
+    lead = set(_stem_list(without_quotes(last_sentence(part)))[:1]) | set(
+        _stem_list(" ".join(operation_verbs(part)))
+    )
     words += _stem_list(" ".join(operation_words(part)))
     near = meanings(part, (f"{n} {about} {(options or {}).get(n, '')}" for n, about in tools.items()))
     scores = {}
@@ -196,16 +198,13 @@ def tool_scores(
 def lead_scores(part: str, tools: Mapping[str, str]) -> dict[str, int]:
     """How many of the part's lead words (its first content word, the arithmetic it names) each
     tool's own name and description hold: what the part asks for, before what it says about it."""
-    lead = set(_stem_list(without_quotes(_ask(part)))[:1]) | set(_stem_list(" ".join(operation_verbs(part))))
+    lead = set(_stem_list(without_quotes(last_sentence(part)))[:1]) | set(
+        _stem_list(" ".join(operation_verbs(part)))
+    )
     return {name: len(lead & set(_stem_list(f"{name} {about}"))) for name, about in tools.items()}
 
 
 def last_sentence(part: str) -> str:
-    """The part's ask: its last sentence (``_ask``)."""
-    return _ask(part)
-
-
-def _ask(part: str) -> str:
     """The part's last sentence: context sentences joined before it (``grounding.query_parts``) say
     what the ask is about, not what it asks for."""
     return re.split(r"[.!?;]\s+", part.strip())[-1]
@@ -302,13 +301,12 @@ def _suffix_unit(options: Sequence[Any], field: str) -> list[Any]:
     return found if len(found) == 1 else []
 
 
-_SOURCE = frozenset({"from", "source"})
-
-
 def is_source(name: str) -> bool:
     """An argument named for where a value comes from (``from_unit``, ``sourceCurrency``): of a pair
     of arguments sharing one set of options, the one a value is converted from."""
-    return bool(_SOURCE & set(re.findall(r"[a-z]+", re.sub(r"([a-z])([A-Z])", r"\1 \2", name).casefold())))
+    return bool(
+        SOURCE_WORDS & set(re.findall(r"[a-z]+", re.sub(r"([a-z])([A-Z])", r"\1 \2", name).casefold()))
+    )
 
 
 def source_taken(schema: Mapping[str, Any], name: str, text: str) -> list[Any]:

@@ -14,11 +14,11 @@ from collections.abc import Collection, Mapping
 from typing import Any
 
 from pes_agent.guided.choices import stems
+from pes_agent.guided.language.en import GENERIC_NAME_WORDS
 
 __all__ = ["settle_free", "stated_for"]
 
-GENERIC = frozenset(stems("name id value text number code key type"))
-"""Words of argument names that say nothing about which value they take."""
+GENERIC = frozenset(stems(" ".join(GENERIC_NAME_WORDS)))
 
 
 def settle_free(

@@ -16,10 +16,12 @@ from pes_agent.guided.language.similar import similar_words
 __all__ = [
     "CLAUSE_BREAK",
     "CONJOINED",
+    "GENERIC_NAME_WORDS",
     "ENGLISH",
     "LEADING_CONNECTIVE",
     "RELATING",
     "SEVERAL",
+    "SOURCE_WORDS",
     "STOPWORDS",
     "TOOL_STOPWORDS",
     "English",
@@ -201,6 +203,13 @@ NUMBER_WORDS = frozenset(
 )
 """Numbers in words: amounts a request states, never what a tool is for (word vectors put "three"
 next to "multiply")."""
+
+
+SOURCE_WORDS = frozenset({"from", "source"})
+"""Words of an argument name for where a value comes from (``from_unit``, ``sourceCurrency``)."""
+
+GENERIC_NAME_WORDS = frozenset({"name", "id", "value", "text", "number", "code", "key", "type"})
+"""Words of argument names that say nothing about which value they take."""
 
 
 SEVERAL = re.compile(r"\b(?:them|both|together|the two|each of)\b", re.IGNORECASE)
