@@ -1,4 +1,5 @@
-"""Plumbing the benchmark scripts share: where the repo is, the offline tokenizer cache, plain tables.
+"""Plumbing the benchmark scripts share: where the repo is, the offline tokenizer cache, plain tables,
+the load average sampled through a run, the commit a run measured, fixed samples without randomness.
 
 Benchmarks print reports for people to read in a terminal or paste into an issue, so tables are
 fixed-width text rather than anything that needs a renderer.
@@ -6,9 +7,15 @@ fixed-width text rather than anything that needs a renderer.
 
 from __future__ import annotations
 
+import math
 import os
+import subprocess
+import threading
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TypeVar
+
+T = TypeVar("T")
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 SHARED_TIKTOKEN = REPO_ROOT.parent / "shared" / "tiktoken"
@@ -39,3 +46,80 @@ def format_table(headers: Sequence[str], rows: Sequence[Sequence[str]], align: s
 
     rule = "  ".join("-" * width for width in widths)
     return "\n".join([line(headers), rule, *(line(row) for row in rows)])
+
+
+def load_average() -> list[float] | None:
+    """The 1, 5 and 15 minute load averages: wall times mean little on a machine busy with other work."""
+    try:
+        return [round(x, 2) for x in os.getloadavg()]
+    except OSError:
+        return None
+
+
+class LoadSampler:
+    """The 1-minute load average every ``every_s`` seconds while the benchmark runs."""
+
+    def __init__(self, every_s: float = 15.0) -> None:
+        self.samples: list[float] = []
+        self._every = every_s
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def _run(self) -> None:
+        while True:
+            load = load_average()
+            if load:
+                self.samples.append(load[0])
+            if self._stop.wait(self._every):
+                return
+
+    def __enter__(self) -> LoadSampler:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join()
+
+    def summary(self) -> dict[str, float | int | None]:
+        """Mean and max of the samples, and how many there were (as a result file records them)."""
+        samples = self.samples
+        return {
+            "mean": round(sum(samples) / len(samples), 2) if samples else None,
+            "max": round(max(samples), 2) if samples else None,
+            "samples": len(samples),
+        }
+
+
+def git_commit() -> str:
+    """The short commit the run measured, marked when ``pes_agent/`` has uncommitted changes."""
+    try:
+        out = subprocess.run(
+            ["git", "-C", str(REPO_ROOT), "rev-parse", "--short", "HEAD"], capture_output=True, text=True
+        )
+        dirty = subprocess.run(
+            ["git", "-C", str(REPO_ROOT), "status", "--porcelain", "pes_agent"],
+            capture_output=True,
+            text=True,
+        )
+    except OSError:
+        return "unknown"
+    return out.stdout.strip() + (" (pes_agent modified)" if dirty.stdout.strip() else "") or "unknown"
+
+
+def evenly_spaced(items: Sequence[T], k: int) -> list[T]:
+    """``k`` of ``items`` spread evenly, without randomness: the middle of each of ``k`` equal slices
+    (all of them when ``k`` is at least their number)."""
+    if k >= len(items):
+        return list(items)
+    return [items[math.floor((i + 0.5) * len(items) / k)] for i in range(k)]
+
+
+def share(part: int, whole: int) -> str:
+    """``part/whole (percent)``, as the result tables show a count."""
+    return f"{part}/{whole} ({part / whole:.0%})" if whole else "0/0"
+
+
+def seconds_text(value: float | None) -> str:
+    """A wall time for a table, ``-`` when nothing finished."""
+    return "-" if value is None else f"{value:.1f} s"

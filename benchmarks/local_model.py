@@ -68,7 +68,7 @@ _ROOT = str(Path(__file__).resolve().parents[1])
 if _ROOT not in sys.path:  # run as a script: make `pes_agent` and `benchmarks` importable
     sys.path.insert(0, _ROOT)
 
-from benchmarks._common import format_table
+from benchmarks._common import format_table, load_average, share
 from benchmarks.implied_tools import IMPLIED_TOOLS, IMPLIED_TOOLS_2
 from benchmarks.implied_tools_3 import IMPLIED_TOOLS_3
 from benchmarks.implied_tools_4 import IMPLIED_TOOLS_4
@@ -475,10 +475,6 @@ class Target:
     figure: Callable[[Summary], str]
 
 
-def _share(part: int, whole: int) -> str:
-    return f"{part}/{whole} ({part / whole:.0%})" if whole else "0/0"
-
-
 def _wall(s: Summary) -> str:
     return "-" if s.mean_wall_s is None else f"{s.mean_wall_s:.1f} s"
 
@@ -488,13 +484,13 @@ TARGETS = (
         "right tools in plans",
         ">= 80 %",
         met=lambda s: s.plans_right >= 0.8 * s.runs,
-        figure=lambda s: _share(s.plans_right, s.runs),
+        figure=lambda s: share(s.plans_right, s.runs),
     ),
     Target(
         "fully right",
         ">= 60 %",
         met=lambda s: s.fully_right >= 0.6 * s.runs,
-        figure=lambda s: _share(s.fully_right, s.runs),
+        figure=lambda s: share(s.fully_right, s.runs),
     ),
     Target(
         "invalid calls executed",
@@ -537,7 +533,7 @@ def summary_table(summaries: Sequence[Summary]) -> str:
     for target in TARGETS:
         cells = [f"{target.figure(s)}{'' if target.met(s) else '  MISS'}" for s in summaries]
         rows.append([target.measure, target.shown, *cells])
-    rows.append(["expected calls made", "", *(_share(s.calls_matched, s.calls_expected) for s in summaries)])
+    rows.append(["expected calls made", "", *(share(s.calls_matched, s.calls_expected) for s in summaries)])
     cpu = ["-" if s.mean_cpu_s is None else f"{s.mean_cpu_s:.1f} s" for s in summaries]
     rows.append(["mean CPU per task", "", *cpu])
     headers = ["measure", "target", *(s.setting for s in summaries)]
@@ -662,14 +658,6 @@ def markdown(run: Mapping[str, Any], tasks: Sequence[Task], outcomes: Sequence[O
             lines.append(f"- invalid calls executed: {'; '.join(o.invalid_executed)}")
         lines += [f"- answer: {json.dumps(o.answer, ensure_ascii=False)}", ""]
     return "\n".join(lines)
-
-
-def load_average() -> list[float] | None:
-    """The 1, 5 and 15 minute load averages: wall times mean little on a machine busy with other work."""
-    try:
-        return [round(x, 2) for x in os.getloadavg()]
-    except OSError:
-        return None
 
 
 def machine() -> dict[str, Any]:

@@ -72,9 +72,7 @@ import json
 import math
 import re
 import statistics
-import subprocess
 import sys
-import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -88,10 +86,17 @@ if _ROOT not in sys.path:  # run as a script: make `pes_agent` and `benchmarks` 
 
 from jsonschema import Draft202012Validator
 
-from benchmarks._common import format_table
+from benchmarks._common import (
+    LoadSampler,
+    evenly_spaced,
+    format_table,
+    git_commit,
+    load_average,
+    seconds_text,
+    share,
+)
 from benchmarks.local_model import (
     RESULT_PREFIX,
-    load_average,
     machine,
     provider_config,
     run_config,
@@ -191,8 +196,7 @@ def stratified_sample(requests: Sequence[Request], size: int) -> list[Request]:
         counts[s] += 1
     chosen: list[Request] = []
     for s, rs in by_source.items():
-        k = counts[s]
-        chosen += [rs[math.floor((i + 0.5) * len(rs) / k)] for i in range(k)]
+        chosen += evenly_spaced(rs, counts[s])
     return chosen
 
 
@@ -832,32 +836,6 @@ def _progress(o: Outcome, done: int, total: int) -> None:
     )
 
 
-class LoadSampler:
-    """The 1-minute load average every ``every_s`` seconds while the benchmark runs."""
-
-    def __init__(self, every_s: float = 15.0) -> None:
-        self.samples: list[float] = []
-        self._every = every_s
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, daemon=True)
-
-    def _run(self) -> None:
-        while True:
-            load = load_average()
-            if load:
-                self.samples.append(load[0])
-            if self._stop.wait(self._every):
-                return
-
-    def __enter__(self) -> LoadSampler:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._stop.set()
-        self._thread.join()
-
-
 # --- the report ---------------------------------------------------------------------------------------
 
 
@@ -898,27 +876,19 @@ def summarize(group: str, outcomes: Sequence[Outcome]) -> Summary:
     )
 
 
-def _share(part: int, whole: int) -> str:
-    return f"{part}/{whole} ({part / whole:.0%})" if whole else "0/0"
-
-
-def _seconds(value: float | None) -> str:
-    return "-" if value is None else f"{value:.1f} s"
-
-
 ROWS: tuple[tuple[str, Callable[[Summary], str]], ...] = (
     ("requests", lambda s: str(s.requests)),
     ("function-name F1", lambda s: f"{s.function_f1:.2f}"),
     ("parameter F1", lambda s: f"{s.parameter_f1:.2f}"),
     ("partial sequence accuracy", lambda s: f"{s.partial:.0%}"),
-    ("full sequence accuracy", lambda s: _share(s.full, s.requests)),
-    ("said success", lambda s: _share(s.success, s.requests)),
-    ("success while wrong", lambda s: _share(s.success_while_wrong, s.requests)),
+    ("full sequence accuracy", lambda s: share(s.full, s.requests)),
+    ("said success", lambda s: share(s.success, s.requests)),
+    ("success while wrong", lambda s: share(s.success_while_wrong, s.requests)),
     ("crashes", lambda s: str(s.crashes)),
     ("timeouts", lambda s: str(s.timeouts)),
     ("unreachable with the specs", lambda s: str(s.unreachable)),
-    ("mean wall per request", lambda s: _seconds(s.mean_wall_s)),
-    ("median wall per request", lambda s: _seconds(s.median_wall_s)),
+    ("mean wall per request", lambda s: seconds_text(s.mean_wall_s)),
+    ("median wall per request", lambda s: seconds_text(s.median_wall_s)),
 )
 
 
@@ -1039,19 +1009,6 @@ def select(requests: Sequence[Request], args: argparse.Namespace) -> tuple[list[
     return chosen, f"{how}: {', '.join(r.id for r in chosen)}"
 
 
-def _commit() -> str:
-    try:
-        out = subprocess.run(
-            ["git", "-C", _ROOT, "rev-parse", "--short", "HEAD"], capture_output=True, text=True
-        )
-        dirty = subprocess.run(
-            ["git", "-C", _ROOT, "status", "--porcelain", "pes_agent"], capture_output=True, text=True
-        )
-    except OSError:
-        return "unknown"
-    return out.stdout.strip() + (" (pes_agent modified)" if dirty.stdout.strip() else "") or "unknown"
-
-
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--sample", type=int, default=0, help="a fixed stratified sample of N requests")
@@ -1093,7 +1050,7 @@ def main(argv: list[str] | None = None) -> int:
         "date": time.strftime("%Y-%m-%d %H:%M:%S UTC", now),
         "stamp": time.strftime("%Y%m%dT%H%M%SZ", now),
         "command": " ".join(["python benchmarks/nestful.py", *(argv if argv is not None else sys.argv[1:])]),
-        "commit": _commit(),
+        "commit": git_commit(),
         "machine": machine(),
         "model": f"{gguf.name} ({args.model_path or provider_config(config).model_package})",
         "provider": config["providers"]["local"],
@@ -1105,12 +1062,7 @@ def main(argv: list[str] | None = None) -> int:
     with LoadSampler() as sampler:
         outcomes = run_all(requests, child_command(args.threads or None, args.model_path), args.timeout)
     run["machine"]["load_average_after"] = load_average()
-    samples = sampler.samples
-    run["load"] = {
-        "mean": round(statistics.mean(samples), 2) if samples else None,
-        "max": round(max(samples), 2) if samples else None,
-        "samples": len(samples),
-    }
+    run["load"] = sampler.summary()
     text = report(run, outcomes)
     json_path, md_path = save(run, outcomes, text, args.out_dir, args.label)
     print(json_path.read_text(encoding="utf-8") if args.json else text)
