@@ -22,9 +22,9 @@ from pes_agent.guided.grounding import (
     grounded_property,
     holds_data,
     output_candidates,
-    query_parts,
     text_spans,
 )
+from pes_agent.guided.parts import query_parts
 from pes_agent.guided.prompts import (
     EarlierResult,
     build_guided_planning,

@@ -18,8 +18,9 @@ from pes_agent import create_art_instance
 from pes_agent.events import Event, EventType
 from pes_agent.guided.choices import enum_choices, introduced_choice
 from pes_agent.guided.dataflow import ToolShape, implied_steps
-from pes_agent.guided.grounding import Candidate, grounded_property, query_parts, text_spans
+from pes_agent.guided.grounding import Candidate, grounded_property, text_spans
 from pes_agent.guided.language import language
+from pes_agent.guided.parts import query_parts
 from pes_agent.guided.prompts import guided_plan_schema
 from pes_agent.llm.llamacpp_load import default_threads
 from pes_agent.testing import ScriptedProvider

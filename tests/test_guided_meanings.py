@@ -309,3 +309,76 @@ def test_an_answer_must_state_the_field_the_question_asks_for_not_its_neighbour(
     # an instruction's words are its action, not the fields it wants: every finding stays
     ordered = item.model_copy(update={"description": "Order the calories per serving of pad thai"})
     assert findings([ordered])[0].text == "dish_id: D-9, calories_per_serving: 520, servings: 2"
+
+
+@tool
+def split_fare(fare_total: float, tip_percent: float, riders: int) -> Slot:
+    """Split a taxi fare between riders, tip included."""
+    raise NotImplementedError
+
+
+@tool
+def print_label(caption: str, color: str) -> Slot:
+    """Print a shipping label."""
+    raise NotImplementedError
+
+
+@tool
+def lock_locker(passcode: str) -> Slot:
+    """Lock a parcel locker."""
+    raise NotImplementedError
+
+
+def test_a_number_given_after_an_arguments_name_is_its_own_and_no_other_arguments() -> None:
+    options = _step_schema(split_fare, "Split a fare total of $1,240.50 between 3 riders with a tip of 15%")
+    assert options["fare_total"] == [1240.5] and options["tip_percent"] == [15] and options["riders"] == [3]
+    # a number named for no argument is offered to each, but one named for another is not
+    options = _step_schema(split_fare, "Split the fare: total 64, 3 riders, 10 as tip")
+    assert options["fare_total"] == [64] and 64 not in options["tip_percent"]
+
+
+def test_quoted_text_after_an_arguments_name_is_that_arguments() -> None:
+    options = _step_schema(print_label, "Print a label in the color 'teal' with the caption 'Fragile: glass'")
+    assert options == {"caption": ["Fragile: glass"], "color": ["teal"]}
+
+
+def test_an_apostrophe_opens_no_quotation() -> None:
+    options = _step_schema(lock_locker, "Lock the courier's locker with the passcode 'K9-22'")
+    assert options == {"passcode": ["K9-22"]}
+
+
+def test_a_word_of_the_arguments_own_name_is_not_its_value() -> None:
+    options = _step_schema(print_label, "Print the caption Fragile on a label")
+    assert "caption" not in [o.casefold() for o in options["caption"]] and "Fragile" in options["caption"]
+
+
+def test_and_before_a_verb_a_tool_begins_with_is_a_new_part() -> None:
+    from pes_agent.guided.parts import action_words, query_parts
+
+    actions = action_words(
+        [("ferry_lookup", "Find ferries between two ports."), ("Ferries.ReserveSeats", "Reserve seats on a ferry.")]
+    )
+    assert query_parts("Find a ferry from Split to Hvar and reserve two seats for us", actions) == (
+        "Find a ferry from Split to Hvar",
+        "reserve two seats for us",
+    )
+    assert query_parts("Find ferries between Split and Hvar, Korcula and Vis", actions) == (
+        "Find ferries between Split and Hvar, Korcula and Vis",
+    )
+    assert query_parts("Find a ferry from Split to Hvar and reserve two seats") != query_parts(
+        "Find a ferry from Split to Hvar and reserve two seats", actions
+    )  # without the tools, no verb is known
+
+
+@tool
+def push_deadline(deadline: str, days: int) -> Slot:
+    """Move a deadline later by a number of days."""
+    raise NotImplementedError
+
+
+def test_a_date_beside_an_arguments_name_gives_it_no_number() -> None:
+    from pes_agent.guided.prompts import EarlierResult
+
+    earlier = EarlierResult(step_id="step_1", description="x", output={"gap": 12}, text="gap: 12")
+    options = _step_schema(push_deadline, "Push that many days to 2026-03-01", earlier=[earlier])
+    assert 2026 not in options["days"] and 12 in options["days"]

@@ -474,7 +474,7 @@ def test_a_requests_texts_ranked_together_are_ranked_as_the_plain_fusion_ranks_e
     every hit, score and tie must be what ``fuse`` (reciprocal ranks, written plainly) makes of each
     text's BM25 and cosine rankings, with every tool allowed and with some left out."""
     from benchmarks.retrieval_compound import COMPOUND
-    from pes_agent.guided.grounding import query_parts
+    from pes_agent.guided.parts import query_parts
     from pes_agent.tools.meaning import BuiltinEmbedder
     from pes_agent.tools.semantic import LEXICAL_POOL, fuse
 

@@ -36,6 +36,10 @@ class FreeForm:
     ) -> None:
         loop.messages.append(Message(role="user", content=after_calls_text(ctx, loop, results, corrections)))
 
+    def unmet(self, ctx: RunContext) -> list[str]:
+        """Nothing: a capable model may answer from what it knows, without a call for every value."""
+        return []
+
     async def answer(self, ctx: RunContext, history: Sequence[HistoryTurn], *, status: str) -> ParsedAnswer:
         return await free_form_answer(ctx, history)
 

@@ -36,13 +36,16 @@ def next_ready(items: Sequence[TodoItem]) -> TodoItem | None:
     return None
 
 
-def run_status(items: Sequence[TodoItem], unplanned: Sequence[str] = ()) -> RunStatus:
+def run_status(
+    items: Sequence[TodoItem], unplanned: Sequence[str] = (), unmet: Sequence[str] = ()
+) -> RunStatus:
     """``success`` only when every item completed, every tool step ran its required tools (a step
-    closed without them, under advisory validation, is work not done) and no part of the request
-    that asks something was left without a step (``unplanned``)."""
+    closed without them, under advisory validation, is work not done), no part of the request
+    that asks something was left without a step (``unplanned``) and the calls left nothing of the
+    request undone (``unmet``, the strategy's reading)."""
     done = all(it.status is ItemStatus.COMPLETED for it in items)
     skipped = any(it.is_tool_step and it.validation_status == "failed" for it in items)
-    return "success" if done and not skipped and not unplanned else "partial"
+    return "success" if done and not skipped and not unplanned and not unmet else "partial"
 
 
 async def execute_items(ctx: RunContext) -> ItemOutcome:
@@ -123,7 +126,7 @@ async def _run_phases(
         if outcome is not ItemOutcome.DONE:
             await save_and_release(ctx)
             return paused_response(ctx)
-        status = run_status(ctx.state.todo_list, ctx.state.unplanned)
+        status = run_status(ctx.state.todo_list, ctx.state.unplanned, ctx.strategy.unmet(ctx))
         with phase_span(ctx, "synthesis"):
             answer = await run_synthesis(ctx, history, status=status)
     except PhaseFailure as failure:
@@ -180,7 +183,7 @@ async def recorded_answer(store: StateStore, thread_id: str, trace_id: str | Non
 
 
 async def _finish_recorded(ctx: RunContext, text: str) -> AgentFinalResponse:
-    status = run_status(ctx.state.todo_list, ctx.state.unplanned)
+    status = run_status(ctx.state.todo_list, ctx.state.unplanned, ctx.strategy.unmet(ctx))
     await save_and_release(ctx)
     await ctx.emit(EventType.FINAL_RESPONSE, {"response": text, "status": status, "ui_metadata": None})
     return respond(ctx, text, status)

@@ -20,7 +20,7 @@ from pes_agent.agent.views import results_before
 from pes_agent.config import RetrievalConfig
 from pes_agent.errors import ParseError
 from pes_agent.events import EventType
-from pes_agent.guided.grounding import query_parts
+from pes_agent.guided.parts import query_parts
 from pes_agent.llm.parser import parse_plan
 from pes_agent.llm.plans import find_tools_request
 from pes_agent.llm.replies import ParsedPlan, ParseWarning

@@ -40,6 +40,11 @@ class Strategy(Protocol):
         """What the next turn is told after calls that did not end the step."""
         ...
 
+    def unmet(self, ctx: RunContext) -> list[str]:
+        """What the run's calls left of the request undone, each in a sentence; a run with any ends
+        ``partial`` (its steps may all have completed)."""
+        ...
+
     async def answer(self, ctx: RunContext, history: Sequence[HistoryTurn], *, status: str) -> ParsedAnswer:
         """The run's answer, written from what the steps found."""
         ...

@@ -18,7 +18,7 @@ from typing import Any, Literal
 
 from pes_agent.config.retrieval import RetrievalConfig
 from pes_agent.guided.arithmetic import operation_words
-from pes_agent.guided.grounding import query_parts
+from pes_agent.guided.parts import query_parts
 from pes_agent.tools.finder import ToolFinder
 from pes_agent.tools.index import EXTRA_HINT, Hits, ToolHit, hit_names
 from pes_agent.tools.semantic import Searcher

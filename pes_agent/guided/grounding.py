@@ -4,8 +4,6 @@ A 135M-parameter model under a grammar writes well-formed JSON, but what it writ
 from the prompt's hints or invented. It is good at one thing: picking among a few options it can
 see. This module finds those options, purely from text and data:
 
-- the *parts* of a query (clauses split at sentence ends and sequencing words: "then", "after
-  that", "finally", ";"), so a plan is one choice of tool per part;
 - the *spans* of a text a value can be copied from: quoted text, dates, numbers, capitalised names
   and content words;
 - the *leaves* of earlier tool outputs (numbers, short strings), each also reachable as a
@@ -29,16 +27,12 @@ from jsonschema import Draft202012Validator
 from referencing.exceptions import Unresolvable
 
 from pes_agent.gate.references import reference_text
-from pes_agent.guided.arithmetic import Operation, named_operation
+from pes_agent.guided.arithmetic import Operation
 from pes_agent.guided.language import language
 from pes_agent.guided.language.en import (
-    CLAUSE_BREAK,
-    CONJOINED,
-    LEADING_CONNECTIVE,
-    RELATING,
     STOPWORDS,
 )
-from pes_agent.guided.quotes import mask_quotes, unmask
+from pes_agent.guided.quotes import mask_quotes
 from pes_agent.llm.composition import COMPOSED_LEFT, COMPOSED_OF, COMPOSED_OPS, COMPOSED_RIGHT, COMPOSED_TWICE
 
 __all__ = [
@@ -51,12 +45,10 @@ __all__ = [
     "holds_data",
     "leaves",
     "output_candidates",
-    "query_parts",
+    "stated_names",
     "text_spans",
 ]
 
-MAX_PARTS = 6
-"""A query split into more parts than this is planned as its first parts plus one remainder."""
 MAX_CANDIDATES = 24
 """Options offered for one value: enough for any clause, few enough to choose among."""
 MAX_LIST_ITEMS = 3
@@ -65,7 +57,7 @@ LONG_VALUE = 80
 """An earlier result longer than this (in characters) is offered as its ``$step.path`` reference."""
 
 _DATE = re.compile(r"\b\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2})?)?\b")
-_NUMBER = re.compile(r"(?<![\w.])-?\d+(?:[.,]\d+)*(?:\.\d+)?(?![\w])")
+_NUMBER = re.compile(r"(?<![\w.])(?<![^\W\d_]-)-?\d+(?:[.,]\d+)*(?:\.\d+)?(?![\w])")
 _WORD = re.compile(r"[^\W\d_][\w'-]*")
 _ADDRESS = re.compile(r"\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+|\bhttps?://[^\s'\"<>]+", re.IGNORECASE)
 """An email address or a URL: one value, never its words."""
@@ -81,60 +73,6 @@ class Candidate:
     """Where it was seen: ``query``, ``step`` (this step's part of the query) or a step id."""
     path: str = ""
     """For an earlier output's leaf, its path there (``words``, ``results[0].url``)."""
-
-
-def query_parts(query: str) -> tuple[str, ...]:
-    """The query's clauses in order ("Compute 12 * 7, then count ..." → two parts).
-
-    Quoted text is never split. A query of one clause is one part.
-    """
-    masked, quotes = mask_quotes(query.strip())
-    parts = []
-    for raw in CLAUSE_BREAK.split(masked):
-        part = LEADING_CONNECTIVE.sub("", raw.strip(" ,")).strip(" ,")
-        parts += [unmask(p, quotes) for p in _conjoined(part)] if part else []
-    parts = _with_context(parts)
-    if len(parts) > MAX_PARTS:
-        parts = [*parts[: MAX_PARTS - 1], " ".join(parts[MAX_PARTS - 1 :])]
-    return tuple(parts) or (query.strip(),)
-
-
-def _with_context(parts: list[str]) -> list[str]:
-    """Sentences that only give context joined to the ask they serve: "A tent weighs 4 pounds.
-    Convert that to kilograms." is one part holding its values, not a step for the statement; "Our
-    team flies to Portugal next week. What is the weather in its capital?" keeps the country beside
-    the question. Context after the last ask joins that ask."""
-    out: list[str] = []
-    pending: list[str] = []
-    for part in parts:
-        if language().is_context(part):
-            pending.append(part)
-            continue
-        out.append(". ".join([*pending, part]))
-        pending = []
-    if pending and out:
-        out[-1] = ". ".join([out[-1], *pending])
-    elif pending:
-        out = [". ".join(pending)]
-    return out
-
-
-CONJOINED_MAX = 200
-"""The longest part read as one action on two objects (the longest such ask is a line); a longer
-one is a pasted text, and ``CONJOINED`` takes time growing with the square of what it reads."""
-
-
-def _conjoined(part: str) -> list[str]:
-    """A part that does one thing to two objects, each introduced by the same words, as two parts
-    ("look up the price of a notebook", "look up the price of a pen"): one step calls a tool once,
-    and a small model given both in one step looked up the first twice. Not arithmetic ("add the
-    price of a lamp and the price of a chair" is one sum of two values), nor an action relating the
-    two (``RELATING``)."""
-    match = CONJOINED.match(part) if len(part) <= CONJOINED_MAX and not RELATING.search(part) else None
-    if match is None or named_operation(match["verb"]) is not None:
-        return [part]
-    verb, head = match["verb"], match["head"]
-    return [f"{verb} {head} {match['first']}", f"{verb} {head} {match['second']}"]
 
 
 def explicit_values(text: str) -> list[str]:
@@ -155,6 +93,9 @@ def _stated(text: str) -> tuple[list[str], str]:
     for day in language().dates(plain):
         found += [day.text, day.iso]
         plain = plain.replace(day.text, " ")
+    for time in language().times(plain):
+        found.append(time)
+        plain = plain.replace(time, " ", 1)
     found += [m.group(0) for m in _NUMBER.finditer(plain)]
     return found, plain
 
@@ -168,8 +109,8 @@ def text_spans(text: str, actions: Collection[str] = ()) -> list[str]:
     not its data: no such word is offered ("Email", "subject" for an email tool), and a name run that
     opens the sentence with one ("Email Omar Haddad") starts after it."""
     found, plain = _stated(text)
-    names = [_name(m, plain, actions) for m in _CAPITALISED.finditer(plain) if _is_name(m, plain)]
-    found.extend(n for n in names if n)
+    names = _names(plain, actions)
+    found.extend(names)
     inside = {w for n in names if len(n.split()) > 1 for w in n.split()}
     found.extend(
         w
@@ -180,6 +121,17 @@ def text_spans(text: str, actions: Collection[str] = ()) -> list[str]:
         and language().stem(w.casefold()) not in actions
     )
     return list(dict.fromkeys(s.strip() for s in found if s.strip()))
+
+
+def stated_names(text: str, actions: Collection[str] = ()) -> list[str]:
+    """The names a text writes (capitalised runs that are not a sentence's first word), outside
+    its quotes, addresses, dates and numbers; ``actions`` as in ``text_spans``."""
+    return _names(_stated(text)[1], actions)
+
+
+def _names(plain: str, actions: Collection[str]) -> list[str]:
+    names = [_name(m, plain, actions) for m in _CAPITALISED.finditer(plain) if _is_name(m, plain)]
+    return [n for n in names if n]
 
 
 def _name(match: re.Match[str], text: str, actions: Collection[str]) -> str:

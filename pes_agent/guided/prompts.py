@@ -43,7 +43,7 @@ from pes_agent.guided.grounding import (
     text_spans,
 )
 from pes_agent.guided.language.en import SEVERAL
-from pes_agent.guided.pairs import settle_free, stated_for
+from pes_agent.guided.pairs import introduced_values, settle_free, stated_for
 from pes_agent.guided.quotes import without_quotes
 from pes_agent.llm.markers import sanitize_user_text
 from pes_agent.llm.types import Message, PromptRequest
@@ -252,6 +252,7 @@ def guided_arguments_schema(
         if isinstance(properties[n], Mapping)
     }
     narrowed = {}
+    claimed: dict[str, list[Any]] = {}
     for name in names:
         schema = properties[name] if isinstance(properties[name], Mapping) else {}
         taken = [v for other, v in introduced.items() if other != name and v is not None]
@@ -266,8 +267,13 @@ def guided_arguments_schema(
         stated = stated_for(name, part) if _numeric(schema) else None
         if own is None and stated is not None:
             own = stated
+            claimed[name] = [stated]
+        given = _given(schema, name, part) if own is None else None
+        if given is not None:
+            claimed[name] = list(given["enum"])
         chosen = (
             ({**schema, "enum": [own]} if own is not None else None)
+            or given
             or enum_choices(schema, part, values, taken)
             or grounded_property(schema, near, operation)
             or grounded_property(schema, anywhere, operation)
@@ -276,6 +282,7 @@ def guided_arguments_schema(
         if avoid and name in avoid:
             chosen = _without_value(chosen, avoid[name])
         narrowed[name] = chosen
+    narrowed = _unclaimed(narrowed, claimed)
     free = {n for n in names if n not in (bindings or {}) and "enum" not in (properties.get(n) or {})}
     narrowed = settle_free(narrowed, free, _spent(earlier, part, bindings or {}))
     return {"type": "object", "properties": narrowed, "required": names, "additionalProperties": False}
@@ -361,6 +368,41 @@ def _flowing(earlier: Sequence[EarlierResult], part: str) -> list[Candidate]:
         for c in named_leaves([leaf for leaf in flowing if leaf.source == r.step_id], r.description)
     ]
     return asked or flowing
+
+
+def _given(schema: Mapping[str, Any], name: str, part: str) -> dict[str, Any] | None:
+    """A free argument narrowed to the values the part gives right after its name ("the title
+    'Buy groceries'"), those valid for it; None when the part gives none."""
+    if "enum" in schema or _numeric(schema):
+        return None
+    values = introduced_values(name, part)
+    narrowed = (
+        grounded_property(schema, [Candidate(value=v, source="step") for v in values]) if values else None
+    )
+    return narrowed if narrowed is not None and isinstance(narrowed.get("enum"), list) else None
+
+
+def _unclaimed(narrowed: dict[str, Any], claimed: Mapping[str, Sequence[Any]]) -> dict[str, Any]:
+    """A value the part gives beside one argument's name ("a bill of $50", "the title 'Buy
+    groceries'") is not offered to the call's other arguments while they keep another option: "$50"
+    is not also the tip percentage."""
+    out = dict(narrowed)
+    for name, schema in narrowed.items():
+        options = schema.get("enum") if isinstance(schema, Mapping) else None
+        taken = {_claim_key(v) for other, values in claimed.items() if other != name for v in values}
+        if name in claimed or not taken or not isinstance(options, list):
+            continue
+        rest = [o for o in options if _claim_key(o) not in taken]
+        if rest:
+            out[name] = {**schema, "enum": rest}
+    return out
+
+
+def _claim_key(value: Any) -> Any:
+    """Numbers by value (50 and 50.0 are one claim), anything else as it is."""
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return float(value)
+    return value if isinstance(value, str) else repr(value)
 
 
 def _numeric(schema: Mapping[str, Any]) -> bool:

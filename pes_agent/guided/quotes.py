@@ -11,7 +11,12 @@ from collections.abc import Sequence
 
 __all__ = ["mask_quotes", "unmask", "without_quotes"]
 
-_QUOTED = re.compile(r"""'([^']{1,200})'|"([^"]{1,200})"|“([^”]{1,200})”|‘([^’]{1,200})’""")
+_QUOTED = re.compile(
+    r"""(?<!\w)'((?:[^']|(?<=\w)'(?=\w)){1,200})'(?!\w)|"([^"]{1,200})"|“([^”]{1,200})”"""
+    r"""|‘((?:[^’]|(?<=\w)’(?=\w)){1,200})’(?!\w)"""
+)
+"""Quoted text. A single quote between two letters is an apostrophe ("item's", "don't"), never
+where a quotation opens or closes: "the item's description using the key 'abc123'" quotes abc123."""
 
 
 def mask_quotes(text: str) -> tuple[str, list[str]]:

@@ -16,9 +16,10 @@ from pes_agent.agent.context import PhaseFailure, RunContext
 from pes_agent.agent.execution import ItemOutcome, free_form_turn, handle_calls
 from pes_agent.agent.item_loop import ItemLoop
 from pes_agent.agent.planning import emit_warnings, offer_tools, unparseable_as_failure
+from pes_agent.guided.accounting import unmet
 from pes_agent.guided.answer import findings, not_found, plain_statement, ungrounded, unstated
 from pes_agent.guided.dataflow import ToolShape
-from pes_agent.guided.grounding import query_parts
+from pes_agent.guided.parts import action_words, query_parts
 from pes_agent.guided.prompts import build_guided_planning, build_guided_synthesis
 from pes_agent.guided.replies import forced_arguments, parse_guided_call, parse_guided_plan
 from pes_agent.guided.step import guided_request, remember_turn, target_tool
@@ -40,7 +41,8 @@ class Guided:
 
     async def plan(self, ctx: RunContext, history: Sequence[HistoryTurn]) -> tuple[ParsedPlan, str]:
         """One tool (or none) per part of the request, among those its words and values point to."""
-        parts = query_parts(ctx.query)
+        tools = [(s.name, s.summary) for n in ctx.enabled_tools if (s := ctx.registry.get(n)) is not None]
+        parts = query_parts(ctx.query, action_words(tools))
         offer = await offer_tools(ctx, guided=True, parts=parts)
         specs = [s for n in offer.names if (s := ctx.registry.get(n)) is not None]
         request = build_guided_planning(
@@ -93,6 +95,16 @@ class Guided:
         """The failed reply and its reason go to the next turn of the same tool, once."""
         remember_turn(loop, loop.messages[-1].content, results)
 
+    def unmet(self, ctx: RunContext) -> list[str]:
+        """The request's stated values no call took, and values given to two arguments of one call
+        (``accounting``), read against the tools the steps used."""
+        items = ctx.state.todo_list
+        used = {n for it in items for n in it.required_tools}
+        used |= {r.tool_name for it in items for r in it.tool_results}
+        specs = [s for n in sorted(used) if (s := ctx.registry.get(n)) is not None]
+        tool_text = " ".join(f"{s.name} {s.summary}" for s in specs)
+        return unmet(ctx.query, items, {s.name: s.input_schema for s in specs}, tool_text)
+
     async def answer(self, ctx: RunContext, history: Sequence[HistoryTurn], *, status: str) -> ParsedAnswer:
         """A short answer from the findings; replaced by the plain findings when it misses one or
         states a number nothing found, and by what was not found when there are no findings and the
@@ -126,6 +138,11 @@ class Guided:
         if ctx.state.unplanned:
             metadata = {**(answer.ui_metadata or {}), "unplanned_parts": list(ctx.state.unplanned)}
             answer = ParsedAnswer(response=answer.response, ui_metadata=metadata, thinking=answer.thinking)
+        left = self.unmet(ctx)
+        if left:  # the run is partial: the answer says what of the request its calls did not do
+            metadata = {**(answer.ui_metadata or {}), "unmet": left}
+            text = "\n".join([answer.response.rstrip(), f"Not done: {'; '.join(left)}."])
+            answer = ParsedAnswer(response=text.strip(), ui_metadata=metadata, thinking=answer.thinking)
         if not answer.response.strip():
             raise PhaseFailure("empty_answer", "synthesis", "the synthesis reply held no answer text")
         return answer

@@ -30,6 +30,10 @@ class Language(Protocol):
         """The whole dates the text writes, in order ("01/15/2024", "18 March 2025")."""
         ...
 
+    def times(self, text: str) -> list[str]:
+        """The clock times the text writes, whole and in order ("9:00pm", "10:00 AM", "7 PM", "14:30")."""
+        ...
+
     def of_words(self, text: str) -> list[str]:
         """Words the text uses as something *of* something else: "the capital of Japan", "Japan's
         capital", "its price", "Lena Brook's start date" give capital, price, start date. Such a

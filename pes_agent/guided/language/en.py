@@ -14,6 +14,7 @@ from pes_agent.guided.language.base import DateSpan
 from pes_agent.guided.language.similar import similar_words
 
 __all__ = [
+    "ARTICLES",
     "CLAUSE_BREAK",
     "CONJOINED",
     "GENERIC_NAME_WORDS",
@@ -22,6 +23,7 @@ __all__ = [
     "RELATING",
     "SEVERAL",
     "SOURCE_WORDS",
+    "VALUE_LINKS",
     "STOPWORDS",
     "TOOL_STOPWORDS",
     "English",
@@ -205,6 +207,11 @@ NUMBER_WORDS = frozenset(
 next to "multiply")."""
 
 
+VALUE_LINKS = frozenset({"of", "is", "at", "to", "for", "with", "as", "by", "=", ":"})
+ARTICLES = frozenset({"a", "an", "the", "and", "its", "their", "this", "that"})
+"""Words between a quantity's name and its value that say nothing of either ("the title 'X'")."""
+"""Words that join a quantity's name to its number: "a bill of $50", "the rate is 5%", "term: 36"."""
+
 SOURCE_WORDS = frozenset({"from", "source"})
 """Words of an argument name for where a value comes from (``from_unit``, ``sourceCurrency``)."""
 
@@ -283,6 +290,11 @@ _DATE_FORMS = [
     re.compile(rf"\b(?P<mname>{_MONTH})\.?\s+{_DAY},?\s+{_YEAR}\b", re.IGNORECASE),
     re.compile(rf"\b{_DAY}\s+(?:of\s+)?(?P<mname>{_MONTH})\.?,?\s+{_YEAR}\b", re.IGNORECASE),
 ]
+_TIME = re.compile(
+    r"(?<![\w:.])(?:(?:[01]?\d|2[0-3])(?::[0-5]\d)?\s?(?:a\.m\.|p\.m\.|[ap]m\b)|(?:[01]?\d|2[0-3]):[0-5]\d(?::[0-5]\d)?(?![\d:]))",
+    re.IGNORECASE,
+)
+"""A clock time: with am/pm ("7 PM", "9:00pm", "10:30 a.m.") or on the 24-hour clock ("14:30")."""
 _POSSESSIVE = re.compile(r"(?:'s|’s|'|’)$")
 _OF = re.compile(r"\b((?:[a-z]+\s)?[a-z]+)\s+of\b", re.IGNORECASE)
 """The one or two words before "of": "the share price of", "the capital of"."""
@@ -327,6 +339,9 @@ class English:
                     taken.append(range(match.start(), match.end()))
                     found.append((match.start(), DateSpan(text=match.group(0), iso=day.isoformat())))
         return [span for _, span in sorted(found, key=lambda f: f[0])]
+
+    def times(self, text: str) -> list[str]:
+        return [m.group(0) for m in _TIME.finditer(text)]
 
     def of_words(self, text: str) -> list[str]:
         found = [m.group(1) for m in _OF.finditer(text)] + [m.group(1) for m in _POSSESSED.finditer(text)]

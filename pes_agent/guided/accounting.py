@@ -1,0 +1,200 @@
+"""Whether the calls a run made account for what its request stated.
+
+Every step can complete while the request was not done: "$50" reached no call; the tip tool got 18
+as the bill and 18 as the percentage; both currencies of a conversion were "Euros". The answer then
+states a figure of a calculation nobody asked for, and ``success`` would be a lie. Two things are
+known exactly, without any model: the values the request states outright (quoted text, addresses,
+dates, times, numbers, names) and the arguments every call was given. So a run is held to them:
+
+- a stated value no call took is a part of the request left undone (the run is ``partial`` and
+  says which value);
+- one value given to two arguments of one call, when the request states it once and the schema
+  does not offer it (an enum option, a default), filled one of them with a guess.
+
+A request value a tool cannot take (a date for a tool with no date) ends ``partial`` too: the run
+could not honour it, and saying so is the point. Names made only of the words of the tools the
+steps used ("Spotify" for a Spotify tool) name the tool, not data, and are not held.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from pes_agent.guided.choices import stems
+from pes_agent.guided.grounding import explicit_values, leaves, stated_names
+from pes_agent.guided.language import language
+from pes_agent.state.models import TodoItem
+
+__all__ = ["Stated", "doubled_values", "stated_values", "unmet", "unused_values"]
+
+_NUMBER = re.compile(r"-?\d+(?:,\d{3})*(?:\.\d+)?")
+_DIGITS = re.compile(r"\d+(?:,\d{3})*(?:\.\d+)?")
+"""A number inside a text, unsigned: "77-32" holds 32."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class Stated:
+    """One value of the request: as written, and the other forms a call may give it in (a date's
+    ISO day)."""
+
+    text: str
+    forms: tuple[str, ...]
+    percent: bool = False
+    """Written with "%": 8 may be given as 0.08."""
+
+
+def stated_values(query: str, tool_text: str = "") -> list[Stated]:
+    """What the request states outright, one entry per value; names made only of ``tool_text``'s
+    words are left out (they name a tool)."""
+    explicit = explicit_values(query)
+    days = {d.text: d.iso for d in language().dates(query)}
+    isos = set(days.values())
+    out: list[Stated] = []
+    for value in explicit:
+        if value in isos and value not in query:
+            continue  # the ISO form of a date written otherwise: a form of that value, not another
+        forms = (value, days[value]) if value in days else (value,)
+        percent = bool(re.search(rf"(?<![\w.]){re.escape(value)}\s*%", query))
+        out.append(Stated(text=value, forms=forms, percent=percent))
+    actions = set(stems(tool_text))
+    for name in stated_names(query, frozenset(actions)):
+        words = stems(name)
+        if len(name) > 1 and words and not set(words) <= actions:
+            out.append(Stated(text=name, forms=(name, *_without_opening_word(name, query))))
+    unique: dict[str, Stated] = {}
+    for stated in out:
+        unique.setdefault(stated.text.casefold(), stated)
+    return list(unique.values())
+
+
+def unused_values(
+    query: str,
+    items: Sequence[TodoItem],
+    tool_text: str = "",
+    schemas: Mapping[str, Mapping[str, Any]] | None = None,
+) -> list[str]:
+    """The request's stated values that no call took, as written. A value that names an option in
+    the description of an argument a call filled ("British pounds" beside GBP) chose that option:
+    it was taken."""
+    records = list(_records(items))
+    given = [leaf for record in records for _, leaf in leaves(record.arguments)]
+    described = " ".join(
+        _described(record.arguments, (schemas or {}).get(record.tool_name)) for record in records
+    )
+    return [
+        s.text
+        for s in stated_values(query, tool_text)
+        if not any(_takes(leaf, s) for leaf in given) and not _named_in(s.text, described)
+    ]
+
+
+def _described(arguments: Mapping[str, Any], schema: Mapping[str, Any] | None) -> str:
+    """The descriptions of the arguments a call filled."""
+    properties = (schema or {}).get("properties") or {}
+    return " ".join(
+        str(p.get("description") or "") for n in arguments if isinstance(p := properties.get(n), Mapping)
+    ).casefold()
+
+
+def _named_in(value: str, text: str) -> bool:
+    return _as_number(value) is None and bool(re.search(rf"(?<!\w){re.escape(value.casefold())}(?!\w)", text))
+
+
+def doubled_values(
+    query: str, items: Sequence[TodoItem], schemas: Mapping[str, Mapping[str, Any]]
+) -> list[str]:
+    """Calls that gave one value to two arguments though the request states it once and the
+    tool's schema does not offer it: each as "``value`` as both ``a`` and ``b`` of ``tool``"."""
+    out = []
+    for record in _records(items):
+        properties = (schemas.get(record.tool_name) or {}).get("properties") or {}
+        by_value: dict[str, list[tuple[str, Any]]] = {}
+        for name, value in record.arguments.items():
+            if isinstance(value, bool) or not isinstance(value, str | int | float) or value == "":
+                continue
+            if _offered(properties.get(name), value):
+                continue
+            by_value.setdefault(_normal(value), []).append((name, value))
+        for normal, given in by_value.items():
+            if len(given) > 1 and _mentions(query, normal) < 2:
+                (first, value), (second, _) = given[:2]
+                out.append(f'"{value}" as both {first} and {second} of {record.tool_name}')
+    return out
+
+
+def unmet(
+    query: str, items: Sequence[TodoItem], schemas: Mapping[str, Mapping[str, Any]], tool_text: str
+) -> list[str]:
+    """What the run's calls left of the request undone, each in a sentence; empty when no call ran
+    (a run without calls is judged by its steps)."""
+    if not any(True for _ in _records(items)):
+        return []
+    unused = unused_values(query, items, tool_text, schemas)
+    reasons = [f'"{v}" from the request was used by no step' for v in unused]
+    reasons += [f"one value was given twice: {d}" for d in doubled_values(query, items, schemas)]
+    return list(dict.fromkeys(reasons))
+
+
+def _records(items: Sequence[TodoItem]) -> Iterator[Any]:
+    for item in items:
+        yield from (r for r in item.tool_results if r.status != "refused")
+
+
+def _takes(leaf: Any, stated: Stated) -> bool:
+    """Whether an argument's value holds a stated value: numbers by value (8% as 8 or 0.08), texts
+    case-folded, whole or as part of a longer text ("100 * 3", "Shape of You" inside the lyrics
+    request)."""
+    if isinstance(leaf, bool) or leaf is None:
+        return False
+    number = _as_number(stated.text) if _NUMBER.fullmatch(stated.text.replace(" ", "")) else None
+    if number is not None:
+        if isinstance(leaf, int | float):
+            return float(leaf) == number or (stated.percent and abs(float(leaf) * 100 - number) < 1e-9)
+        return any(_as_number(n) == abs(number) for n in _DIGITS.findall(str(leaf)))
+    text = (leaf if isinstance(leaf, str) else json.dumps(leaf)).casefold().strip()
+    return any(
+        form.casefold() in text or (len(text) >= 3 and text in form.casefold() and 2 * len(text) >= len(form))
+        for form in stated.forms
+    )
+
+
+def _offered(schema: Any, value: Any) -> bool:
+    if not isinstance(schema, Mapping):
+        return False
+    options = list(schema.get("enum") or ()) + ([schema["default"]] if "default" in schema else [])
+    return _normal(value) in {_normal(o) for o in options}
+
+
+def _mentions(query: str, value: str) -> int:
+    """How often the request writes ``value`` (numbers by value)."""
+    number = _as_number(value)
+    if number is not None:
+        return sum(1 for n in _NUMBER.findall(query) if _as_number(n) == number)
+    return len(re.findall(rf"(?<!\w){re.escape(value)}(?!\w)", query.casefold()))
+
+
+def _without_opening_word(name: str, query: str) -> tuple[str, ...]:
+    """A name run that opens a sentence may start with the sentence's verb ("Retrieve COVID-19"):
+    its rest is a form of it."""
+    words = name.split()
+    at = query.find(name)
+    opens = at >= 0 and (query[:at].rstrip() == "" or query[:at].rstrip()[-1:] in ".!?;")
+    return (" ".join(words[1:]),) if opens and len(words) > 1 else ()
+
+
+def _normal(value: Any) -> str:
+    number = _as_number(str(value)) if not isinstance(value, bool) else None
+    if number is not None:
+        return repr(number)
+    return str(value).casefold().strip()
+
+
+def _as_number(text: str) -> float | None:
+    try:
+        return float(text.replace(",", ""))
+    except ValueError:
+        return None

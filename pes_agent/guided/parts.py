@@ -1,0 +1,123 @@
+"""The parts of a request: the clauses a plan chooses one tool for.
+
+A request is split at sentence ends and sequencing words ("then", "after that", "finally", ";"), at
+"and" or a comma before a verb a tool at hand begins with (its *action*: "… and book a ticket" when
+a tool books), and one action on two objects said alike becomes two parts. Sentences that only give
+context join the ask they serve. Quoted text is never split. What is an action comes from the
+tools' own names and descriptions, so the same rule holds for any tool set.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Collection, Iterable
+
+from pes_agent.guided.arithmetic import named_operation
+from pes_agent.guided.choices import stems
+from pes_agent.guided.language import language
+from pes_agent.guided.language.en import (
+    ARTICLES,
+    CLAUSE_BREAK,
+    CONJOINED,
+    LEADING_CONNECTIVE,
+    RELATING,
+)
+from pes_agent.guided.quotes import mask_quotes, unmask
+
+__all__ = ["MAX_PARTS", "action_words", "query_parts"]
+
+MAX_PARTS = 6
+"""A query split into more parts than this is planned as its first parts plus one remainder."""
+
+
+def query_parts(query: str, actions: Collection[str] = ()) -> tuple[str, ...]:
+    """The query's clauses in order ("Compute 12 * 7, then count ..." → two parts).
+
+    Quoted text is never split. A query of one clause is one part. ``actions`` (``action_words``:
+    the verbs the tools at hand begin with) also end a clause where one follows "and" or a comma:
+    "Find a bus to Boston and book a ticket" is two asks when a tool's work is to book.
+    """
+    masked, quotes = mask_quotes(query.strip())
+    parts = []
+    for raw in CLAUSE_BREAK.split(masked):
+        for clause in _at_actions(raw, actions):
+            part = LEADING_CONNECTIVE.sub("", clause.strip(" ,")).strip(" ,")
+            parts += [unmask(p, quotes) for p in _conjoined(part)] if part else []
+    parts = _with_context(parts)
+    if len(parts) > MAX_PARTS:
+        parts = [*parts[: MAX_PARTS - 1], " ".join(parts[MAX_PARTS - 1 :])]
+    return tuple(parts) or (query.strip(),)
+
+
+def _with_context(parts: list[str]) -> list[str]:
+    """Sentences that only give context joined to the ask they serve: "A tent weighs 4 pounds.
+    Convert that to kilograms." is one part holding its values, not a step for the statement; "Our
+    team flies to Portugal next week. What is the weather in its capital?" keeps the country beside
+    the question. Context after the last ask joins that ask."""
+    out: list[str] = []
+    pending: list[str] = []
+    for part in parts:
+        if language().is_context(part):
+            pending.append(part)
+            continue
+        out.append(". ".join([*pending, part]))
+        pending = []
+    if pending and out:
+        out[-1] = ". ".join([out[-1], *pending])
+    elif pending:
+        out = [". ".join(pending)]
+    return out
+
+
+CONJOINED_MAX = 200
+"""The longest part read as one action on two objects (the longest such ask is a line); a longer
+one is a pasted text, and ``CONJOINED`` takes time growing with the square of what it reads."""
+
+
+def _conjoined(part: str) -> list[str]:
+    """A part that does one thing to two objects, each introduced by the same words, as two parts
+    ("look up the price of a notebook", "look up the price of a pen"): one step calls a tool once,
+    and a small model given both in one step looked up the first twice. Not arithmetic ("add the
+    price of a lamp and the price of a chair" is one sum of two values), nor an action relating the
+    two (``RELATING``)."""
+    match = CONJOINED.match(part) if len(part) <= CONJOINED_MAX and not RELATING.search(part) else None
+    if match is None or named_operation(match["verb"]) is not None:
+        return [part]
+    verb, head = match["verb"], match["head"]
+    return [f"{verb} {head} {match['first']}", f"{verb} {head} {match['second']}"]
+
+
+_JOINS = re.compile(r",\s*(?:and\s+)?(?:also\s+)?|\s+and\s+(?:also\s+)?", re.IGNORECASE)
+_WORD_AFTER = re.compile(r"[A-Za-z]+")
+
+
+def _at_actions(text: str, actions: Collection[str]) -> list[str]:
+    """``text`` cut where "and" or a comma comes before one of the tools' ``actions``."""
+    if not actions:
+        return [text]
+    out, start = [], 0
+    for join in _JOINS.finditer(text):
+        word = _WORD_AFTER.match(text, join.end())
+        if word is not None and _stem(word.group(0)) in actions and text[start : join.start()].strip():
+            out.append(text[start : join.start()])
+            start = join.end()
+    return [*out, text[start:]]
+
+
+def action_words(tools: Iterable[tuple[str, str]]) -> frozenset[str]:
+    """The verbs the tools at hand begin with, stemmed: the first word of each description ("Book a
+    bus ticket" gives book) and of each name's last part (``Buses.BuyBusTicket`` gives buy,
+    ``calculate_tip`` gives calculate). Words that begin anything ("the", "this") are left out."""
+    words = set()
+    for name, description in tools:
+        last = re.sub(r"([a-z])([A-Z])", r"\1 \2", name.rsplit(".", 1)[-1]).replace("_", " ")
+        for text in (last, description):
+            first = _WORD_AFTER.search(text)
+            if first is not None and len(first.group(0)) > 2 and first.group(0).casefold() not in ARTICLES:
+                words.add(_stem(first.group(0)))
+    return frozenset(words)
+
+
+def _stem(word: str) -> str:
+    found = stems(word)
+    return found[0] if found else language().stem(word.casefold())

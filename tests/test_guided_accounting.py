@@ -1,0 +1,117 @@
+"""A guided run is held to what its request stated: a stated value no call took, or one value given
+to two arguments of a call, makes the run ``partial`` and the answer says so.
+
+The tools here are made up for the tests (no benchmark's tools); the requests are phrased freely.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pes_agent import create_art_instance
+from pes_agent.guided.accounting import doubled_values, stated_values, unmet, unused_values
+from pes_agent.state.models import ItemStatus, TodoItem, ToolCallRecord
+from pes_agent.testing import ScriptedProvider
+
+TIP = {
+    "type": "object",
+    "properties": {
+        "bill": {"type": "number", "description": "The bill before the tip."},
+        "percent": {"type": "number", "description": "The tip in percent."},
+        "currency": {"type": "string", "enum": ["USD", "EUR"], "default": "USD"},
+        "rounding": {"type": "string", "enum": ["none", "up"], "default": "none"},
+    },
+    "required": ["bill", "percent"],
+}
+
+
+def _step(tool: str, arguments: dict[str, Any], status: str = "success") -> TodoItem:
+    record = ToolCallRecord(call_id="c1", tool_name=tool, arguments=arguments, status=status)  # type: ignore[arg-type]
+    return TodoItem(
+        id="step_1",
+        description="do it",
+        step_type="tool",
+        required_tools=[tool],
+        status=ItemStatus.COMPLETED,
+        tool_results=[record],
+    )
+
+
+def test_the_values_a_request_states_are_read_whole() -> None:
+    stated = {
+        s.text: s
+        for s in stated_values("Book a table for 4 at 7 PM on March 3, 2026 with 'Ana Ruiz' in Porto")
+    }
+    assert set(stated) == {"Ana Ruiz", "March 3, 2026", "7 PM", "4", "Porto"}
+    assert stated["March 3, 2026"].forms == ("March 3, 2026", "2026-03-03")  # one value in two forms
+
+
+def test_a_number_inside_a_name_is_the_name_and_a_name_of_the_tool_is_no_data() -> None:
+    query = "Show the Skyline Radio charts for COVID-19 week"
+    assert [s.text for s in stated_values(query, "skyline_radio_charts")] == ["COVID-19"]
+    assert [s.text for s in stated_values(query, "skyline_radio_charts: news on COVID-19")] == []
+
+
+def test_a_value_counts_as_used_whole_inside_a_text_or_in_another_form() -> None:
+    items = [
+        _step("plan_trip", {"when": "2026-03-03", "note": "party of 4 people"}),
+        _step("tip", {"bill": 80, "percent": 0.15}),
+    ]
+    query = "Plan a trip on March 3, 2026 for 4 people and tip 15% on $80."
+    assert unused_values(query, items) == []
+
+
+def test_a_value_no_call_took_is_reported_as_written() -> None:
+    items = [_step("tip", {"bill": 18, "percent": 18})]
+    assert unused_values("Tip 18% on a bill of $50.", items) == ["50"]
+
+
+def test_a_name_that_chose_an_option_by_its_description_was_taken() -> None:
+    schema = {
+        "properties": {
+            "to": {"type": "string", "enum": ["GBP", "JPY"], "description": "GBP (British pounds), JPY (yen)"}
+        }
+    }
+    items = [_step("convert", {"to": "GBP"})]
+    assert unused_values("What is it in British pounds?", items, schemas={"convert": schema}) == []
+    assert unused_values("What is it in British pounds?", items) == ["British"]
+
+
+def test_one_value_in_two_arguments_is_a_guess_unless_stated_twice_or_offered_by_the_schema() -> None:
+    doubled = [_step("tip", {"bill": 18, "percent": 18, "currency": "USD"})]
+    assert doubled_values("Tip 18% on a bill of $50.", doubled, {"tip": TIP}) == [
+        '"18" as both bill and percent of tip'
+    ]
+    assert doubled_values("Tip 18% on a bill of $18.", doubled, {"tip": TIP}) == []  # said twice
+    options = [_step("tip", {"bill": 50, "percent": 18, "currency": "none", "rounding": "none"})]
+    assert doubled_values("Tip 18% on $50.", options, {"tip": TIP}) == []  # "none" is the schema's own
+
+
+def test_a_run_without_calls_is_judged_by_its_steps_and_refused_calls_took_nothing() -> None:
+    assert unmet("Tip 18% on $50.", [], {}, "") == []
+    refused = [
+        _step("tip", {"bill": 50, "percent": 18}, status="refused"),
+        _step("tip", {"bill": 1, "percent": 18}),
+    ]
+    assert unmet("Tip 18% on $50.", refused, {"tip": TIP}, "tip") == [
+        '"50" from the request was used by no step'
+    ]
+
+
+# --- a whole run on the scripted provider ----------------------------------------------------------
+
+
+async def test_a_run_that_left_a_stated_number_unused_is_partial_and_says_which() -> None:
+    config = {
+        "providers": {"main": {"adapter": "scripted", "structured_output": True, "guided": True}},
+        "storage": {"type": "memory"},
+        "tools": ["pes_agent.demo.text_tools:LOCAL_TOOLS"],
+    }
+    # the model takes 7 twice and leaves 12: the calculation ran, but not the one asked for
+    provider = ScriptedProvider(['{"expression":"7 * 7"}', "It is 49."])
+    async with await create_art_instance(config, providers={"main": provider}) as art:
+        response = await art.process("Compute 12 * 7.", thread_id="t")
+    assert response.status == "partial"
+    assert response.response.endswith('Not done: "12" from the request was used by no step.')
+    assert response.ui_metadata is not None
+    assert response.ui_metadata["unmet"] == ['"12" from the request was used by no step']
