@@ -356,7 +356,10 @@ def test_and_before_a_verb_a_tool_begins_with_is_a_new_part() -> None:
     from pes_agent.guided.parts import action_words, query_parts
 
     actions = action_words(
-        [("ferry_lookup", "Find ferries between two ports."), ("Ferries.ReserveSeats", "Reserve seats on a ferry.")]
+        [
+            ("ferry_lookup", "Find ferries between two ports."),
+            ("Ferries.ReserveSeats", "Reserve seats on a ferry."),
+        ]
     )
     assert query_parts("Find a ferry from Split to Hvar and reserve two seats for us", actions) == (
         "Find a ferry from Split to Hvar",
@@ -382,3 +385,10 @@ def test_a_date_beside_an_arguments_name_gives_it_no_number() -> None:
     earlier = EarlierResult(step_id="step_1", description="x", output={"gap": 12}, text="gap: 12")
     options = _step_schema(push_deadline, "Push that many days to 2026-03-01", earlier=[earlier])
     assert 2026 not in options["days"] and 12 in options["days"]
+
+
+def test_a_version_number_is_text_and_breaks_nothing() -> None:
+    # "6.3.1" reads like a number to the number pattern; it was float()-ed and raised out of process
+    candidates = [Candidate(value="6.3.1", source="query"), Candidate(value="7", source="query")]
+    assert grounded_property({"type": "number"}, candidates) == {"enum": [7]}
+    assert grounded_property({"type": "string"}, candidates[:1]) == {"enum": ["6.3.1"]}

@@ -244,10 +244,14 @@ def _operation_marks(operation: Operation | None, pieces: Sequence[str]) -> dict
 
 
 def _same_number(a: str, b: str) -> bool:
+    return (number := _as_float(a)) is not None and number == _as_float(b)
+
+
+def _as_float(text: str) -> float | None:
     try:
-        return float(a) == float(b)
+        return float(text)
     except ValueError:
-        return False
+        return None
 
 
 def _is_name(match: re.Match[str], text: str) -> bool:
@@ -312,9 +316,8 @@ def _typed(value: Any, schema: Mapping[str, Any]) -> Iterator[Any]:
     """``value`` as each JSON type the schema may want (the text "84" is also the number 84)."""
     yield value
     if isinstance(value, str):
-        text = value.strip().replace(",", "")
-        if _NUMBER.fullmatch(text):
-            number = float(text)
+        number = _as_float(value.strip().replace(",", "")) if _NUMBER.fullmatch(value.strip()) else None
+        if number is not None:  # not a version ("6.3.1"), which the number pattern also reads
             yield int(number) if number.is_integer() else number
     elif isinstance(value, int | float) and not isinstance(value, bool):
         yield _number_text(value)

@@ -21,6 +21,7 @@ from pes_agent.guided.language.en import (
     CONJOINED,
     LEADING_CONNECTIVE,
     RELATING,
+    TRAILING_CONNECTIVE,
 )
 from pes_agent.guided.quotes import mask_quotes, unmask
 
@@ -41,7 +42,7 @@ def query_parts(query: str, actions: Collection[str] = ()) -> tuple[str, ...]:
     parts = []
     for raw in CLAUSE_BREAK.split(masked):
         for clause in _at_actions(raw, actions):
-            part = LEADING_CONNECTIVE.sub("", clause.strip(" ,")).strip(" ,")
+            part = TRAILING_CONNECTIVE.sub("", LEADING_CONNECTIVE.sub("", clause.strip(" ,"))).strip(" ,")
             parts += [unmask(p, quotes) for p in _conjoined(part)] if part else []
     parts = _with_context(parts)
     if len(parts) > MAX_PARTS:
@@ -92,13 +93,16 @@ _WORD_AFTER = re.compile(r"[A-Za-z]+")
 
 
 def _at_actions(text: str, actions: Collection[str]) -> list[str]:
-    """``text`` cut where "and" or a comma comes before one of the tools' ``actions``."""
+    """``text`` cut where "and" or a comma comes before one of the tools' ``actions``, written in
+    lower case as a verb inside a sentence is ("and New York" names a city, not the work of a tool
+    described as "New …")."""
     if not actions:
         return [text]
     out, start = [], 0
     for join in _JOINS.finditer(text):
         word = _WORD_AFTER.match(text, join.end())
-        if word is not None and _stem(word.group(0)) in actions and text[start : join.start()].strip():
+        verb = word is not None and word.group(0).islower() and _stem(word.group(0)) in actions
+        if verb and text[start : join.start()].strip():
             out.append(text[start : join.start()])
             start = join.end()
     return [*out, text[start:]]

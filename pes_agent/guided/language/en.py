@@ -20,6 +20,7 @@ __all__ = [
     "GENERIC_NAME_WORDS",
     "ENGLISH",
     "LEADING_CONNECTIVE",
+    "TRAILING_CONNECTIVE",
     "RELATING",
     "SEVERAL",
     "SOURCE_WORDS",
@@ -36,7 +37,11 @@ CLAUSE_BREAK = re.compile(
     r"|,?\s+afterwards,?\s+|,?\s+next,\s+)",
     re.IGNORECASE,
 )
-LEADING_CONNECTIVE = re.compile(r"^(?:and|then|also|finally|next|so)\b[\s,]*", re.IGNORECASE)
+LEADING_CONNECTIVE = re.compile(
+    r"^(?:(?:and|then|also|finally|next|so|after\s+that|afterwards)\b[\s,]*)+", re.IGNORECASE
+)
+TRAILING_CONNECTIVE = re.compile(r"[\s,]+(?:and|or|then)$", re.IGNORECASE)
+"""A joining word a clause was cut after ("… the key 'secret_key', and" before "finally …")."""
 STOPWORDS = frozenset(
     [
         "a",
@@ -121,11 +126,13 @@ STOPWORDS = frozenset(
 
 
 CONJOINED = re.compile(
-    r"^(?P<verb>.+?)\s+(?P<head>[a-z]+\s+[a-z]+(?:\s+[a-z]+)?)\s+(?P<first>.+?)\s+and\s+"
+    r"^(?P<verb>.+?)\s+(?P<head>[a-z]+\s+[a-z]+(?:\s+[a-z]+)?\s+(?:of|in|for|at|on|from))\s+(?P<first>.+?)\s+and\s+"
     r"(?P=head)\s+(?P<second>.+)$",
     re.IGNORECASE,
 )
-"""One action on two objects said alike: "look up the price of a notebook and the price of a pen"."""
+"""One action on two objects said alike: "look up the price of a notebook and the price of a pen". The
+words said twice end in a preposition ("the price of"): "a loan amount of $10000 … and a loan term of
+36 months" is one loan described twice, not two objects."""
 
 RELATING = re.compile(
     r"\b(?:between|compar\w*|versus|vs|differ\w*|match\w*|merg\w*|combin\w*|join\w*|swap\w*)\b", re.IGNORECASE
