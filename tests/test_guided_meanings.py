@@ -392,3 +392,14 @@ def test_a_version_number_is_text_and_breaks_nothing() -> None:
     candidates = [Candidate(value="6.3.1", source="query"), Candidate(value="7", source="query")]
     assert grounded_property({"type": "number"}, candidates) == {"enum": [7]}
     assert grounded_property({"type": "string"}, candidates[:1]) == {"enum": ["6.3.1"]}
+
+
+def test_an_instruction_no_tool_serves_is_the_context_of_the_next_part_and_a_question_stays() -> None:
+    from pes_agent.guided.parts import joined_unserved
+
+    parts = ("Pick the Blue Ferry", "tell me its fare in euros", "What is the meaning of life?", "book it")
+    assert joined_unserved(parts, [False, True, False, True]) == (
+        "Pick the Blue Ferry and tell me its fare in euros",
+        "What is the meaning of life?",
+        "book it",
+    )

@@ -18,7 +18,7 @@ import pytest
 from benchmarks.local_model import ALL_TASKS, harness_tools
 from benchmarks.local_tasks import Task
 from pes_agent.guided.dataflow import ToolShape, implied_steps
-from pes_agent.guided.parts import action_words, query_parts
+from pes_agent.guided.parts import action_words, joined_unserved, query_parts
 from pes_agent.guided.prompts import NO_TOOL, guided_plan_schema
 
 KNOWN_MISSES = {
@@ -60,6 +60,9 @@ def _offered(task: Task) -> set[str]:
     summaries, schemas, outputs, shapes = _catalogue(task.domain == "implied")
     parts = query_parts(task.query, action_words(summaries.items()))
     plan = guided_plan_schema(parts, summaries, schemas, outputs)
+    served = [plan["properties"][p]["enum"] != [NO_TOOL] for p in parts]
+    if (joined := joined_unserved(parts, served)) != parts:  # as the guided strategy does
+        parts, plan = joined, guided_plan_schema(joined, summaries, schemas, outputs)
     offered: set[str] = set()
     for i, part in enumerate(parts):
         for choice in plan["properties"][part]["enum"]:

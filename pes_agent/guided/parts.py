@@ -10,7 +10,7 @@ tools' own names and descriptions, so the same rule holds for any tool set.
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Iterable
+from collections.abc import Collection, Iterable, Sequence
 
 from pes_agent.guided.arithmetic import named_operation
 from pes_agent.guided.choices import stems
@@ -25,7 +25,7 @@ from pes_agent.guided.language.en import (
 )
 from pes_agent.guided.quotes import mask_quotes, unmask
 
-__all__ = ["MAX_PARTS", "action_words", "query_parts"]
+__all__ = ["MAX_PARTS", "action_words", "joined_unserved", "query_parts"]
 
 MAX_PARTS = 6
 """A query split into more parts than this is planned as its first parts plus one remainder."""
@@ -125,3 +125,21 @@ def action_words(tools: Iterable[tuple[str, str]]) -> frozenset[str]:
 def _stem(word: str) -> str:
     found = stems(word)
     return found[0] if found else language().stem(word.casefold())
+
+
+def joined_unserved(parts: Sequence[str], served: Sequence[bool]) -> tuple[str, ...]:
+    """Each instruction no tool serves joined to the part after it, as that part's context: "Find the
+    Trailmaster Tent" (no tool finds by that name alone) and "tell me its price in euros" are one
+    ask, whose steps data flow plans (the search that gives the price) with the tent's name at hand.
+    A question no tool serves stays: it is the part the run must say it could not answer."""
+    out: list[str] = []
+    pending: list[str] = []
+    for part, ok in zip(parts, served, strict=True):
+        if not ok and not language().is_question(part):
+            pending.append(part)
+            continue
+        out.append(" and ".join([*pending, part]))
+        pending = []
+    if pending:
+        out.append(" and ".join(pending))
+    return tuple(out)

@@ -19,8 +19,8 @@ from pes_agent.agent.planning import emit_warnings, offer_tools, unparseable_as_
 from pes_agent.guided.accounting import unmet
 from pes_agent.guided.answer import findings, not_found, plain_statement, ungrounded, unstated
 from pes_agent.guided.dataflow import ToolShape
-from pes_agent.guided.parts import action_words, query_parts
-from pes_agent.guided.prompts import build_guided_planning, build_guided_synthesis
+from pes_agent.guided.parts import action_words, joined_unserved, query_parts
+from pes_agent.guided.prompts import NO_TOOL, build_guided_planning, build_guided_synthesis
 from pes_agent.guided.replies import forced_arguments, parse_guided_call, parse_guided_plan
 from pes_agent.guided.step import guided_request, remember_turn, target_tool
 from pes_agent.llm.parser import parse_answer
@@ -45,15 +45,20 @@ class Guided:
         parts = query_parts(ctx.query, action_words(tools))
         offer = await offer_tools(ctx, guided=True, parts=parts)
         specs = [s for n in offer.names if (s := ctx.registry.get(n)) is not None]
-        request = build_guided_planning(
+        build = partial(
+            build_guided_planning,
             ctx.query,
-            parts,
-            ctx.registry.manifesto_lines(offer.names),
-            {s.name: s.summary for s in specs},
-            ctx.settings,
+            manifesto=ctx.registry.manifesto_lines(offer.names),
+            tools={s.name: s.summary for s in specs},
+            settings=ctx.settings,
             schemas={s.name: s.input_schema for s in specs},
             outputs={s.name: s.output_schema for s in specs if s.output_schema is not None},
         )
+        request = build(parts=parts)
+        offered = (request.response_schema or {}).get("properties") or {}
+        served = [offered.get(p, {}).get("enum") != [NO_TOOL] for p in parts]
+        if (joined := joined_unserved(parts, served)) != parts:  # an object named, then acted on
+            parts, request = joined, build(parts=joined)
         forced = forced_arguments(request.response_schema)  # one tool (or none) offered per part
         text = json.dumps(forced) if forced is not None else (await ctx.call_model(request)).text
         shapes = {
