@@ -403,3 +403,30 @@ def test_an_instruction_no_tool_serves_is_the_context_of_the_next_part_and_a_que
         "What is the meaning of life?",
         "book it",
     )
+
+
+@tool
+def harbour_forecast(
+    harbour: str,
+    scale: Literal["celsius", "fahrenheit"] = "fahrenheit",
+    detailed: bool = False,
+    radius_km: float = 5,
+    date: str | None = None,
+) -> Slot:
+    """Forecast the weather at a harbour."""
+    raise NotImplementedError
+
+
+def test_optional_arguments_the_request_names_with_their_value_are_given() -> None:
+    options = _step_schema(
+        harbour_forecast, "Forecast Bergen harbour in Celsius, detailed, within a radius of 12 km on 2026-05-01"
+    )
+    assert options == {
+        "harbour": options["harbour"],
+        "scale": ["celsius"],
+        "detailed": [True],
+        "radius_km": [12],
+        "date": ["2026-05-01"],
+    }
+    # named nowhere, or negated: left to their defaults
+    assert set(_step_schema(harbour_forecast, "Forecast Bergen harbour without detail")) == {"harbour"}

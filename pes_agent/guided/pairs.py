@@ -9,15 +9,13 @@ room or the guest. Decided by argument names and the values' own words, nothing 
 
 from __future__ import annotations
 
-import re
 from collections.abc import Collection, Mapping
 from typing import Any
 
 from pes_agent.guided.choices import stems
-from pes_agent.guided.grounding import explicit_values
-from pes_agent.guided.language.en import ARTICLES, GENERIC_NAME_WORDS, VALUE_LINKS
+from pes_agent.guided.language.en import GENERIC_NAME_WORDS
 
-__all__ = ["introduced_values", "settle_free", "stated_for"]
+__all__ = ["GENERIC", "settle_free"]
 
 GENERIC = frozenset(stems(" ".join(GENERIC_NAME_WORDS)))
 
@@ -63,53 +61,3 @@ def _only_name(option: Any, own: set[str]) -> bool:
     ``product_type``) repeats the question, it is no answer."""
     words = set(stems(option)) if isinstance(option, str) else set()
     return bool(words) and words <= own
-
-
-_NUMBER = r"[$€£]?(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)%?"
-_LINK = "|".join(re.escape(w) for w in sorted(VALUE_LINKS))
-
-
-def stated_for(name: str, part: str) -> float | int | None:
-    """The number the part states beside a word of the argument's name: "to 6 servings" for
-    ``servings``, "quantity 3" for ``quantity``, "a bill of $50" for ``bill_total``, "18% tip" for
-    ``tip_percentage``. That number is the argument's, though an earlier result holds another (the
-    recipe's own 4 servings); None unless exactly one number is stated so."""
-    own = set(stems(name)) - GENERIC
-    text = part.casefold()
-    pairs = [(m.group(1), m.group(2)) for m in re.finditer(rf"(?<![\d.,/:-]){_NUMBER}\s+([a-z]+)", text)]
-    pairs += [
-        (m.group(2), m.group(1))
-        for m in re.finditer(rf"([a-z]+)(?:\s+(?:{_LINK}))?\s*{_NUMBER}(?![-/:.,]?\d)", text)
-    ]
-    found = {_number(n) for n, word in pairs if set(stems(word)) & own}
-    return found.pop() if len(found) == 1 else None
-
-
-def _number(text: str) -> float | int:
-    plain = text.replace(",", "")
-    return float(plain) if "." in plain else int(plain)
-
-
-_BEFORE = 48
-"""How far before a value its argument's name is looked for (characters)."""
-
-
-def introduced_values(name: str, part: str) -> list[str]:
-    """The values the part states right after a word of the argument's name: "the title 'Buy
-    groceries'" for ``title``, "the encryption key 'abc123'" for ``encryption_key``, "the phone
-    number 555-0100" for ``phone_number``. Of the two words before a value (joining words such as
-    "of", "the", "and" skipped), one must be the name's: the request named the argument and gave
-    its value."""
-    own = set(stems(name)) - GENERIC
-    if not own:
-        return []
-    found: list[str] = []
-    for value in explicit_values(part):
-        at = part.find(value)
-        if at < 0:
-            continue  # another form of a value written otherwise (a date's ISO day)
-        words = re.findall(r"[a-z]+", part[max(0, at - _BEFORE) : at].casefold())
-        near = [w for w in words if w not in VALUE_LINKS and w not in ARTICLES][-2:]
-        if own & set(stems(" ".join(near))):
-            found.append(value)
-    return found

@@ -43,7 +43,8 @@ from pes_agent.guided.grounding import (
     text_spans,
 )
 from pes_agent.guided.language.en import SEVERAL
-from pes_agent.guided.pairs import introduced_values, settle_free, stated_for
+from pes_agent.guided.named import introduced_values, named_optional, stated_for
+from pes_agent.guided.pairs import settle_free
 from pes_agent.guided.quotes import without_quotes
 from pes_agent.llm.markers import sanitize_user_text
 from pes_agent.llm.types import Message, PromptRequest
@@ -237,8 +238,13 @@ def guided_arguments_schema(
     """
     input_schema = inline_refs(input_schema)
     properties: Mapping[str, Any] = input_schema.get("properties") or {}
-    names = [n for n in input_schema.get("required") or () if n in properties]
-    names = names or list(properties)[:MAX_FREE_ARGUMENTS]
+    required = [n for n in input_schema.get("required") or () if n in properties]
+    flags = named_optional(properties, required, part)
+    names = (
+        required + [n for n in flags if n not in required]
+        if required
+        else list(properties)[:MAX_FREE_ARGUMENTS]
+    )
     actions = frozenset(stems(tool_text))
     near = [Candidate(value=s, source="step") for s in text_spans(part, actions)]
     near += _flowing(earlier, part)
@@ -259,6 +265,10 @@ def guided_arguments_schema(
         if introduced.get(name) is None:
             taken += source_taken(schema, name, part)
         own = part if schema.get(REQUEST_MARK) is True else introduced.get(name)
+        if own is None and flags.get(name) is not None:
+            own = flags[name]
+            if not isinstance(own, bool):
+                claimed[name] = [own]
         if bindings and name in bindings:  # the reference, whatever the type: the gate checks the value
             narrowed[name] = {k: v for k, v in schema.items() if k in ("description", "title")} | {
                 "enum": [bindings[name]]

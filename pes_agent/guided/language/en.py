@@ -23,6 +23,8 @@ __all__ = [
     "TRAILING_CONNECTIVE",
     "RELATING",
     "SEVERAL",
+    "FLAG_VERBS",
+    "NEGATIONS",
     "SOURCE_WORDS",
     "VALUE_LINKS",
     "STOPWORDS",
@@ -218,6 +220,12 @@ VALUE_LINKS = frozenset({"of", "is", "at", "to", "for", "with", "as", "by", "=",
 ARTICLES = frozenset({"a", "an", "the", "and", "its", "their", "this", "that"})
 """Words between a quantity's name and its value that say nothing of either ("the title 'X'")."""
 """Words that join a quantity's name to its number: "a bill of $50", "the rate is 5%", "term: 36"."""
+
+NEGATIONS = frozenset({"not", "no", "without", "don't", "dont", "never", "exclude", "excluding", "except"})
+"""Words that turn a flag the request names off ("without details")."""
+
+FLAG_VERBS = frozenset({"include", "show", "use", "enable", "with", "return", "add", "get", "has", "is"})
+"""Words of flag names that say how, not what (``include_images``: the images are what is named)."""
 
 SOURCE_WORDS = frozenset({"from", "source"})
 """Words of an argument name for where a value comes from (``from_unit``, ``sourceCurrency``)."""

@@ -1,0 +1,131 @@
+"""Values a request gives an argument by naming it: "a bill of $50", "the title 'Buy groceries'",
+"18% tip", "in Celsius", "with a detailed description".
+
+People name the argument when they give a value that matters to them, and a small model, asked to
+choose, often puts such a value in the wrong place or leaves an optional argument out. Where the
+words right beside a value are the argument's own name's, the value is that argument's; an
+optional argument the request names so is given (a small model is otherwise not asked for optional
+arguments: it fills them with noise). Decided by argument names, types and the request's words.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Collection, Mapping
+from typing import Any
+
+from pes_agent.guided.choices import stems
+from pes_agent.guided.grounding import explicit_values
+from pes_agent.guided.language import language
+from pes_agent.guided.language.en import ARTICLES, FLAG_VERBS, NEGATIONS, VALUE_LINKS
+from pes_agent.guided.pairs import GENERIC
+
+__all__ = ["introduced_values", "named_optional", "stated_for"]
+
+_NUMBER = r"[$€£]?(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)%?"
+_LINK = "|".join(re.escape(w) for w in sorted(VALUE_LINKS))
+
+
+def stated_for(name: str, part: str) -> float | int | None:
+    """The number the part states beside a word of the argument's name: "to 6 servings" for
+    ``servings``, "quantity 3" for ``quantity``, "a bill of $50" for ``bill_total``, "18% tip" for
+    ``tip_percentage``. That number is the argument's, though an earlier result holds another (the
+    recipe's own 4 servings); None unless exactly one number is stated so."""
+    own = set(stems(name)) - GENERIC
+    text = part.casefold()
+    pairs = [(m.group(1), m.group(2)) for m in re.finditer(rf"(?<![\d.,/:-]){_NUMBER}\s+([a-z]+)", text)]
+    pairs += [
+        (m.group(2), m.group(1))
+        for m in re.finditer(rf"([a-z]+)(?:\s+(?:{_LINK}))?\s*{_NUMBER}(?![-/:.,]?\d)", text)
+    ]
+    found = {_number(n) for n, word in pairs if set(stems(word)) & own}
+    return found.pop() if len(found) == 1 else None
+
+
+def _number(text: str) -> float | int:
+    plain = text.replace(",", "")
+    return float(plain) if "." in plain else int(plain)
+
+
+_BEFORE = 48
+"""How far before a value its argument's name is looked for (characters)."""
+
+
+def introduced_values(name: str, part: str) -> list[str]:
+    """The values the part states right after a word of the argument's name: "the title 'Buy
+    groceries'" for ``title``, "the encryption key 'abc123'" for ``encryption_key``, "the phone
+    number 555-0100" for ``phone_number``. Of the two words before a value (joining words such as
+    "of", "the", "and" skipped), one must be the name's: the request named the argument and gave
+    its value."""
+    own = set(stems(name)) - GENERIC
+    if not own:
+        return []
+    found: list[str] = []
+    for value in explicit_values(part):
+        at = part.find(value)
+        if at < 0:
+            continue  # another form of a value written otherwise (a date's ISO day)
+        words = re.findall(r"[a-z]+", part[max(0, at - _BEFORE) : at].casefold())
+        near = [w for w in words if w not in VALUE_LINKS and w not in ARTICLES][-2:]
+        if own & set(stems(" ".join(near))):
+            found.append(value)
+    return found
+
+
+def named_optional(properties: Mapping[str, Any], required: Collection[str], part: str) -> dict[str, Any]:
+    """The optional arguments the part gives a value by naming them, each with the value when the
+    naming decides it (a flag the part names is ``True``) or None when the usual narrowing does: a
+    number or text given beside the argument's name, an option of its enum written out ("in
+    Celsius"); an argument about a date gets the one date the part states."""
+    lowered = part.casefold()
+    out: dict[str, Any] = {}
+    for name, schema in properties.items():
+        if name in required or not isinstance(schema, Mapping):
+            continue
+        kind = schema.get("type")
+        if isinstance(schema.get("enum"), list):
+            options = [
+                o for o in schema["enum"] if isinstance(o, str) and len(o) > 3 and o != schema.get("default")
+            ]
+            if any(re.search(rf"(?<!\w){re.escape(o.casefold())}(?!\w)", lowered) for o in options):
+                out[name] = None
+        elif kind == "boolean":
+            if schema.get("default") is not True and _flag_named(name, lowered):
+                out[name] = True
+        elif kind in ("integer", "number"):
+            if stated_for(name, part) is not None:
+                out[name] = None
+        elif kind in ("string", None):
+            day = _dated(schema, name, part)
+            if day is not None or introduced_values(name, part):
+                out[name] = day
+    return out
+
+
+def _flag_named(name: str, lowered: str) -> bool:
+    """Whether the part names a flag's subject, not negated: "with detailed description" sets
+    ``detail``; "without details" does not."""
+    own = set(stems(name)) - GENERIC - FLAG_VERBS
+    words = re.findall(r"[a-z']+", lowered)
+    for i, word in enumerate(words):
+        if own & set(stems(word)) and not NEGATIONS & set(words[max(0, i - 3) : i]):
+            return True
+    return False
+
+
+def _dated(schema: Mapping[str, Any], name: str, part: str) -> str | None:
+    """For an argument about a date ("date" in its name, or a date format), the one date the part
+    states: as ISO 8601 when the schema asks for it (a date format, "YYYY-MM-DD" in its
+    description), else as written."""
+    if not (schema.get("format") in ("date", "date-time") or "date" in stems(name)):
+        return None
+    days = {d.iso: d.text for d in language().dates(part)}
+    days |= {iso: iso for iso in re.findall(r"\b\d{4}-\d{2}-\d{2}\b", part)}
+    if len(days) != 1:
+        return None
+    ((iso, text),) = days.items()
+    wants_iso = (
+        schema.get("format") in ("date", "date-time")
+        or "yyyy-mm-dd" in str(schema.get("description", "")).casefold()
+    )
+    return iso if wants_iso else text
