@@ -430,3 +430,27 @@ def test_optional_arguments_the_request_names_with_their_value_are_given() -> No
     }
     # named nowhere, or negated: left to their defaults
     assert set(_step_schema(harbour_forecast, "Forecast Bergen harbour without detail")) == {"harbour"}
+
+
+@tool
+def plan_route(stops: list[str], readings: list[float] | None = None) -> Slot:
+    """Plan a delivery route through stops."""
+    raise NotImplementedError
+
+
+def test_a_list_the_request_writes_out_is_offered_whole() -> None:
+    options = _step_schema(plan_route, "Plan a route through 'Leeds', 'York', and 'Hull St. Marys'")
+    assert options["stops"] == [["Leeds", "York", "Hull St. Marys"]]
+    options = _step_schema(plan_route, "Plan a route through Leeds, York and Hull with readings -4.5, 10, 22.25, 7")
+    assert options["stops"] == [["Leeds", "York", "Hull"]]
+
+
+@tool
+def case_file(case_name: str) -> Slot:
+    """Open the file of a court case."""
+    raise NotImplementedError
+
+
+def test_a_name_with_a_particle_or_initials_stays_whole() -> None:
+    assert _step_schema(case_file, "Open the file of R vs Adams")["case_name"][0] == "R vs Adams"
+    assert _step_schema(case_file, "Open the case of Washington D.C. now")["case_name"][0] == "Washington D.C."

@@ -29,9 +29,7 @@ from referencing.exceptions import Unresolvable
 from pes_agent.gate.references import reference_text
 from pes_agent.guided.arithmetic import Operation
 from pes_agent.guided.language import language
-from pes_agent.guided.language.en import (
-    STOPWORDS,
-)
+from pes_agent.guided.language.en import NAME_PARTICLES, STOPWORDS
 from pes_agent.guided.quotes import mask_quotes
 from pes_agent.llm.composition import COMPOSED_LEFT, COMPOSED_OF, COMPOSED_OPS, COMPOSED_RIGHT, COMPOSED_TWICE
 
@@ -61,7 +59,12 @@ _NUMBER = re.compile(r"(?<![\w.])(?<![^\W\d_]-)-?\d+(?:[.,]\d+)*(?:\.\d+)?(?![\w
 _WORD = re.compile(r"[^\W\d_][\w'-]*")
 _ADDRESS = re.compile(r"\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+|\bhttps?://[^\s'\"<>]+", re.IGNORECASE)
 """An email address or a URL: one value, never its words."""
-_CAPITALISED = re.compile(r"\b[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*")
+_CAPITALISED_WORD = r"(?:[A-Z](?:\.[A-Z])+\.?|[A-Z][\w'-]*)"
+_PARTICLE = "|".join(re.escape(p) for p in NAME_PARTICLES)
+_CAPITALISED = re.compile(rf"\b{_CAPITALISED_WORD}(?:\s+(?:(?:{_PARTICLE})\s+)?{_CAPITALISED_WORD})*")
+"""A name: capitalised words ("Washington D.C." whole), a particle between two of them ("Battle of
+Stalingrad", "R vs Adams")."""
+_AT_PARTICLE = re.compile(rf"\s+(?:{_PARTICLE})\s+")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -130,8 +133,11 @@ def stated_names(text: str, actions: Collection[str] = ()) -> list[str]:
 
 
 def _names(plain: str, actions: Collection[str]) -> list[str]:
+    """Names, each whole first; a name with a particle is also offered in its pieces ("Lena Brook
+    of Sales" may name Lena Brook)."""
     names = [_name(m, plain, actions) for m in _CAPITALISED.finditer(plain) if _is_name(m, plain)]
-    return [n for n in names if n]
+    pieces = [p for n in names if _AT_PARTICLE.search(n) for p in _AT_PARTICLE.split(n)]
+    return [n for n in [*names, *pieces] if n]
 
 
 def _name(match: re.Match[str], text: str, actions: Collection[str]) -> str:

@@ -43,6 +43,7 @@ from pes_agent.guided.grounding import (
     text_spans,
 )
 from pes_agent.guided.language.en import SEVERAL
+from pes_agent.guided.lists import stated_lists
 from pes_agent.guided.named import introduced_values, named_optional, stated_for
 from pes_agent.guided.pairs import settle_free
 from pes_agent.guided.quotes import without_quotes
@@ -284,6 +285,7 @@ def guided_arguments_schema(
         chosen = (
             ({**schema, "enum": [own]} if own is not None else None)
             or given
+            or _listed(schema, part)
             or enum_choices(schema, part, values, taken)
             or grounded_property(schema, near, operation)
             or grounded_property(schema, anywhere, operation)
@@ -390,6 +392,18 @@ def _given(schema: Mapping[str, Any], name: str, part: str) -> dict[str, Any] | 
         grounded_property(schema, [Candidate(value=v, source="step") for v in values]) if values else None
     )
     return narrowed if narrowed is not None and isinstance(narrowed.get("enum"), list) else None
+
+
+def _listed(schema: Mapping[str, Any], part: str) -> dict[str, Any] | None:
+    """A list argument narrowed to the lists the part writes out whole (``lists``)."""
+    if schema.get("type") != "array":
+        return None
+    lists = stated_lists(part, schema)
+    return (
+        {**{k: v for k, v in schema.items() if k in ("description", "title")}, "enum": lists}
+        if lists
+        else None
+    )
 
 
 def _unclaimed(narrowed: dict[str, Any], claimed: Mapping[str, Sequence[Any]]) -> dict[str, Any]:

@@ -24,6 +24,7 @@ __all__ = [
     "RELATING",
     "SEVERAL",
     "FLAG_VERBS",
+    "NAME_PARTICLES",
     "NEGATIONS",
     "SOURCE_WORDS",
     "VALUE_LINKS",
@@ -220,6 +221,9 @@ VALUE_LINKS = frozenset({"of", "is", "at", "to", "for", "with", "as", "by", "=",
 ARTICLES = frozenset({"a", "an", "the", "and", "its", "their", "this", "that"})
 """Words between a quantity's name and its value that say nothing of either ("the title 'X'")."""
 """Words that join a quantity's name to its number: "a bill of $50", "the rate is 5%", "term: 36"."""
+
+NAME_PARTICLES = ("of", "vs", "vs.", "v.", "de", "del", "da", "di", "du", "van", "von", "la", "le", "upon")
+"""Lower-case words inside a name ("Battle of Stalingrad", "R vs Adams", "Ludwig van Beethoven")."""
 
 NEGATIONS = frozenset({"not", "no", "without", "don't", "dont", "never", "exclude", "excluding", "except"})
 """Words that turn a flag the request names off ("without details")."""
