@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from pes_agent import create_art_instance
-from pes_agent.guided.accounting import doubled_values, stated_values, unmet, unused_values
+from pes_agent.guided.accounting import doubled_values, stated_values, unanswered, unmet, unused_values
 from pes_agent.state.models import ItemStatus, TodoItem, ToolCallRecord
 from pes_agent.testing import ScriptedProvider
 
@@ -88,12 +88,12 @@ def test_one_value_in_two_arguments_is_a_guess_unless_stated_twice_or_offered_by
 
 
 def test_a_run_without_calls_is_judged_by_its_steps_and_refused_calls_took_nothing() -> None:
-    assert unmet("Tip 18% on $50.", [], {}, "") == []
+    assert unmet("Tip 18% on $50.", [], {}, {}) == []
     refused = [
         _step("tip", {"bill": 50, "percent": 18}, status="refused"),
         _step("tip", {"bill": 1, "percent": 18}),
     ]
-    assert unmet("Tip 18% on $50.", refused, {"tip": TIP}, "tip") == [
+    assert unmet("Tip 18% on $50.", refused, {"tip": TIP}, {"tip": ""}) == [
         '"50" from the request was used by no step'
     ]
 
@@ -115,3 +115,20 @@ async def test_a_run_that_left_a_stated_number_unused_is_partial_and_says_which(
     assert response.response.endswith('Not done: "12" from the request was used by no step.')
     assert response.ui_metadata is not None
     assert response.ui_metadata["unmet"] == ['"12" from the request was used by no step']
+
+
+def _found(description: str, tool: str, output: dict[str, Any]) -> TodoItem:
+    item = _step(tool, {"country": "Peru"})
+    item.description = description
+    item.tool_results[0].output = output
+    return item
+
+
+def test_a_question_nothing_that_ran_speaks_of_is_unanswered() -> None:
+    tools = {"country_profile": "Facts about a country.", "harbour_weather": "Current weather at a harbour."}
+    facts = _found("How warm is it in the capital of Peru", "country_profile", {"capital": "Lima", "area": 12})
+    assert unanswered([facts], tools) == ["How warm is it in the capital of Peru"]
+    weather = _found("What is the temperature in the capital of Peru", "harbour_weather", {"temperature_c": 19})
+    assert unanswered([weather], tools) == []  # "capital" is a means; "temperature" was found
+    instruction = _found("Tell me the capital of Peru", "country_profile", {"capital": "Lima"})
+    assert unanswered([instruction], tools) == []  # not a question

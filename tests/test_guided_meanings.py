@@ -419,7 +419,8 @@ def harbour_forecast(
 
 def test_optional_arguments_the_request_names_with_their_value_are_given() -> None:
     options = _step_schema(
-        harbour_forecast, "Forecast Bergen harbour in Celsius, detailed, within a radius of 12 km on 2026-05-01"
+        harbour_forecast,
+        "Forecast Bergen harbour in Celsius, detailed, within a radius of 12 km on 2026-05-01",
     )
     assert options == {
         "harbour": options["harbour"],
@@ -441,7 +442,9 @@ def plan_route(stops: list[str], readings: list[float] | None = None) -> Slot:
 def test_a_list_the_request_writes_out_is_offered_whole() -> None:
     options = _step_schema(plan_route, "Plan a route through 'Leeds', 'York', and 'Hull St. Marys'")
     assert options["stops"] == [["Leeds", "York", "Hull St. Marys"]]
-    options = _step_schema(plan_route, "Plan a route through Leeds, York and Hull with readings -4.5, 10, 22.25, 7")
+    options = _step_schema(
+        plan_route, "Plan a route through Leeds, York and Hull with readings -4.5, 10, 22.25, 7"
+    )
     assert options["stops"] == [["Leeds", "York", "Hull"]]
 
 
@@ -453,4 +456,6 @@ def case_file(case_name: str) -> Slot:
 
 def test_a_name_with_a_particle_or_initials_stays_whole() -> None:
     assert _step_schema(case_file, "Open the file of R vs Adams")["case_name"][0] == "R vs Adams"
-    assert _step_schema(case_file, "Open the case of Washington D.C. now")["case_name"][0] == "Washington D.C."
+    assert (
+        _step_schema(case_file, "Open the case of Washington D.C. now")["case_name"][0] == "Washington D.C."
+    )

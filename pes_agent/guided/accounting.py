@@ -24,12 +24,12 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from pes_agent.guided.choices import stems
+from pes_agent.guided.choices import meant, stems
 from pes_agent.guided.grounding import explicit_values, leaves, stated_names
 from pes_agent.guided.language import language
 from pes_agent.state.models import TodoItem
 
-__all__ = ["Stated", "doubled_values", "stated_values", "unmet", "unused_values"]
+__all__ = ["Stated", "doubled_values", "stated_values", "unanswered", "unmet", "unused_values"]
 
 _NUMBER = re.compile(r"-?\d+(?:,\d{3})*(?:\.\d+)?")
 _DIGITS = re.compile(r"\d+(?:,\d{3})*(?:\.\d+)?")
@@ -126,16 +126,41 @@ def doubled_values(
     return out
 
 
+def unanswered(items: Sequence[TodoItem], tools: Mapping[str, str]) -> list[str]:
+    """The questions of the request that nothing which ran speaks of: no word the question asks
+    with ("how *warm* is it in the capital of Peru") is a word of a tool that succeeded (its name,
+    description, output fields) or means one (``choices.meant``). Words of the request's data
+    (names, numbers) and words used as *of* something ("the capital of Peru", a means to the
+    answer) are not what it asks. Country facts found for "how warm" answer nothing asked."""
+    ran = [r for it in items for r in it.tool_results if r.status == "success"]
+    if not ran:
+        return []
+    text = " ".join(
+        f"{r.tool_name} {tools.get(r.tool_name, '')} {' '.join(p for p, _ in leaves(r.output))}" for r in ran
+    )
+    known = set(stems(text))
+    out = []
+    for part in dict.fromkeys(it.description for it in items if language().is_question(it.description)):
+        data = " ".join([*explicit_values(part), *stated_names(part), *language().of_words(part)])
+        asked = set(stems(part)) - set(stems(data))
+        if asked and not asked & known and not meant(part, [text]) & known:
+            out.append(part)
+    return out
+
+
 def unmet(
-    query: str, items: Sequence[TodoItem], schemas: Mapping[str, Mapping[str, Any]], tool_text: str
+    query: str, items: Sequence[TodoItem], schemas: Mapping[str, Mapping[str, Any]], tools: Mapping[str, str]
 ) -> list[str]:
     """What the run's calls left of the request undone, each in a sentence; empty when no call ran
-    (a run without calls is judged by its steps)."""
+    (a run without calls is judged by its steps). ``tools``: name → description of the tools the
+    steps used."""
     if not any(True for _ in _records(items)):
         return []
+    tool_text = " ".join(f"{name} {about}" for name, about in tools.items())
     unused = unused_values(query, items, tool_text, schemas)
     reasons = [f'"{v}" from the request was used by no step' for v in unused]
     reasons += [f"one value was given twice: {d}" for d in doubled_values(query, items, schemas)]
+    reasons += [f'nothing found answers "{q}"' for q in unanswered(items, tools)]
     return list(dict.fromkeys(reasons))
 
 

@@ -107,8 +107,9 @@ class Guided:
         used = {n for it in items for n in it.required_tools}
         used |= {r.tool_name for it in items for r in it.tool_results}
         specs = [s for n in sorted(used) if (s := ctx.registry.get(n)) is not None]
-        tool_text = " ".join(f"{s.name} {s.summary}" for s in specs)
-        return unmet(ctx.query, items, {s.name: s.input_schema for s in specs}, tool_text)
+        return unmet(
+            ctx.query, items, {s.name: s.input_schema for s in specs}, {s.name: s.summary for s in specs}
+        )
 
     async def answer(self, ctx: RunContext, history: Sequence[HistoryTurn], *, status: str) -> ParsedAnswer:
         """A short answer from the findings; replaced by the plain findings when it misses one or
