@@ -459,3 +459,45 @@ def test_a_name_with_a_particle_or_initials_stays_whole() -> None:
     assert (
         _step_schema(case_file, "Open the case of Washington D.C. now")["case_name"][0] == "Washington D.C."
     )
+
+
+class Poem(TypedDict):
+    poem_text: str
+    poet: str
+
+
+class Anthology(TypedDict):
+    anthology_id: str
+    poem_text: str
+
+
+@tool
+def poem_by_title(title: str, poet: str) -> Poem:
+    """Get the text of a poem by its title and poet."""
+    raise NotImplementedError
+
+
+@tool
+def anthology_search(query: str) -> Anthology:
+    """Search anthologies."""
+    raise NotImplementedError
+
+
+@tool
+def render_braille(text: str, grade: str) -> Slot:
+    """Render a text in braille."""
+    raise NotImplementedError
+
+
+def test_a_tool_that_gives_what_the_part_asks_for_is_chosen_over_one_fed_by_it() -> None:
+    part = "Get the poem text of 'Ozymandias' by 'Shelley'"
+    # the search won on "poem text" only through the poem lookup it would be fed by
+    assert _offered([poem_by_title, anthology_search], part) == ["poem_by_title"]
+    assert _chain([poem_by_title, anthology_search], "poem_by_title", part) == [("poem_by_title", {})]
+
+
+def test_the_thing_a_part_names_fills_one_argument_of_the_call() -> None:
+    part = "Render the poem text in braille"
+    chain = _chain([poem_by_title, anthology_search, render_braille], "render_braille", part)
+    bound = [args for _, args in chain if args]
+    assert len(bound) == 1 and list(bound[0]) == ["text"]  # not the grade too, from a second lookup

@@ -205,7 +205,10 @@ def _wanted(
     schema = _prepared(shape).schema
     properties: Mapping[str, Any] = schema.get("properties") or {}
     asked, related = search.asked, search.related
-    found: list[tuple[int, str, str, str]] = []
+    if depth == 0:  # what the part asks *of* something, the chosen tool may give itself ("the lyrics
+        # of a song" from the lyrics tool): no other step is planned to look it up
+        related = related - {w for _, _, words in _prepared(shape).fields for w in words}
+    found: list[tuple[int, str, str, str, frozenset[str], bool]] = []
     by_format: set[str] = set()
     fits_format: set[tuple[str, str, str]] = set()
     required = [a for a in schema.get("required") or () if isinstance(properties.get(a), Mapping)]
@@ -247,15 +250,20 @@ def _wanted(
                     and (tool.called & own or tool.about & asked or (producer, path) == sole)
                 ):
                     # a field named for the argument's format is that value (``email`` for a
-                    # ``customer_email`` of format email, not the ``customer_id`` beside it)
+                    # ``customer_email`` of format email, not the ``customer_id`` beside it); a step
+                    # an earlier part planned gives it before a new lookup would (the lyrics found
+                    # are translated, not looked up again by another lyrics tool)
                     score = (
                         NAMED * named
+                        + SAME_NAME * (producer in search.earlier)
                         + SAME_NAME * same
                         + SAME_NAME * bool(formatted & words)
                         + len(tool.called & own)
                         + len(tool.about & asked)
                     )
-                    found.append((score, argument, producer, path))
+                    found.append(
+                        (score, argument, producer, path, frozenset(words) if named else frozenset(), same)
+                    )
                     if formatted & words:
                         by_format.add(argument)
                         fits_format.add((argument, producer, path))
@@ -265,13 +273,16 @@ def _wanted(
     found.sort(key=lambda f: -f[0])
     bound: set[str] = set()
     filled: set[tuple[str, str]] = set()
-    for _, argument, producer, path in found:
-        if argument in bound or (producer, path) in filled:
+    named_once: set[frozenset[str]] = set()
+    for _, argument, producer, path, by_words, same in found:
+        if argument in bound or (producer, path) in filled or (not same and by_words in named_once):
             continue
         if producer not in search.earlier and not _suppliable(search, producer, used | {producer}, depth + 1):
             continue
         bound.add(argument)
         filled.add((producer, path))
+        if by_words:  # the thing the part names fills one argument: "the lyrics" are the text, not
+            named_once.add(by_words)  # also the source language, from a second lyrics tool
         yield argument, producer, path
 
 

@@ -138,12 +138,14 @@ def guided_plan_schema(
         offered = fitting or tools
         texts, words = dict(offered), dict(options)
         chains: dict[str, int] = {}
+        producers: dict[str, list[str]] = {}
         own = tool_scores(part, offered, options)
         if shapes is not None:
             # a tool the part's words point to, scored with the words of the steps it implies
             for name in (n for n in offered if own[n] >= CHAIN_EVIDENCE):
                 steps = implied_steps(name, part, before, shapes) if name in shapes else []
                 chains[name] = max(len(steps), 1)
+                producers[name] = [s.tool for s in steps[:-1] if s.tool in offered]
                 # the tool's words, and of each step it implies the producer and the field it gives
                 found = " ".join(
                     f"{steps[b.producer].tool} {b.path}"
@@ -155,6 +157,7 @@ def guided_plan_schema(
                 words[name] = options.get(name, "")
         evidence = max(tool_scores(part, texts, words).values(), default=0) > 0
         choices = tool_choices(part, texts, words) if evidence or holds_data(part) else []
+        choices = _uncarried(choices, producers, own)
         if chains and len(choices) > 1:
             # of tools the words tie on: the one the part opens with ("What is the weather ..."), then
             # the one that needs the fewest implied steps to do it
@@ -172,6 +175,17 @@ def guided_plan_schema(
         "required": list(parts),
         "additionalProperties": False,
     }
+
+
+def _uncarried(choices: list[str], producers: Mapping[str, list[str]], own: Mapping[str, int]) -> list[str]:
+    """A tool that won on the words of a step it implies, when that step's tool alone scores as
+    well, gives way to it: "Find the lyrics of a song …" is the lyrics tool, not a song search fed
+    by a lyrics lookup (the chain counted "lyrics" for the search)."""
+    out: list[str] = []
+    for name in choices:
+        better = [p for p in producers.get(name, ()) if own.get(p, 0) >= own.get(name, 0)]
+        out.append(max(better, key=lambda p: own.get(p, 0)) if better else name)
+    return list(dict.fromkeys(out))
 
 
 def _shapes(
