@@ -75,6 +75,8 @@ def test_dates_are_read_whole_and_as_iso(text: str, dates: list[tuple[str, str]]
         ("the share price of Halvard Foods", ["share", "price"]),
         ("Scale the recipe to 6 servings", []),
         ("Order 2 of the Summit Headlamp", []),  # a number of things is no field of them
+        ("an item with an original price of 100 dollars", []),  # a value given, not asked for
+        ("a discount rate of $5.50", []),
     ],
 )
 def test_words_asked_for_as_something_of_something(text: str, words: list[str]) -> None:

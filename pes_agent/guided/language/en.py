@@ -315,8 +315,10 @@ _TIME = re.compile(
 )
 """A clock time: with am/pm ("7 PM", "9:00pm", "10:30 a.m.") or on the 24-hour clock ("14:30")."""
 _POSSESSIVE = re.compile(r"(?:'s|’s|'|’)$")
-_OF = re.compile(r"\b((?:[a-z]+\s)?[a-z]+)\s+of\b", re.IGNORECASE)
-"""The one or two words before "of": "the share price of", "the capital of"."""
+_OF = re.compile(r"\b((?:[a-z]+\s)?[a-z]+)\s+of\b(?!\s+[$€£]?\d)", re.IGNORECASE)
+"""The one or two words before "of": "the share price of", "the capital of". Not before a value:
+"an original price of 100 dollars", "a rate of 5%" give the price and the rate, they do not ask
+for them."""
 _POSSESSED = re.compile(
     r"(?:\w(?:'s|’s|s'|s’)|\b(?:its|his|her|their|your|my|our))\s+([a-z]+(?:\s[a-z]+)?)", re.IGNORECASE
 )
