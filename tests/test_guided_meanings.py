@@ -501,3 +501,17 @@ def test_the_thing_a_part_names_fills_one_argument_of_the_call() -> None:
     chain = _chain([poem_by_title, anthology_search, render_braille], "render_braille", part)
     bound = [args for _, args in chain if args]
     assert len(bound) == 1 and list(bound[0]) == ["text"]  # not the grade too, from a second lookup
+
+
+@tool
+def print_badge(data: str) -> Slot:
+    """Print a badge with a barcode."""
+    raise NotImplementedError
+
+
+def test_a_word_that_names_an_earlier_field_means_its_value_not_the_word() -> None:
+    from pes_agent.guided.prompts import EarlierResult
+
+    found = EarlierResult(step_id="step_1", description="x", output={"gcd": 12}, text="gcd: 12")
+    options = _step_schema(print_badge, "Print a badge using the GCD value as the data", earlier=[found])
+    assert "GCD" not in options["data"] and "12" in options["data"]

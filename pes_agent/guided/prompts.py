@@ -261,8 +261,9 @@ def guided_arguments_schema(
         else list(properties)[:MAX_FREE_ARGUMENTS]
     )
     actions = frozenset(stems(tool_text))
-    near = [Candidate(value=s, source="step") for s in text_spans(part, actions)]
-    near += _flowing(earlier, part)
+    flowing = _flowing(earlier, part)
+    near = [Candidate(value=s, source="step") for s in _unnamed(text_spans(part, actions), flowing)]
+    near += flowing
     anywhere = [Candidate(value=s, source="query") for s in text_spans(query, actions)]
     values = [c.value for c in near]
     operation = named_operation(part)
@@ -394,6 +395,13 @@ def _flowing(earlier: Sequence[EarlierResult], part: str) -> list[Candidate]:
         for c in named_leaves([leaf for leaf in flowing if leaf.source == r.step_id], r.description)
     ]
     return asked or flowing
+
+
+def _unnamed(spans: Sequence[str], flowing: Sequence[Candidate]) -> list[str]:
+    """The part's spans less the words that name an earlier result's field: in "generate a barcode
+    using the BMI value", BMI is the value found, not the text "BMI"."""
+    fields = [set(stems(c.path.replace("[0]", " "))) for c in flowing if c.path]
+    return [s for s in spans if not ((words := set(stems(s))) and any(words <= f for f in fields))]
 
 
 def _given(schema: Mapping[str, Any], name: str, part: str) -> dict[str, Any] | None:
