@@ -126,9 +126,13 @@ def _found(description: str, tool: str, output: dict[str, Any]) -> TodoItem:
 
 def test_a_question_nothing_that_ran_speaks_of_is_unanswered() -> None:
     tools = {"country_profile": "Facts about a country.", "harbour_weather": "Current weather at a harbour."}
-    facts = _found("How warm is it in the capital of Peru", "country_profile", {"capital": "Lima", "area": 12})
+    facts = _found(
+        "How warm is it in the capital of Peru", "country_profile", {"capital": "Lima", "area": 12}
+    )
     assert unanswered([facts], tools) == ["How warm is it in the capital of Peru"]
-    weather = _found("What is the temperature in the capital of Peru", "harbour_weather", {"temperature_c": 19})
+    weather = _found(
+        "What is the temperature in the capital of Peru", "harbour_weather", {"temperature_c": 19}
+    )
     assert unanswered([weather], tools) == []  # "capital" is a means; "temperature" was found
     instruction = _found("Tell me the capital of Peru", "country_profile", {"capital": "Lima"})
     assert unanswered([instruction], tools) == []  # not a question

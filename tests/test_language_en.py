@@ -77,6 +77,7 @@ def test_dates_are_read_whole_and_as_iso(text: str, dates: list[tuple[str, str]]
         ("Order 2 of the Summit Headlamp", []),  # a number of things is no field of them
         ("an item with an original price of 100 dollars", []),  # a value given, not asked for
         ("a discount rate of $5.50", []),
+        ("What's the weather like in Oslo", []),  # "what is", no possessive
     ],
 )
 def test_words_asked_for_as_something_of_something(text: str, words: list[str]) -> None:

@@ -320,9 +320,12 @@ _OF = re.compile(r"\b((?:[a-z]+\s)?[a-z]+)\s+of\b(?!\s+[$€£]?\d)", re.IGNOREC
 "an original price of 100 dollars", "a rate of 5%" give the price and the rate, they do not ask
 for them."""
 _POSSESSED = re.compile(
-    r"(?:\w(?:'s|’s|s'|s’)|\b(?:its|his|her|their|your|my|our))\s+([a-z]+(?:\s[a-z]+)?)", re.IGNORECASE
+    r"(?:\b(?!(?:what|it|that|there|here|who|where|how|he|she|let|when|why)['’]s)\w+(?:'s|’s|s'|s’)"
+    r"|\b(?:its|his|her|their|your|my|our))\s+([a-z]+(?:\s[a-z]+)?)",
+    re.IGNORECASE,
 )
-"""The one or two words after a possessive: "Japan's capital", "its price", "Lena Brook's start date"."""
+"""The one or two words after a possessive: "Japan's capital", "its price", "Lena Brook's start date";
+not after a contraction ("What's the weather" is "what is")."""
 
 
 _WHERE = re.compile(r"\bthe\s+([a-z]+)\s+(?:where|in which|at which|whose)\b", re.IGNORECASE)
