@@ -32,6 +32,7 @@ KNOWN_MISSES = {
     "task's one loses",
     "k09": "'tell' is a request verb ('tell me'), so nothing points to the messaging tool",
     "k12": "as k04: the time zone's example is in the tool's description",
+    "m01": "'room' names hotel_room as well as course_room, and the hotel room needs no implied step",
     "m05": "the email found is the message, not the address: send_email (to, subject) outranks notify",
     "m06": "two temperature converters on offer: the generic convert_units wins the options tie",
     "m07": "as k08: two length converters, the options tie them and the task's one loses",

@@ -178,12 +178,13 @@ def guided_plan_schema(
 
 
 def _uncarried(choices: list[str], producers: Mapping[str, list[str]], own: Mapping[str, int]) -> list[str]:
-    """A tool that won on the words of a step it implies, when that step's tool alone scores as
-    well, gives way to it: "Find the lyrics of a song …" is the lyrics tool, not a song search fed
+    """A tool that won on the words of a step it implies, when that step's tool alone scores
+    higher, gives way to it (a tie keeps the chain: "the GCD of their age and 36" is the GCD fed by
+    the age, not the age): "Find the lyrics of a song …" is the lyrics tool, not a song search fed
     by a lyrics lookup (the chain counted "lyrics" for the search)."""
     out: list[str] = []
     for name in choices:
-        better = [p for p in producers.get(name, ()) if own.get(p, 0) >= own.get(name, 0)]
+        better = [p for p in producers.get(name, ()) if own.get(p, 0) > own.get(name, 0)]
         out.append(max(better, key=lambda p: own.get(p, 0)) if better else name)
     return list(dict.fromkeys(out))
 
