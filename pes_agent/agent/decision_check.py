@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from pes_agent.agent.calls import grounding_of
+from pes_agent.agent.call_check import grounding_of
 from pes_agent.agent.item_loop import allowed_for
 from pes_agent.decision import Decision
 from pes_agent.errors import InvalidDecisionError

@@ -20,7 +20,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from pes_agent.agent.calls import CallOutcome, handle_call, record
+from pes_agent.agent.call_run import record
+from pes_agent.agent.calls import CallOutcome, handle_call
 from pes_agent.agent.context import RunContext
 from pes_agent.agent.decision_check import answer_texts
 from pes_agent.agent.execution import ItemOutcome, after_calls_text, turns
