@@ -24,7 +24,8 @@ from pes_agent.guided.parts import query_parts
 from pes_agent.guided.prompts import guided_plan_schema
 from pes_agent.llm.llamacpp_load import default_threads
 from pes_agent.testing import ScriptedProvider
-from pes_agent.tools.decorators import output_schema_of, tool
+from pes_agent.tools.decorators import tool
+from pes_agent.tools.output_schema import output_schema_of
 
 Isbn = Annotated[str, Field(pattern="^[0-9]{13}$", description="The book's 13-digit ISBN.")]
 Branch = Annotated[
