@@ -11,7 +11,7 @@ in ``sys.modules``: a driver that was never imported raised nothing, so this mod
 
 - ``PostgresStore`` raises ``StoreUnavailableError`` for a transient fault (it also decides the two
   ambiguous asyncpg errors, ``InterfaceError`` and ``InternalClientError``, by the state of the
-  connection they happened on: see ``needs_connection_check`` and ``PostgresStore._run``).
+  connection they happened on: see ``needs_connection_check`` and ``postgres_pool.ConnectionPool.run``).
 - ``ride_out`` retries an operation while it fails with a transient fault, for a window the operator
   sets (``workers.storeOutageS``), with a warning per attempt; past it, ``StoreUnavailableError``
   says for how long the database was unreachable.
@@ -91,7 +91,7 @@ def needs_connection_check(exc: BaseException) -> bool:
     is closed", a proxy detached from the pool) or a misuse of a healthy one. Its type cannot tell; the
     connection can: the store probes it, and only a broken one makes the fault transient.
     (``InternalClientError`` is decided by the store from the connection's protocol state: see
-    ``PostgresStore._run``.)"""
+    ``postgres_pool.ConnectionPool.run``.)"""
     asyncpg = sys.modules.get("asyncpg")
     return asyncpg is not None and isinstance(exc, asyncpg.InterfaceError)
 
