@@ -3,9 +3,6 @@ shared by many concurrent runs; it owns the providers, the store, the tool regis
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
-import importlib
 import logging
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Collection, Mapping, Sequence
@@ -15,16 +12,16 @@ from functools import partial
 from typing import Any, Self
 
 from pes_agent.agent.context import RunContext
-from pes_agent.agent.decision_check import DecisionScope, check_decision
+from pes_agent.agent.decision_check import check_decision, decision_scope
 from pes_agent.agent.freeform import FREE_FORM
-from pes_agent.agent.lease import abandon, claim, is_stale, release
+from pes_agent.agent.lease import abandon_on_error, claim, run_then_release
 from pes_agent.agent.ownership import check_access, check_run, take
-from pes_agent.agent.pes import recorded_answer, recover_run, remember, run_pes
+from pes_agent.agent.pes import remember, run_pes
 from pes_agent.agent.planning import first_planning_request
 from pes_agent.agent.props import AgentProps
+from pes_agent.agent.recovery import recover_run, trace_to_recover
 from pes_agent.agent.response import AgentFinalResponse
 from pes_agent.agent.resume import Resumption
-from pes_agent.agent.run_thread import RUN_THREAD
 from pes_agent.agent.settings import (
     check_suspension,
     enabled_tools,
@@ -37,22 +34,20 @@ from pes_agent.agent.steps import DIRECT, StepRunner
 from pes_agent.agent.thread_locks import ThreadLocks
 from pes_agent.agent.thread_reads import ThreadReads
 from pes_agent.config import ArtInstanceConfig, PersonaConfig, ThreadConfig
-from pes_agent.config.limits import resolve_execution
 from pes_agent.decision import Decision
 from pes_agent.errors import (
     InvalidInputError,
-    ProviderError,
     ThreadSuspendedError,
     UnknownThreadError,
 )
 from pes_agent.events import Event, EventBus, EventType, Listener, Subscription
 from pes_agent.gate import ArgumentGate
 from pes_agent.guided.strategy import GUIDED
-from pes_agent.llm.providers import build_provider
+from pes_agent.llm.providers import build_provider, prepare_provider
 from pes_agent.llm.types import PromptRequest, Provider
 from pes_agent.observability import NOOP_TRACER, LoggingTracer, Tracer
 from pes_agent.prompts.views import HistoryTurn, PromptSettings
-from pes_agent.state.models import ItemStatus, Suspension, ThreadState
+from pes_agent.state.models import Suspension, ThreadState
 from pes_agent.state.store import StateStore
 from pes_agent.streaming import stream_run
 from pes_agent.testing.scripted import PerThreadReplay, ScriptedProvider
@@ -140,7 +135,7 @@ class ArtInstance(ThreadReads):
                 raise ThreadSuspendedError(tid, suspension.id, suspension.tool_name)
             trace = props.trace_id or ""
             state, version = await self._claim(tid, trace, take(state, props.user_id), version)
-            async with self._abandon_on_error(tid, trace):
+            async with abandon_on_error(self.store, tid, trace):
                 check_run(tid, state, props.user_id)  # a waiting claim reloads: another run may have begun it
                 state = take(state, props.user_id)
                 if suspension is not None:  # a clarification: this query is the user's answer
@@ -150,7 +145,7 @@ class ArtInstance(ThreadReads):
                 history = await self._history(ctx)
                 state.run_count += 1
                 await remember(ctx, "user", props.query)
-                return await self._finish(ctx, run_pes(ctx, history, plan=True))
+                return await run_then_release(ctx, run_pes(ctx, history, plan=True))
 
     async def resume(
         self,
@@ -178,7 +173,7 @@ class ArtInstance(ThreadReads):
             if suspension_id is None:
                 return await self._recover(thread_id, state, version, options, user_id, ended_trace)
             check_suspension(thread_id, state, suspension_id)
-            answer = self._checked(thread_id, state, decision, options, user_id)
+            answer = self._checked(thread_id, state, decision, options)
             return await self._continue(
                 thread_id,
                 state,
@@ -203,7 +198,7 @@ class ArtInstance(ThreadReads):
         tools: a bad decision is refused to its sender instead of on a worker."""
         state, _ = await self._stored(thread_id, user_id)
         check_suspension(thread_id, state, suspension_id)
-        return self._checked(thread_id, state, decision, options, user_id).decision
+        return self._checked(thread_id, state, decision, options).decision
 
     async def _stored(self, thread_id: str, user_id: str | None) -> tuple[ThreadState, int]:
         state, version = await self.store.load(thread_id)
@@ -218,25 +213,14 @@ class ArtInstance(ThreadReads):
         state: ThreadState,
         decision: Decision | Mapping[str, Any] | None,
         options: ThreadConfig | Mapping[str, Any] | None,
-        user_id: str | None,
     ) -> Resumption:
         """The decision parsed and checked against the pause (the stored state is read, never changed)."""
         suspension = state.suspension
         assert suspension is not None  # check_suspension passed
         parsed = Decision.from_mapping(decision)  # None and other non-objects are refused there
-        call, stored = thread_config(options), state.config or self.config.thread_defaults
-        levels = (
-            call.execution if call else None,
-            stored.execution if stored else None,
-            self.config.execution,
-        )
-        scope = DecisionScope(
-            thread_id=thread_id,
-            state=state,
-            query=state.query or "",
-            gate=self._gate,
-            schema_mode=resolve_execution(*levels).tool_schema_mode,
-            enabled_tools=self._enabled_tools(call, stored),
+        call = thread_config(options)
+        scope = decision_scope(
+            thread_id, state, config=self.config, gate=self._gate, call=call, registered=self.registry.names()
         )
         check_decision(scope, suspension, parsed)
         return Resumption(suspension=suspension, decision=parsed)
@@ -250,35 +234,15 @@ class ArtInstance(ThreadReads):
         user_id: str | None,
         ended_trace: str | None = None,
     ) -> AgentFinalResponse:
-        if state.suspension is not None:
-            raise ThreadSuspendedError(thread_id, state.suspension.id, state.suspension.tool_name)
-        unfinished = any(it.status in (ItemStatus.PENDING, ItemStatus.IN_PROGRESS) for it in state.todo_list)
-        # Also a run cut off before its answer was written: stopped (a worker gave up on the
-        # database), or dead still holding the thread (its lease went stale, or its run is known to
-        # have ended: a worker that gave up with every item done could not write `stopped` either).
-        cut_off = state.stopped is not None or (
-            state.lease is not None
-            and (
-                state.lease.trace_id == ended_trace
-                or is_stale(state.lease, now=self._clock(), timeout_s=self.config.concurrency.lease_timeout_s)
-            )
+        """Take over a run that died (see `pes_agent.agent.recovery`)."""
+        previous = await trace_to_recover(
+            self.store,
+            thread_id,
+            state,
+            ended_trace=ended_trace,
+            clock=self._clock,
+            lease_timeout_s=self.config.concurrency.lease_timeout_s,
         )
-        # A run that wrote its answer and then lost the database before it could say so (its last
-        # save may even have committed): recover gives that answer back rather than refuse.
-        if (
-            not unfinished
-            and not cut_off
-            and await recorded_answer(self.store, thread_id, ended_trace) is None
-        ):
-            raise InvalidInputError(
-                f"thread {thread_id!r} has no unfinished run to resume; send a new query with `process`"
-            )
-        if not state.todo_list:
-            raise InvalidInputError(
-                f"thread {thread_id!r}: its last run stopped before its plan was saved; send its query again "
-                "with `process`"
-            )
-        previous = state.lease.trace_id if state.lease is not None else ended_trace
         start = partial(recover_run, previous_trace=previous)
         return await self._continue(thread_id, state, version, options, user_id, start, ended_trace)
 
@@ -296,7 +260,7 @@ class ArtInstance(ThreadReads):
         see ``user_id`` as they did in the run that paused."""
         trace = self.steps.new_id()
         state, version = await self._claim(thread_id, trace, state, version, ended_trace)
-        async with self._abandon_on_error(thread_id, trace):
+        async with abandon_on_error(self.store, thread_id, trace):
             check_access(thread_id, state, user_id)
             props = AgentProps(
                 query=state.query or "",
@@ -306,7 +270,7 @@ class ArtInstance(ThreadReads):
                 options=thread_config(options),
             )
             ctx = self._context(props, thread_id, state, version)
-            return await self._finish(ctx, start(ctx, await self._history(ctx)))
+            return await run_then_release(ctx, start(ctx, await self._history(ctx)))
 
     async def _claim(
         self,
@@ -327,24 +291,6 @@ class ArtInstance(ThreadReads):
             ended_trace=ended_trace,
         )
 
-    @contextlib.asynccontextmanager
-    async def _abandon_on_error(self, thread_id: str, trace_id: str) -> AsyncIterator[None]:
-        """A claim whose run fails before `_finish` takes over is given back, not left holding."""
-        try:
-            yield
-        except BaseException:
-            await abandon(self.store, thread_id, trace_id)
-            raise
-
-    async def _finish(self, ctx: RunContext, run: Awaitable[AgentFinalResponse]) -> AgentFinalResponse:
-        """Run, then give the lease back (also when the run raised)."""
-        token = RUN_THREAD.set(ctx.thread_id)
-        try:
-            return await run
-        finally:
-            RUN_THREAD.reset(token)
-            await release(ctx)
-
     async def _answer_clarification(
         self, props: AgentProps, tid: str, state: ThreadState, version: int, suspension: Suspension
     ) -> AgentFinalResponse:
@@ -359,7 +305,7 @@ class ArtInstance(ThreadReads):
         history = await self._history(ctx)
         await remember(ctx, "user", answer)
         answered = Resumption(suspension=suspension, decision=Decision(values=values), free_text=True)
-        return await self._finish(ctx, run_pes(ctx, history, plan=False, resume=answered))
+        return await run_then_release(ctx, run_pes(ctx, history, plan=False, resume=answered))
 
     def process_stream(
         self, query: str | AgentProps, **kwargs: Any
@@ -414,7 +360,7 @@ class ArtInstance(ThreadReads):
         Providers passed as overrides are the caller's own and left as they are."""
         for name in self.config.providers:
             if name not in self._overrides:
-                await _prepare(self._provider(name))
+                await prepare_provider(self._provider(name))
 
     async def aclose(self) -> None:
         closers, self._closers = self._closers, []
@@ -528,18 +474,3 @@ class ArtInstance(ThreadReads):
             return []
         stored = await self.store.messages(ctx.thread_id, limit=limit)
         return [HistoryTurn(role=m.role, content=m.content) for m in stored]
-
-
-async def _prepare(provider: Provider) -> None:
-    """The SDK adapters (``pes_agent.llm.sdk_adapter.SdkAdapter``) name their SDK's module and make
-    one client per event loop on first use; both are done here ahead of time. A provider without
-    them (llama.cpp loads its model in its own thread; scripted) has nothing to prepare."""
-    module = getattr(provider, "sdk_module", None)
-    if isinstance(module, str):
-        await asyncio.to_thread(importlib.import_module, module)
-    make_client = getattr(provider, "_client", None)
-    if callable(make_client):
-        try:
-            make_client()  # this loop's client and connection pool
-        except ProviderError as exc:  # no key yet: each run that uses it says so, as it would have
-            _log.warning("provider %r not prepared: %s", getattr(provider, "name", "?"), exc)

@@ -12,12 +12,15 @@ completed by the model.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from pes_agent.agent.call_check import grounding_of
 from pes_agent.agent.item_loop import allowed_for
+from pes_agent.agent.settings import enabled_tools
+from pes_agent.config import ArtInstanceConfig, ThreadConfig
+from pes_agent.config.limits import resolve_execution
 from pes_agent.decision import Decision
 from pes_agent.errors import InvalidDecisionError
 from pes_agent.gate import ArgumentGate, GateResult
@@ -66,6 +69,30 @@ class DecisionScope:
     gate: ArgumentGate
     schema_mode: str
     enabled_tools: tuple[str, ...]
+
+
+def decision_scope(
+    thread_id: str,
+    state: ThreadState,
+    *,
+    config: ArtInstanceConfig,
+    gate: ArgumentGate,
+    call: ThreadConfig | None,
+    registered: Sequence[str],
+) -> DecisionScope:
+    """The scope of a decision on the stored ``state``, its tools resolved as the resumed run will:
+    the call's options over the thread's stored config (or the instance's thread defaults) over the
+    instance's."""
+    stored = state.config or config.thread_defaults
+    levels = (call.execution if call else None, stored.execution if stored else None, config.execution)
+    return DecisionScope(
+        thread_id=thread_id,
+        state=state,
+        query=state.query or "",
+        gate=gate,
+        schema_mode=resolve_execution(*levels).tool_schema_mode,
+        enabled_tools=enabled_tools(registered, call, stored),
+    )
 
 
 def check_decision(scope: DecisionScope, suspension: Suspension, decision: Decision) -> None:

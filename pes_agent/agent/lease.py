@@ -12,13 +12,17 @@ import asyncio
 import contextlib
 import os
 import socket
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import TypeVar
 
 from pes_agent.agent.context import RunContext
+from pes_agent.agent.run_thread import RUN_THREAD
 from pes_agent.config import ConcurrencyConfig
 from pes_agent.errors import ThreadBusyError, VersionConflictError
 from pes_agent.state.models import Lease, ThreadState
 from pes_agent.state.store import StateStore
+
+T = TypeVar("T")
 
 HOST = socket.gethostname()
 
@@ -119,3 +123,24 @@ async def abandon(store: StateStore, thread_id: str, trace_id: str) -> None:
     state.lease = None
     with contextlib.suppress(VersionConflictError):
         await store.save(thread_id, state, version)
+
+
+@contextlib.asynccontextmanager
+async def abandon_on_error(store: StateStore, thread_id: str, trace_id: str) -> AsyncIterator[None]:
+    """A claim whose run fails before `run_then_release` takes over is given back, not left holding."""
+    try:
+        yield
+    except BaseException:
+        await abandon(store, thread_id, trace_id)
+        raise
+
+
+async def run_then_release(ctx: RunContext, run: Awaitable[T]) -> T:
+    """Run (as the task working for ``ctx``'s thread: `RUN_THREAD`), then give the lease back (also
+    when the run raised)."""
+    token = RUN_THREAD.set(ctx.thread_id)
+    try:
+        return await run
+    finally:
+        RUN_THREAD.reset(token)
+        await release(ctx)

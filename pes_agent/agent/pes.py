@@ -12,7 +12,6 @@ from typing import Any
 from pes_agent.agent.context import PhaseFailure, RunContext
 from pes_agent.agent.execution import ItemOutcome, run_item
 from pes_agent.agent.lease import save_and_release
-from pes_agent.agent.pauses import pause_unknown_outcome
 from pes_agent.agent.planning import run_planning, run_refinement
 from pes_agent.agent.response import AgentFinalResponse, RunErrorInfo, RunStatus
 from pes_agent.agent.resume import Resumption, resume_item
@@ -22,16 +21,16 @@ from pes_agent.events import EventType
 from pes_agent.observability import Span
 from pes_agent.prompts.views import HistoryTurn
 from pes_agent.state.models import HistoryMessage, ItemStatus, Suspension, TodoItem
-from pes_agent.state.store import StateStore
 
-_RUNNABLE = (ItemStatus.PENDING, ItemStatus.IN_PROGRESS)
+RUNNABLE = (ItemStatus.PENDING, ItemStatus.IN_PROGRESS)
+"""The statuses of an item a run (or a recovery) still has to work on."""
 
 
 def next_ready(items: Sequence[TodoItem]) -> TodoItem | None:
     """The first unfinished item whose dependencies have all completed."""
     done = {it.id for it in items if it.status is ItemStatus.COMPLETED}
     for item in items:
-        if item.status in _RUNNABLE and all(dep in done for dep in item.dependencies):
+        if item.status in RUNNABLE and all(dep in done for dep in item.dependencies):
             return item
     return None
 
@@ -142,51 +141,6 @@ async def _run_phases(
         {"response": answer.response, "status": status, "ui_metadata": answer.ui_metadata},
     )
     return respond(ctx, answer.response, status, ui_metadata=answer.ui_metadata)
-
-
-async def recover_run(
-    ctx: RunContext, history: Sequence[HistoryTurn], *, previous_trace: str | None = None
-) -> AgentFinalResponse:
-    """Continue a run that died: from the first unfinished item, never re-running a finished call.
-
-    A call journalled as started but never finished may or may not have taken effect. An idempotent
-    tool is simply called again if the model asks; any other pauses the run for a person to decide
-    (approve: run it again; reject: go on without it). A run that died after writing its answer
-    (``previous_trace``, the run that held the thread, wrote the last message), as one whose
-    database went away between the answer and the state's last save does, is finished with that
-    answer: not answered twice.
-    """
-    if not any(it.status in _RUNNABLE for it in ctx.state.todo_list):
-        answer = await recorded_answer(ctx.store, ctx.thread_id, previous_trace)
-        if answer is not None:
-            return await _finish_recorded(ctx, answer)
-    for entry in await ctx.store.calls(ctx.thread_id):
-        item = ctx.state.item(entry.item_id)
-        spec = ctx.registry.get(entry.tool_name)
-        if entry.finished or item is None or item.status not in _RUNNABLE or (spec and spec.idempotent):
-            continue
-        if any(r.call_id == entry.call_id for r in item.tool_results):
-            continue
-        await pause_unknown_outcome(ctx, item, entry.call_id, entry.tool_name, entry.arguments)
-        return paused_response(ctx)
-    return await run_pes(ctx, history, plan=False)
-
-
-async def recorded_answer(store: StateStore, thread_id: str, trace_id: str | None) -> str | None:
-    """The answer run ``trace_id`` wrote, when it is the thread's last message."""
-    if trace_id is None:
-        return None
-    last = await store.messages(thread_id, limit=1)
-    if last and last[-1].role == "assistant" and last[-1].trace_id == trace_id:
-        return last[-1].content
-    return None
-
-
-async def _finish_recorded(ctx: RunContext, text: str) -> AgentFinalResponse:
-    status = run_status(ctx.state.todo_list, ctx.state.unplanned, ctx.strategy.unmet(ctx))
-    await save_and_release(ctx)
-    await ctx.emit(EventType.FINAL_RESPONSE, {"response": text, "status": status, "ui_metadata": None})
-    return respond(ctx, text, status)
 
 
 async def remember(ctx: RunContext, role: str, content: str) -> None:

@@ -1,14 +1,20 @@
-"""Which provider a call goes to, and building adapters from config (imported lazily)."""
+"""Which provider a call goes to, building adapters from config (imported lazily), and preparing
+them at start-up so that no request waits for an SDK import."""
 
 from __future__ import annotations
 
+import asyncio
+import importlib
 import json
+import logging
 from collections.abc import Mapping
 from pathlib import Path
 
 from pes_agent.config import ArtInstanceConfig, ProviderConfig, ProviderSelection, ThreadConfig
-from pes_agent.errors import ConfigError
+from pes_agent.errors import ConfigError, ProviderError
 from pes_agent.llm.types import CallOptions, Provider
+
+_log = logging.getLogger("pes_agent")
 
 
 def build_provider(name: str, cfg: ProviderConfig) -> Provider:
@@ -110,3 +116,19 @@ def call_options(
         timeout_s=cfg.timeout_s if cfg else None,
         extra=extra,
     )
+
+
+async def prepare_provider(provider: Provider) -> None:
+    """Load a provider's SDK and make its client for the running loop ahead of the first run: the SDK
+    adapters (``pes_agent.llm.sdk_adapter.SdkAdapter``) name their SDK's module and make one client
+    per event loop on first use; both are done here. A provider without them (llama.cpp loads its
+    model in its own thread; scripted) has nothing to prepare."""
+    module = getattr(provider, "sdk_module", None)
+    if isinstance(module, str):
+        await asyncio.to_thread(importlib.import_module, module)
+    make_client = getattr(provider, "_client", None)
+    if callable(make_client):
+        try:
+            make_client()  # this loop's client and connection pool
+        except ProviderError as exc:  # no key yet: each run that uses it says so, as it would have
+            _log.warning("provider %r not prepared: %s", getattr(provider, "name", "?"), exc)

@@ -6,7 +6,7 @@ died is not recorded, so DBOS would run it again: at least once. For a model cal
 For a tool call it is the question the call journal answers (``pes_agent.state.journal``): a tool
 that may have taken effect is not run again here; the step raises ``CallInterrupted`` and the
 workflow hands the thread to the agent's own recovery, which reruns an idempotent tool and asks a
-person about any other (``pes_agent.agent.pes.recover_run``).
+person about any other (``pes_agent.agent.recovery.recover_run``).
 
 How a step knows it was interrupted: just before the tool step, a tiny step records which attempt
 of the workflow reached it. When a replay finds that marker recorded by an earlier attempt and the
