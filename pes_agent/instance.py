@@ -1,9 +1,13 @@
 """``ArtInstance`` (built by `pes_agent.factory.create_art_instance`): one object made at service start,
-shared by many concurrent runs; it owns the providers, the store, the tool registry and the event bus."""
+shared by many concurrent runs; it owns the providers, the store, the tool registry and the event bus.
+
+Its methods are the public API; what they stand on lives in `pes_agent.agent`: building a run from
+the instance's parts (`run_assembly`), reading threads (`thread_reads`), leases and claims (`lease`),
+recovering a run that died (`recovery`), checking a decision before it is applied (`decision_check`).
+"""
 
 from __future__ import annotations
 
-import logging
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Collection, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager
@@ -13,7 +17,6 @@ from typing import Any, Self
 
 from pes_agent.agent.context import RunContext
 from pes_agent.agent.decision_check import check_decision, decision_scope
-from pes_agent.agent.freeform import FREE_FORM
 from pes_agent.agent.lease import abandon_on_error, claim, run_then_release
 from pes_agent.agent.ownership import check_access, check_run, take
 from pes_agent.agent.pes import remember, run_pes
@@ -22,43 +25,30 @@ from pes_agent.agent.props import AgentProps
 from pes_agent.agent.recovery import recover_run, trace_to_recover
 from pes_agent.agent.response import AgentFinalResponse
 from pes_agent.agent.resume import Resumption
-from pes_agent.agent.settings import (
-    check_suspension,
-    enabled_tools,
-    prompt_settings,
-    thread_config,
-    toggle_tools,
-)
-from pes_agent.agent.setup import RunSetup, derive_setup
+from pes_agent.agent.run_assembly import RunAssembly
+from pes_agent.agent.settings import check_suspension, thread_config, toggle_tools
+from pes_agent.agent.setup import RunSetup
 from pes_agent.agent.steps import DIRECT, StepRunner
 from pes_agent.agent.thread_locks import ThreadLocks
 from pes_agent.agent.thread_reads import ThreadReads
-from pes_agent.config import ArtInstanceConfig, PersonaConfig, ThreadConfig
+from pes_agent.config import ArtInstanceConfig, ThreadConfig
 from pes_agent.decision import Decision
-from pes_agent.errors import (
-    InvalidInputError,
-    ThreadSuspendedError,
-    UnknownThreadError,
-)
+from pes_agent.errors import InvalidInputError, ThreadSuspendedError, UnknownThreadError
 from pes_agent.events import Event, EventBus, EventType, Listener, Subscription
 from pes_agent.gate import ArgumentGate
-from pes_agent.guided.strategy import GUIDED
-from pes_agent.llm.providers import build_provider, prepare_provider
+from pes_agent.llm.providers import prepare_provider
 from pes_agent.llm.types import PromptRequest, Provider
 from pes_agent.observability import NOOP_TRACER, LoggingTracer, Tracer
-from pes_agent.prompts.views import HistoryTurn, PromptSettings
+from pes_agent.prompts.views import HistoryTurn
 from pes_agent.state.models import Suspension, ThreadState
 from pes_agent.state.store import StateStore
 from pes_agent.streaming import stream_run
-from pes_agent.testing.scripted import PerThreadReplay, ScriptedProvider
 from pes_agent.tools.executor import ToolExecutor
 from pes_agent.tools.finder import finder_for
 from pes_agent.tools.registry import ToolRegistry
 
-_log = logging.getLogger("pes_agent")
 
-
-class ArtInstance(ThreadReads):
+class ArtInstance(ThreadReads, RunAssembly):
     def __init__(
         self,
         config: ArtInstanceConfig,
@@ -400,77 +390,3 @@ class ArtInstance(ThreadReads):
             self.registry.names(), names, enable=enable, defaults=self.config.thread_defaults
         )
         await self._update_thread(thread_id, change)
-
-    def _provider(self, name: str) -> Provider:
-        if name in self._overrides:
-            return self._overrides[name]
-        if name not in self._built:
-            config = self.config.providers[name]
-            built = build_provider(name, config)
-            if config.replay == "per_thread" and isinstance(built, ScriptedProvider):
-                built = PerThreadReplay(built.replies, name=name)
-            self._built[name] = built
-        return self._built[name]
-
-    def _context(self, props: AgentProps, thread_id: str, state: ThreadState, version: int) -> RunContext:
-        setup = self._setup(props.options, state.config)
-        return RunContext(
-            thread_id=thread_id,
-            trace_id=props.trace_id or uuid.uuid4().hex,
-            user_id=props.user_id,
-            query=props.query,
-            state=state,
-            version=version,
-            store=self.store,
-            bus=self.bus,
-            registry=self.registry,
-            executor=self._executor,
-            gate_engine=self._gate,
-            provider=setup.provider,
-            options=setup.options,
-            limits=setup.limits,
-            settings=setup.settings,
-            enabled_tools=setup.enabled_tools,
-            gate=self.config.gate,
-            arg_fill=self.config.arg_fill,
-            clock=self._clock,
-            structured_output=setup.structured_output,
-            strategy=GUIDED if setup.guided else FREE_FORM,
-            notices=setup.notices,
-            tracer=self._tracer,
-            steps=self.steps,
-            retrieval=self.config.retrieval,
-            finder=self._finder,
-        )
-
-    def _setup(self, call: ThreadConfig | None, stored: ThreadConfig | None) -> RunSetup:
-        """What a run derives from config; with no call or thread config (the usual case) it is the
-        same every time, so it is derived once."""
-        if call is None and stored is None:
-            setup = self._default_setup
-            if setup is None or self._default_setup_version != self.registry.version:
-                self._default_setup_version = self.registry.version
-                setup = self._default_setup = self._derive_setup(None, None)
-            return setup
-        return self._derive_setup(call, stored)
-
-    def _derive_setup(self, call: ThreadConfig | None, stored: ThreadConfig | None) -> RunSetup:
-        names = self.registry.names()
-        return derive_setup(
-            self.config, self._templates, names, self._overrides, self._provider, call, stored
-        )
-
-    def _settings(self, persona: PersonaConfig, *levels: ThreadConfig | None) -> PromptSettings:
-        return prompt_settings(self.config, self._templates, persona, *levels)
-
-    def _enabled_tools(self, *levels: ThreadConfig | None) -> tuple[str, ...]:
-        return enabled_tools(self.registry.names(), *levels)
-
-    async def _history(self, ctx: RunContext) -> list[HistoryTurn]:
-        call = ctx.state.config
-        limit = call.history_limit if call and call.history_limit is not None else None
-        limit = self.config.history.limit if limit is None else limit
-        if limit == 0:
-            return []
-        stored = await self.store.messages(ctx.thread_id, limit=limit)
-        return [HistoryTurn(role=m.role, content=m.content) for m in stored]
