@@ -515,3 +515,39 @@ def test_a_word_that_names_an_earlier_field_means_its_value_not_the_word() -> No
     found = EarlierResult(step_id="step_1", description="x", output={"gcd": 12}, text="gcd: 12")
     options = _step_schema(print_badge, "Print a badge using the GCD value as the data", earlier=[found])
     assert "GCD" not in options["data"] and "12" in options["data"]
+
+
+class Levy(TypedDict):
+    levy: float
+
+
+class Span(TypedDict):
+    converted_span: float
+
+
+@tool
+def compute_levy(amount: float, rate: float) -> Levy:
+    """Compute the levy on a purchase."""
+    raise NotImplementedError
+
+
+@tool
+def convert_span(span: float, source: str, target: str) -> Span:
+    """Convert a span from one unit to another."""
+    raise NotImplementedError
+
+
+@tool
+def convert_money(amount: float, source: str, target: str) -> Slot:
+    """Convert currency from one unit to another."""
+    raise NotImplementedError
+
+
+def test_the_words_of_the_chosen_tools_work_name_no_value_to_look_up() -> None:
+    shapes = _shapes([compute_levy, convert_span, convert_money])
+    part, before = "convert the levy amount from USD to EUR", "Compute the levy on a $200 purchase at 0.08"
+    steps = implied_steps("convert_money", part, before, shapes, {"compute_levy": "step_1"})
+    # "convert" names the work; the levy found before is the amount, not a converted span
+    assert [(s.tool, [(b.argument, b.step_id, b.path) for b in s.bindings]) for s in steps] == [
+        ("convert_money", [("amount", "step_1", "levy")])
+    ]

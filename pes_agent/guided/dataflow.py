@@ -206,8 +206,10 @@ def _wanted(
     properties: Mapping[str, Any] = schema.get("properties") or {}
     asked, related = search.asked, search.related
     if depth == 0:  # what the part asks *of* something, the chosen tool may give itself ("the lyrics
-        # of a song" from the lyrics tool): no other step is planned to look it up
+        # of a song" from the lyrics tool): no other step is planned to look it up; and the words
+        # naming the chosen tool's work name no value ("convert the tax amount": no converted field)
         related = related - {w for _, _, words in _prepared(shape).fields for w in words}
+    work = set(stems(shape.name)) if depth == 0 else set()
     found: list[tuple[int, str, str, str, frozenset[str], bool]] = []
     by_format: set[str] = set()
     fits_format: set[tuple[str, str, str]] = set()
@@ -237,7 +239,9 @@ def _wanted(
                 # "its price"), or names it where the request states no value for this argument and
                 # the word is not the argument's own ("to 6 servings" gives the servings); only for the
                 # tool the part chose: a producer's own inputs come from the request unless it holds none
-                named = depth == 0 and (bool(words & related) or (not given and bool((words & asked) - name)))
+                named = depth == 0 and (
+                    bool(words & related) or (not given and bool((words & asked) - name - work))
+                )
                 same = bool(words & own)
                 if named and not same and _shaped(prop):  # a field said to have this shape only by name
                     named = False
