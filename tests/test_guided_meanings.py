@@ -8,6 +8,7 @@ and a weather tool that echoes its city.
 
 from __future__ import annotations
 
+import json
 from typing import Annotated, Any, Literal, TypedDict
 
 import pytest
@@ -355,12 +356,7 @@ def test_a_word_of_the_arguments_own_name_is_not_its_value() -> None:
 def test_and_before_a_verb_a_tool_begins_with_is_a_new_part() -> None:
     from pes_agent.guided.parts import action_words, query_parts
 
-    actions = action_words(
-        [
-            ("ferry_lookup", "Find ferries between two ports."),
-            ("Ferries.ReserveSeats", "Reserve seats on a ferry."),
-        ]
-    )
+    actions = action_words(["Find ferries between two ports.", "Reserve seats on a ferry."])
     assert query_parts("Find a ferry from Split to Hvar and reserve two seats for us", actions) == (
         "Find a ferry from Split to Hvar",
         "reserve two seats for us",
@@ -551,3 +547,21 @@ def test_the_words_of_the_chosen_tools_work_name_no_value_to_look_up() -> None:
     assert [(s.tool, [(b.argument, b.step_id, b.path) for b in s.bindings]) for s in steps] == [
         ("convert_money", [("amount", "step_1", "levy")])
     ]
+
+
+def test_one_calls_request_said_in_two_sentences_is_one_step_and_calls_in_turn_stay_apart() -> None:
+    from pes_agent.guided.replies import parse_guided_plan
+
+    def steps(query: str, parts: tuple[str, str]) -> list[str]:
+        reply = json.dumps({p: "plan_route" for p in parts})
+        plan = parse_guided_plan(reply, parts=parts, tool_names=["plan_route"], query=query)
+        return [item.description for item in plan.items]
+
+    query = "I have the stops Leeds, York and Hull. Also, the readings are 4.5, 10 and 7."
+    said_twice = ("I have the stops Leeds, York and Hull", "the readings are 4.5, 10 and 7")
+    assert steps(query, said_twice) == [
+        "I have the stops Leeds, York and Hull. the readings are 4.5, 10 and 7"
+    ]
+    query = "Plan a route through Leeds and York, then plan one through Hull and Bath"
+    in_turn = ("Plan a route through Leeds and York", "plan one through Hull and Bath")
+    assert steps(query, in_turn) == list(in_turn)

@@ -58,7 +58,7 @@ def _catalogue(implied: bool) -> tuple[dict[str, str], dict[str, Any], dict[str,
 
 def _offered(task: Task) -> set[str]:
     summaries, schemas, outputs, shapes = _catalogue(task.domain == "implied")
-    parts = query_parts(task.query, action_words(summaries.items()))
+    parts = query_parts(task.query, action_words(summaries.values()))
     plan = guided_plan_schema(parts, summaries, schemas, outputs)
     served = [plan["properties"][p]["enum"] != [NO_TOOL] for p in parts]
     if (joined := joined_unserved(parts, served)) != parts:  # as the guided strategy does

@@ -108,17 +108,16 @@ def _at_actions(text: str, actions: Collection[str]) -> list[str]:
     return [*out, text[start:]]
 
 
-def action_words(tools: Iterable[tuple[str, str]]) -> frozenset[str]:
+def action_words(descriptions: Iterable[str]) -> frozenset[str]:
     """The verbs the tools at hand begin with, stemmed: the first word of each description ("Book a
-    bus ticket" gives book) and of each name's last part (``Buses.BuyBusTicket`` gives buy,
-    ``calculate_tip`` gives calculate). Words that begin anything ("the", "this") are left out."""
+    bus ticket." gives book). Not of names: their first words are as often a service or a noun
+    (``group_dynamics.pattern``, ``Spotify_Scraper_…``). Words that begin anything ("the", "this")
+    are left out."""
     words = set()
-    for name, description in tools:
-        last = re.sub(r"([a-z])([A-Z])", r"\1 \2", name.rsplit(".", 1)[-1]).replace("_", " ")
-        for text in (last, description):
-            first = _WORD_AFTER.search(text)
-            if first is not None and len(first.group(0)) > 2 and first.group(0).casefold() not in ARTICLES:
-                words.add(_stem(first.group(0)))
+    for description in descriptions:
+        first = _WORD_AFTER.search(description)
+        if first is not None and len(first.group(0)) > 2 and first.group(0).casefold() not in ARTICLES:
+            words.add(_stem(first.group(0)))
     return frozenset(words)
 
 

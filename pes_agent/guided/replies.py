@@ -15,6 +15,7 @@ from pes_agent.errors import ParseError
 from pes_agent.gate.references import reference_text
 from pes_agent.guided.dataflow import ImpliedStep, ToolShape, implied_steps
 from pes_agent.guided.language import language
+from pes_agent.guided.language.en import SEQUENCING
 from pes_agent.llm.replies import ParsedPlan, ParsedStep, ParseWarning, PlannedItem
 from pes_agent.tools.spec import ToolCall
 
@@ -29,8 +30,48 @@ def _object(text: str) -> Mapping[str, Any] | None:
     return value if isinstance(value, Mapping) else None
 
 
+def _one_call_each(
+    parts: Sequence[str], choices: Sequence[Any], tool_names: Sequence[str], query: str
+) -> list[tuple[str, Any]]:
+    """Adjacent parts that chose the same tool, one call's request said in two sentences ("I have
+    the values [2.5, 3.6]. Also, normalise them with the categories ['red', 'blue']"), as one part:
+    its call takes what both say. Parts in sequence ("add 8 and 5, then multiply the result by 2")
+    and parts opening with the same word (one action said twice: "calculate the tip on $50,
+    calculate the tip on $80") stay apart: those are calls in turn."""
+    out: list[tuple[str, Any]] = []
+    for part, choice in zip(parts, choices, strict=True):
+        if (
+            out
+            and choice in tool_names
+            and out[-1][1] == choice
+            and _opening(out[-1][0]) != _opening(part)
+            and not SEQUENCING.search(_between(query, out[-1][0], part))
+        ):
+            out[-1] = (f"{out[-1][0]}. {part}", choice)
+        else:
+            out.append((part, choice))
+    return out
+
+
+def _between(query: str, before: str, after: str) -> str:
+    """The query's text between two of its parts; the whole query when either is not found as
+    written (a part joined from context), which keeps the parts apart if it says "then"."""
+    end = query.find(before[-40:])
+    start = query.find(after[:40], max(end, 0))
+    return query[end + len(before[-40:]) : start] if end >= 0 and start >= 0 else query
+
+
+def _opening(part: str) -> str:
+    words = part.split()
+    return words[0].casefold() if words else ""
+
+
 def parse_guided_plan(
-    text: str, parts: Sequence[str], tool_names: Sequence[str], shapes: Mapping[str, ToolShape] | None = None
+    text: str,
+    parts: Sequence[str],
+    tool_names: Sequence[str],
+    shapes: Mapping[str, ToolShape] | None = None,
+    query: str = "",
 ) -> ParsedPlan:
     """A tool step per part whose choice is a tool, each depending on the tool step before it; a
     part that asks something (a question) and got no tool is ``unplanned``: nothing will find its
@@ -44,8 +85,9 @@ def parse_guided_plan(
     warnings = []
     planned: dict[str, str] = {}
     unplanned = []
-    for i, part in enumerate(parts):
-        choice = reply.get(part)
+    picks = _one_call_each(parts, [reply.get(p) for p in parts], tool_names, query)
+    parts = [p for p, _ in picks]
+    for i, (part, choice) in enumerate(picks):
         if choice not in tool_names:
             if choice is None:
                 warnings.append(ParseWarning(code="bad_todo_item", detail=f"no choice for part {part!r}"))

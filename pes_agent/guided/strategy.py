@@ -41,8 +41,8 @@ class Guided:
 
     async def plan(self, ctx: RunContext, history: Sequence[HistoryTurn]) -> tuple[ParsedPlan, str]:
         """One tool (or none) per part of the request, among those its words and values point to."""
-        tools = [(s.name, s.summary) for n in ctx.enabled_tools if (s := ctx.registry.get(n)) is not None]
-        parts = query_parts(ctx.query, action_words(tools))
+        described = [s.summary for n in ctx.enabled_tools if (s := ctx.registry.get(n)) is not None]
+        parts = query_parts(ctx.query, action_words(described))
         offer = await offer_tools(ctx, guided=True, parts=parts)
         specs = [s for n in offer.names if (s := ctx.registry.get(n)) is not None]
         build = partial(
@@ -67,7 +67,9 @@ class Guided:
             )
             for s in specs
         }
-        parse = partial(parse_guided_plan, parts=parts, tool_names=offer.names, shapes=shapes)
+        parse = partial(
+            parse_guided_plan, parts=parts, tool_names=offer.names, shapes=shapes, query=ctx.query
+        )
         return unparseable_as_failure(parse, text), text
 
     async def turn(self, ctx: RunContext, loop: ItemLoop) -> ItemOutcome | None:

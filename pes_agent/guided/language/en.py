@@ -22,6 +22,7 @@ __all__ = [
     "LEADING_CONNECTIVE",
     "TRAILING_CONNECTIVE",
     "RELATING",
+    "SEQUENCING",
     "SEVERAL",
     "FLAG_VERBS",
     "NAME_PARTICLES",
@@ -43,6 +44,8 @@ CLAUSE_BREAK = re.compile(
 LEADING_CONNECTIVE = re.compile(
     r"^(?:(?:and|then|also|finally|next|so|after\s+that|afterwards)\b[\s,]*)+", re.IGNORECASE
 )
+SEQUENCING = re.compile(r"\b(?:then|after\s+that|afterwards|finally|next)\b", re.IGNORECASE)
+"""Words that put one clause after another: calls in turn, not one call said twice."""
 TRAILING_CONNECTIVE = re.compile(r"[\s,]+(?:and|or|then)$", re.IGNORECASE)
 """A joining word a clause was cut after ("… the key 'secret_key', and" before "finally …")."""
 STOPWORDS = frozenset(
