@@ -16,8 +16,8 @@ from typing import Any
 from benchmarks.local_tasks import Call, Says, Task
 
 
-def _t(task_id: str, query: str, calls: tuple[Call, ...], *says: Says) -> Task:
-    return Task(task_id, "implied", query, calls, says, True)
+def _t(task_id: str, query: str, calls: tuple[Call, ...], *says: Says, chained: bool = True) -> Task:
+    return Task(task_id, "implied", query, calls, says, chained)
 
 
 def _c(tool: str, **args: Any) -> Call:
@@ -378,4 +378,122 @@ run (nor checked model-free) until those changes were done: the held-out measure
 scale only the producer's field names (m06), a distance between two stated cities (m07), a producer
 with two inputs (m08), a context sentence giving an enum value (m10), two asks of one chain (m11)."""
 
-IMPLIED_BY_ID = {t.id: t for t in IMPLIED + IMPLIED_2 + IMPLIED_3 + IMPLIED_4}
+IMPLIED_5: tuple[Task, ...] = (
+    _t(
+        "n01",
+        "Find a rental branch within 5 km of Central Station and rent an SUV there for 3 days "
+        "from 2026-04-10.",
+        (
+            _c("find_rental_branch", near="Central Station", radius_km=5),
+            _c("rent_car", branch_id="RB-31", pickup_date="2026-04-10", days=3, car_class="suv"),
+        ),
+        _n(237),
+    ),
+    _t(
+        "n02",
+        "Book Biscuit in for a vaccination on March 3rd, 2026.",
+        (
+            _c("find_pet", name="Biscuit"),
+            _c("book_vet_visit", pet_id="PET-0412", date="2026-03-03", reason="vaccination"),
+        ),
+        _name("VV-0412-0303"),
+    ),
+    _t(
+        "n03",
+        "Show me the electricity use at 14 Elm Road for January 2026, with a detailed report.",
+        (
+            _c("meter_for_address", address="14 Elm Road"),
+            _c("meter_readings", meter_id="MTR-20931", month="2026-01", report="detailed"),
+        ),
+        _n(412.6),
+    ),
+    _t(
+        "n04",
+        "What would 3 hours of parking on Quay Street cost me?",
+        (_c("parking_zone", street="Quay Street"), _c("parking_quote", zone_id="PZ-14", hours=3)),
+        _n(7.2),
+    ),
+    _t(
+        "n05",
+        "Which days are paper, glass and plastic picked up at postcode 4021?",
+        (_c("collection_schedule", postcode="4021", bins=["paper", "glass", "plastic"]),),
+        _name("Tuesday"),
+        _name("Thursday"),
+        _name("Friday"),
+    ),
+    _t(
+        "n06",
+        "Sign member GM-2048 up for the 'Spin Express' class at Northside Gym.",
+        (
+            _c("find_gym_class", gym="Northside Gym", class_name="Spin Express"),
+            _c("join_class", class_id="GC-512", member_id="GM-2048"),
+        ),
+        _name("EN-512-2048"),
+    ),
+    _t(
+        "n07",
+        "Get 2 tickets for Dune at the Rialto on 2026-03-06 for the 7:30 pm show.",
+        (
+            _c("find_cinema", name="Rialto"),
+            _c("buy_tickets", cinema_id="CIN-07", film="Dune", date="2026-03-06", time="19:30", seats=2),
+        ),
+        _name("TK-07-1930-2"),
+    ),
+    _t(
+        "n08",
+        "I'm parked on Quay Street. Pay for 2 hours for plate KX-482-B.",
+        (
+            _c("parking_zone", street="Quay Street"),
+            _c("pay_parking", zone_id="PZ-14", plate="KX-482-B", hours=2),
+        ),
+        _n(4.8),
+    ),
+    _t(
+        "n09",
+        "When is Dune showing at the Rialto on 6 March 2026?",
+        (
+            _c("find_cinema", name="Rialto"),
+            _c("showtimes", cinema_id="CIN-07", film="Dune", date="2026-03-06"),
+        ),
+        _name("17:00"),
+        _name("19:30"),
+        _name("21:45"),
+    ),
+    _t(
+        "n10",
+        "Pay 2 hours of parking in zone PZ-03 for plate KX-482-B, and tell me which day the glass bin goes "
+        "out at postcode 4021.",
+        (
+            _c("pay_parking", zone_id="PZ-03", plate="KX-482-B", hours=2),
+            _c("collection_schedule", postcode="4021", bins=["glass"]),
+        ),
+        _n(6),
+        _name("Thursday"),
+        chained=False,
+    ),
+    _t(
+        "n11",
+        "Rent a compact car at branch RB-07 for 5 days starting 2026-04-10.",
+        (_c("rent_car", branch_id="RB-07", pickup_date="2026-04-10", days=5, car_class="compact"),),
+        _name("RC-07-0410-C"),
+    ),
+    _t(
+        "n12",
+        "We moved into 9 Mill Lane in February. How many kWh did we use there in February 2026?",
+        (
+            _c("meter_for_address", address="9 Mill Lane"),
+            _c("meter_readings", meter_id="MTR-31877", month="2026-02"),
+        ),
+        _n(288.4),
+    ),
+)
+"""Written on 2026-11-28 by a helper who had not read the guided rules (``pes_agent/guided``) nor their
+tests, with ``implied_tools_5`` (a vet clinic, car rental, electricity meters, recycling pickup, gym
+classes, a cinema, street parking), and run first on the code as it stood: the held-out measure of the
+rules' generality. Phrased as users write, not as the earlier sets: "find X and rent Y" with an
+optional argument said by name (n01 "within 5 km", n03 "with a detailed report"), dates and months in
+words (n02, n03, n09, n12), a clock time (n07 "7:30 pm"), a quoted name (n06), a list written out
+(n05), context sentences (n08, n12), questions (n04, n05, n09, n12), a near-duplicate pair (quote or
+pay for parking: n04, n08, n10), two independent asks joined by "and" (n10), controls (n05, n11)."""
+
+IMPLIED_BY_ID = {t.id: t for t in IMPLIED + IMPLIED_2 + IMPLIED_3 + IMPLIED_4 + IMPLIED_5}

@@ -72,6 +72,7 @@ from benchmarks._common import format_table, load_average, share
 from benchmarks.implied_tools import IMPLIED_TOOLS, IMPLIED_TOOLS_2
 from benchmarks.implied_tools_3 import IMPLIED_TOOLS_3
 from benchmarks.implied_tools_4 import IMPLIED_TOOLS_4
+from benchmarks.implied_tools_5 import IMPLIED_TOOLS_5
 from benchmarks.local_holdout import (
     HOLDOUT,
     HOLDOUT_2,
@@ -82,7 +83,7 @@ from benchmarks.local_holdout import (
     HOLDOUT_7,
     HOLDOUT_BY_ID,
 )
-from benchmarks.local_implied import IMPLIED, IMPLIED_2, IMPLIED_3, IMPLIED_4, IMPLIED_BY_ID
+from benchmarks.local_implied import IMPLIED, IMPLIED_2, IMPLIED_3, IMPLIED_4, IMPLIED_5, IMPLIED_BY_ID
 from benchmarks.local_server import (
     SERVER_SUFFIX,
     LogFindings,
@@ -134,6 +135,7 @@ TASK_SETS = {
     "implied2": IMPLIED_2,
     "implied3": IMPLIED_3,
     "implied4": IMPLIED_4,
+    "implied5": IMPLIED_5,
 }
 ALL_TASKS = {**TASKS_BY_ID, **HOLDOUT_BY_ID, **IMPLIED_BY_ID}
 WATCHED = (EventType.PLAN, EventType.TOOL_EXECUTION)
@@ -206,7 +208,8 @@ def harness_tools(
     """The task tools, recorded (with ``implied``, the implied set's tools too); with ``total``,
     catalogue tools (`tool_catalogue`, which no task needs) fill the list up to that many: the
     planner has to find the task's tools among them."""
-    extra = [*IMPLIED_TOOLS, *IMPLIED_TOOLS_2, *IMPLIED_TOOLS_3, *IMPLIED_TOOLS_4] if implied else []
+    implied_sets = [IMPLIED_TOOLS, IMPLIED_TOOLS_2, IMPLIED_TOOLS_3, IMPLIED_TOOLS_4, IMPLIED_TOOLS_5]
+    extra = [spec for tools in implied_sets for spec in tools] if implied else []
     own = [recorded(spec, log) for spec in [*LOCAL_TOOLS, *BENCHMARK_TOOLS, *extra]]
     if total <= len(own):
         return own
@@ -707,7 +710,8 @@ def _parser() -> argparse.ArgumentParser:
         dest="task_set",
         choices=tuple(TASK_SETS),
         default="dev",
-        help="dev: the 24 tasks the product was tuned on; holdout..holdout7: held out (see local_holdout)",
+        help="dev: the 24 tasks the product was tuned on; holdout..holdout7: held out (see local_holdout); "
+        "implied..implied5: steps the request only implies (see local_implied)",
     )
     parser.add_argument("--tasks", type=int, default=0, help="run only the first N tasks")
     parser.add_argument("--model-path", help="a GGUF file instead of the packaged model")

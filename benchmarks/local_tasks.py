@@ -11,8 +11,9 @@ A run is judged on what happened, not on what it says about itself:
 - *calls right*: its successful tool calls are exactly the expected ones, in order. Arguments are
   compared as a reader would: arithmetic by value (``42*3`` and ``126`` are the same call), numbers
   within 0.2 % (a value shown rounded may be passed on rounded), texts after trimming blanks, quotes
-  and end punctuation, enum values exactly, ``days_between``'s two dates in either order. Failed
-  calls are not held against a run (a re-ask may fix them); extra successful calls are.
+  and end punctuation, enum values exactly, ``days_between``'s two dates in either order, a list's
+  items in any order. Failed calls are not held against a run (a re-ask may fix them); extra
+  successful calls are.
 - *answer right*: the final answer states every expected value: a number as a number token (``84``
   is not found in ``184``), rounded to at least one decimal below 100; a text case-sensitively; a
   name case-insensitively as a word; a date as ISO or spelled out (``March 15, 2025``).
@@ -346,6 +347,8 @@ def _value(expression: Any) -> float | None:
 def _same(got: Any, want: Any) -> bool:
     if isinstance(want, (int, float)) and not isinstance(want, bool):
         return close(got, float(want))
+    if isinstance(want, (list, tuple)):  # a list the request writes out: the same items, in any order
+        return isinstance(got, list) and sorted(map(clean_text, got)) == sorted(map(clean_text, want))
     return isinstance(got, str) and clean_text(got) == clean_text(want)
 
 

@@ -21,6 +21,7 @@ from jsonschema import Draft202012Validator
 
 from benchmarks import local_model
 from benchmarks.local_holdout import HOLDOUT, HOLDOUT_2, HOLDOUT_3, HOLDOUT_4
+from benchmarks.local_implied import IMPLIED_BY_ID
 from benchmarks.local_model import (
     RESULT_PREFIX,
     Summary,
@@ -63,6 +64,8 @@ DEMO_TOOLS = {"calculator", "word_count", "transform_text"}
 def _leaves(value: Any) -> list[Any]:
     if isinstance(value, Mapping):
         return [leaf for v in value.values() for leaf in _leaves(v)]
+    if isinstance(value, list):
+        return [leaf for v in value for leaf in _leaves(v)]
     return [value]
 
 
@@ -126,6 +129,26 @@ def test_a_later_call_needs_an_earlier_output(task: Task) -> None:
     assert any(uses_earlier(i) for i in range(1, len(task.calls))), (task.id, outputs)
 
 
+IMPLIED_TOOLS = {spec.name: spec for spec in harness_tools([], implied=True)}
+
+
+def test_the_implied_sets_tools_have_one_name_each() -> None:
+    names = [spec.name for spec in harness_tools([], implied=True)]
+    assert len(names) == len(set(names))
+
+
+@pytest.mark.parametrize("task", IMPLIED_BY_ID.values(), ids=lambda t: t.id)
+def test_each_implied_task_is_achievable_with_its_tools_as_declared(task: Task) -> None:
+    outputs = []
+    for call in task.calls:
+        schema = IMPLIED_TOOLS[call.tool].input_schema
+        assert not list(Draft202012Validator(schema).iter_errors(dict(call.args))), call
+        assert call_matches(call, call.tool, call.args), call
+        outputs.append(IMPLIED_TOOLS[call.tool].fn(**call.args))
+    plain_answer = " ".join(str(leaf) for output in outputs for leaf in _leaves(output))
+    assert answer_right(task, plain_answer), (plain_answer, task.answer)
+
+
 # --- judging calls -----------------------------------------------------------------------------------
 
 
@@ -157,6 +180,17 @@ def test_texts_are_trimmed_enums_exact_dates_either_order() -> None:
     between = Call("days_between", {"start": "2025-03-01", "end": "2025-04-15"})
     assert call_matches(between, "days_between", {"start": "2025-04-15", "end": "2025-03-01"})
     assert not call_matches(between, "days_between", {"start": "2025-03-01", "end": "2025-04-16"})
+
+
+def test_a_written_out_list_matches_in_any_order_and_only_with_the_same_items() -> None:
+    bins = Call("collection_schedule", {"postcode": "4021", "bins": ["paper", "glass", "plastic"]})
+    assert call_matches(
+        bins, "collection_schedule", {"postcode": "4021", "bins": ["glass", "plastic", "paper"]}
+    )
+    assert not call_matches(bins, "collection_schedule", {"postcode": "4021", "bins": ["paper", "glass"]})
+    assert not call_matches(
+        bins, "collection_schedule", {"postcode": "4021", "bins": "paper, glass, plastic"}
+    )
 
 
 def test_calls_are_right_only_when_exactly_the_expected_ones_in_order() -> None:
