@@ -27,6 +27,8 @@ KNOWN_MISSES = {
     "i06": "since implied5's tools joined the catalogue: parking_quote ('would cost') takes 'cost', and "
     "convert_currency is no longer offered",
     "j07": "arithmetic on a looked-up value inside an expression string is not planned",
+    "k04": "the time zone's example (Europe/Paris) is in the tool's description, not the argument's: "
+    "'Auckland' passes for a time zone, so no lookup is implied",
     "k06": "the email of someone's manager: two hops of possession ('Ines Duarte's manager') are not read",
     "k08": "two length converters on offer (convert_units, convert_length): the options tie them and the "
     "task's one loses",
@@ -44,10 +46,7 @@ KNOWN_MISSES = {
     "n12": "'How many kWh did we use there' offers distance_between alone, no meter tool",
 }
 """(j01, two airport codes from one producer, passes here: both tools are offered, but the plan has one
-producer step where the task needs two. k04, 'What time is it in Auckland?', passes here since
-implied5's tools joined the catalogue, by accident: city_timezone is offered only beside find_gym_class,
-which its 'time' output field brings in; its earlier miss, the time zone's example in the tool's
-description, stands, and k12 still misses.)"""
+producer step where the task needs two.)"""
 
 
 @functools.cache
