@@ -565,3 +565,14 @@ def test_one_calls_request_said_in_two_sentences_is_one_step_and_calls_in_turn_s
     query = "Plan a route through Leeds and York, then plan one through Hull and Bath"
     in_turn = ("Plan a route through Leeds and York", "plan one through Hull and Bath")
     assert steps(query, in_turn) == list(in_turn)
+
+
+@tool
+def berth_search(harbour: str, radius_km: float = 10, hull: Literal["sail", "motor", "rib"] = "sail") -> Slot:
+    """Search free berths near a harbour."""
+    raise NotImplementedError
+
+
+def test_a_short_unit_of_the_name_and_a_short_option_name_their_optional_argument() -> None:
+    options = _step_schema(berth_search, "Search berths within 3 km of Hvar for a rib")
+    assert options["radius_km"] == [3] and options["hull"] == ["rib"] and options["harbour"][0] == "Hvar"

@@ -17,7 +17,7 @@ from typing import Any
 from pes_agent.guided.choices import stems
 from pes_agent.guided.grounding import explicit_values
 from pes_agent.guided.language import language
-from pes_agent.guided.language.en import ARTICLES, FLAG_VERBS, NEGATIONS, VALUE_LINKS
+from pes_agent.guided.language.en import ARTICLES, FLAG_VERBS, NEGATIONS, STOPWORDS, VALUE_LINKS
 from pes_agent.guided.pairs import GENERIC
 
 __all__ = ["introduced_values", "named_optional", "stated_for"]
@@ -31,15 +31,25 @@ def stated_for(name: str, part: str) -> float | int | None:
     ``servings``, "quantity 3" for ``quantity``, "a bill of $50" for ``bill_total``, "18% tip" for
     ``tip_percentage``. That number is the argument's, though an earlier result holds another (the
     recipe's own 4 servings); None unless exactly one number is stated so."""
-    own = set(stems(name)) - GENERIC
+    own = _name_words(name)
     text = part.casefold()
-    pairs = [(m.group(1), m.group(2)) for m in re.finditer(rf"(?<![\d.,/:-]){_NUMBER}\s+([a-z]+)", text)]
+    pairs = [(m.group(1), m.group(2)) for m in re.finditer(rf"(?<![\w.,/:-]){_NUMBER}\s*([a-z]+)", text)]
     pairs += [
         (m.group(2), m.group(1))
         for m in re.finditer(rf"([a-z]+)(?:\s+(?:{_LINK}))?\s*{_NUMBER}(?![-/:.,]?\d)", text)
     ]
-    found = {_number(n) for n, word in pairs if set(stems(word)) & own}
+    found = {_number(n) for n, word in pairs if _word_forms(word) & own}
     return found.pop() if len(found) == 1 else None
+
+
+def _name_words(name: str) -> set[str]:
+    """An argument name's words, stemmed, short units included (``radius_km`` has km)."""
+    parts = re.findall(r"[a-z]+", re.sub(r"([a-z])([A-Z])", r"\1 \2", name).casefold())
+    return (set(stems(name)) | {w for w in parts if len(w) == 2}) - GENERIC
+
+
+def _word_forms(word: str) -> set[str]:
+    return set(stems(word)) | ({word} if len(word) == 2 else set())
 
 
 def _number(text: str) -> float | int:
@@ -85,7 +95,12 @@ def named_optional(properties: Mapping[str, Any], required: Collection[str], par
         kind = schema.get("type")
         if isinstance(schema.get("enum"), list):
             options = [
-                o for o in schema["enum"] if isinstance(o, str) and len(o) > 3 and o != schema.get("default")
+                o
+                for o in schema["enum"]
+                if isinstance(o, str)
+                and len(o) > 2
+                and o.casefold() not in STOPWORDS
+                and o != schema.get("default")
             ]
             if any(re.search(rf"(?<!\w){re.escape(o.casefold())}(?!\w)", lowered) for o in options):
                 out[name] = None

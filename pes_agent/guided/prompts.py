@@ -446,10 +446,15 @@ def _unclaimed(narrowed: dict[str, Any], claimed: Mapping[str, Sequence[Any]]) -
 
 
 def _claim_key(value: Any) -> Any:
-    """Numbers by value (50 and 50.0 are one claim), anything else as it is."""
+    """Numbers by value (50, 50.0 and "50" are one claim), anything else as it is."""
     if isinstance(value, int | float) and not isinstance(value, bool):
         return float(value)
-    return value if isinstance(value, str) else repr(value)
+    if isinstance(value, str):
+        try:
+            return float(value.replace(",", ""))
+        except ValueError:
+            return value
+    return repr(value)
 
 
 def _numeric(schema: Mapping[str, Any]) -> bool:
