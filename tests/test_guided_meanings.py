@@ -576,3 +576,15 @@ def berth_search(harbour: str, radius_km: float = 10, hull: Literal["sail", "mot
 def test_a_short_unit_of_the_name_and_a_short_option_name_their_optional_argument() -> None:
     options = _step_schema(berth_search, "Search berths within 3 km of Hvar for a rib")
     assert options["radius_km"] == [3] and options["hull"] == ["rib"] and options["harbour"][0] == "Hvar"
+
+
+@tool
+def berth_services(harbour: str, services: list[Literal["water", "power", "fuel", "wifi"]]) -> Slot:
+    """Book services at a berth."""
+    raise NotImplementedError
+
+
+def test_a_list_of_choices_is_the_options_the_part_names_in_its_order() -> None:
+    part = "Book wifi, water and power at my berth in Hvar"
+    assert _offered([berth_search, berth_services], part) == ["berth_services"]  # it can be grounded
+    assert _step_schema(berth_services, part)["services"] == [["wifi", "water", "power"]]

@@ -22,6 +22,7 @@ from pes_agent.guided.language.en import NUMBER_WORDS, SOURCE_WORDS, STOPWORDS, 
 from pes_agent.guided.quotes import without_quotes
 
 __all__ = [
+    "named_options",
     "best_fitting",
     "can_ground",
     "described",
@@ -58,8 +59,10 @@ def can_ground(input_schema: Mapping[str, Any], part: str, before: str) -> bool:
         schema = properties.get(name)
         if not isinstance(schema, Mapping) or schema.get("type") == "boolean" or "const" in schema:
             continue
-        if "enum" in schema:
-            if not (_names_any(schema, part) or (before and _names_any(schema, before))):
+        items = schema.get("items")
+        options = items if schema.get("type") == "array" and isinstance(items, Mapping) else schema
+        if "enum" in options:  # a choice, or a list of choices ("paper, glass and plastic" bins)
+            if not (_names_any(options, part) or (before and _names_any(options, before))):
                 return False
         elif (
             _constrained(schema) and not composable(schema, Draft202012Validator(dict(schema)))
@@ -125,6 +128,12 @@ def _constrained(schema: Mapping[str, Any]) -> bool:
     """A value with a shape (a date, a code): it must be seen somewhere in the query. (Arithmetic
     of numbers is the exception: earlier results supply the numbers.)"""
     return "pattern" in schema or "format" in schema
+
+
+def named_options(schema: Mapping[str, Any], text: str) -> list[Any]:
+    """The options of ``schema``'s enum that ``text`` names, in the order it names them."""
+    options = schema.get("enum")
+    return _named(options, text, described(schema)) if isinstance(options, list) else []
 
 
 def _names_any(schema: Mapping[str, Any], text: str) -> bool:

@@ -27,6 +27,7 @@ from pes_agent.guided.choices import (
     introduced_choice,
     lead_scores,
     named_leaves,
+    named_options,
     source_taken,
     stems,
     tool_choices,
@@ -418,9 +419,14 @@ def _given(schema: Mapping[str, Any], name: str, part: str) -> dict[str, Any] | 
 
 
 def _listed(schema: Mapping[str, Any], part: str) -> dict[str, Any] | None:
-    """A list argument narrowed to the lists the part writes out whole (``lists``)."""
+    """A list argument narrowed to the lists the part writes out whole (``lists``), or for a list of
+    choices to the options the part names."""
     if schema.get("type") != "array":
         return None
+    items = schema.get("items")
+    named = named_options(items, part) if isinstance(items, Mapping) else []
+    if named:  # a list of choices: the ones the part names, in its order ("paper, glass and plastic")
+        return {**{k: v for k, v in schema.items() if k in ("description", "title")}, "enum": [named]}
     lists = stated_lists(part, schema)
     return (
         {**{k: v for k, v in schema.items() if k in ("description", "title")}, "enum": lists}
