@@ -588,3 +588,14 @@ def test_a_list_of_choices_is_the_options_the_part_names_in_its_order() -> None:
     part = "Book wifi, water and power at my berth in Hvar"
     assert _offered([berth_search, berth_services], part) == ["berth_services"]  # it can be grounded
     assert _step_schema(berth_services, part)["services"] == [["wifi", "water", "power"]]
+
+
+@tool
+def enrol(course_name: str, student: str) -> Slot:
+    """Enrol a student on a course."""
+    raise NotImplementedError
+
+
+def test_a_value_right_before_its_arguments_name_is_that_arguments() -> None:
+    options = _step_schema(enrol, "Put student S-2048 on the 'Night Painting' course")
+    assert options["course_name"] == ["Night Painting"] and "Night Painting" not in options["student"]

@@ -64,8 +64,9 @@ _BEFORE = 48
 def introduced_values(name: str, part: str) -> list[str]:
     """The values the part states right after a word of the argument's name: "the title 'Buy
     groceries'" for ``title``, "the encryption key 'abc123'" for ``encryption_key``, "the phone
-    number 555-0100" for ``phone_number``. Of the two words before a value (joining words such as
-    "of", "the", "and" skipped), one must be the name's: the request named the argument and gave
+    number 555-0100" for ``phone_number``; or right before it: "the 'Spin Express' class" for
+    ``class_name``. Of the two words before a value (joining words such as "of", "the", "and"
+    skipped), or the word after it, one must be the name's: the request named the argument and gave
     its value."""
     own = set(stems(name)) - GENERIC
     if not own:
@@ -77,7 +78,8 @@ def introduced_values(name: str, part: str) -> list[str]:
             continue  # another form of a value written otherwise (a date's ISO day)
         words = re.findall(r"[a-z]+", part[max(0, at - _BEFORE) : at].casefold())
         near = [w for w in words if w not in VALUE_LINKS and w not in ARTICLES][-2:]
-        if own & set(stems(" ".join(near))):
+        after = re.match(r"['\"’”]?\s*([A-Za-z]+)", part[at + len(value) :])
+        if own & set(stems(" ".join(near))) or (after is not None and own & set(stems(after.group(1)))):
             found.append(value)
     return found
 
