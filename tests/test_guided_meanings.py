@@ -599,3 +599,15 @@ def enrol(course_name: str, student: str) -> Slot:
 def test_a_value_right_before_its_arguments_name_is_that_arguments() -> None:
     options = _step_schema(enrol, "Put student S-2048 on the 'Night Painting' course")
     assert options["course_name"] == ["Night Painting"] and "Night Painting" not in options["student"]
+
+
+@tool
+def berth_zone(quay: str) -> Slot:
+    """The berth zone of a quay."""
+    raise NotImplementedError
+
+
+def test_a_name_in_an_earlier_sentence_claims_no_value_of_the_next() -> None:
+    # "Quay" ends the context sentence; the 2 after it is the hours', not the quay's
+    options = _step_schema(berth_zone, "I'm moored at Fisher Quay. Pay 2 hours for boat B-12")
+    assert options["quay"][0] == "Fisher Quay" and "2" not in options["quay"]

@@ -76,8 +76,12 @@ def introduced_values(name: str, part: str) -> list[str]:
         at = part.find(value)
         if at < 0:
             continue  # another form of a value written otherwise (a date's ISO day)
-        words = re.findall(r"[a-z]+", part[max(0, at - _BEFORE) : at].casefold())
-        near = [w for w in words if w not in VALUE_LINKS and w not in ARTICLES][-2:]
+        window = re.split(r"[.;!?]\s", part[max(0, at - _BEFORE) : at])[-1]  # this sentence's words
+        tokens = [t.strip(",:'\"‘’“”") for t in window.split()]
+        near = [t for t in tokens if t and t.casefold() not in VALUE_LINKS and t.casefold() not in ARTICLES][
+            -2:
+        ]
+        near = [t for t in near if t.islower()]  # a capitalised word or a value holds no argument's name
         after = re.match(r"['\"’”]?\s*([A-Za-z]+)", part[at + len(value) :])
         if own & set(stems(" ".join(near))) or (after is not None and own & set(stems(after.group(1)))):
             found.append(value)
