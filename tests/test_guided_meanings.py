@@ -611,3 +611,14 @@ def test_a_name_in_an_earlier_sentence_claims_no_value_of_the_next() -> None:
     # "Quay" ends the context sentence; the 2 after it is the hours', not the quay's
     options = _step_schema(berth_zone, "I'm moored at Fisher Quay. Pay 2 hours for boat B-12")
     assert options["quay"][0] == "Fisher Quay" and "2" not in options["quay"]
+
+
+@tool
+def berth_invoice(berth_address: str, month: Annotated[str, Field(pattern="^[0-9]{4}-[0-9]{2}$")]) -> Slot:
+    """The invoice of a berth for a month."""
+    raise NotImplementedError
+
+
+def test_a_month_in_words_fits_a_month_field_and_an_address_keeps_its_number() -> None:
+    options = _step_schema(berth_invoice, "The invoice for 12 Harbour Road for March 2026")
+    assert options["month"] == ["2026-03"] and "12 Harbour Road" in options["berth_address"]

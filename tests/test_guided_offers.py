@@ -39,10 +39,8 @@ KNOWN_MISSES = {
     "m05": "the email found is the message, not the address: send_email (to, subject) outranks notify",
     "m06": "two temperature converters on offer: the generic convert_units wins the options tie",
     "m07": "as k08: two length converters, the options tie them and the task's one loses",
-    "n03": "'electricity use ... with a detailed report' offers meter_for_address alone, not meter_readings",
     "n07": "'tickets' offers the support-ticket tools (open_ticket), not find_cinema nor buy_tickets",
     "n09": "'When is Dune showing at the Rialto' offers weather_forecast, not find_cinema nor showtimes",
-    "n12": "'How many kWh did we use there' offers distance_between alone, no meter tool",
 }
 """(j01, two airport codes from one producer, passes here: both tools are offered, but the plan has one
 producer step where the task needs two.)"""

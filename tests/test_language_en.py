@@ -96,3 +96,11 @@ def test_a_name_loses_its_possessive(name: str, core: str) -> None:
 )
 def test_forms_of_a_word_meet_at_one_stem(a: str, b: str) -> None:
     assert EN.stem(a) == EN.stem(b)
+
+
+def test_a_month_of_a_year_is_read_with_its_iso_form() -> None:
+    assert [(m.text, m.iso) for m in EN.months("the readings for March 2026, and for Dec. 2025")] == [
+        ("March 2026", "2026-03"),
+        ("Dec. 2025", "2025-12"),
+    ]
+    assert EN.months("on March 3, 2026") == []  # a whole date is a date

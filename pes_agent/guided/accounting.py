@@ -51,7 +51,7 @@ def stated_values(query: str, tool_text: str = "") -> list[Stated]:
     """What the request states outright, one entry per value; names made only of ``tool_text``'s
     words are left out (they name a tool)."""
     explicit = explicit_values(query)
-    days = {d.text: d.iso for d in language().dates(query)}
+    days = {d.text: d.iso for d in [*language().dates(query), *language().months(query)]}
     isos = set(days.values())
     out: list[Stated] = []
     for value in explicit:

@@ -29,7 +29,7 @@ from referencing.exceptions import Unresolvable
 from pes_agent.gate.references import reference_text
 from pes_agent.guided.arithmetic import Operation
 from pes_agent.guided.language import language
-from pes_agent.guided.language.en import NAME_PARTICLES, STOPWORDS
+from pes_agent.guided.language.en import NAME_PARTICLES, STOPWORDS, STREET_WORDS
 from pes_agent.guided.quotes import mask_quotes
 from pes_agent.llm.composition import COMPOSED_LEFT, COMPOSED_OF, COMPOSED_OPS, COMPOSED_RIGHT, COMPOSED_TWICE
 
@@ -96,6 +96,9 @@ def _stated(text: str) -> tuple[list[str], str]:
     for day in language().dates(plain):
         found += [day.text, day.iso]
         plain = plain.replace(day.text, " ")
+    for month in language().months(plain):
+        found += [month.text, month.iso]
+        plain = plain.replace(month.text, " ")
     for time in language().times(plain):
         found.append(time)
         plain = plain.replace(time, " ", 1)
@@ -135,9 +138,20 @@ def stated_names(text: str, actions: Collection[str] = ()) -> list[str]:
 def _names(plain: str, actions: Collection[str]) -> list[str]:
     """Names, each whole first; a name with a particle is also offered in its pieces ("Lena Brook
     of Sales" may name Lena Brook)."""
-    names = [_name(m, plain, actions) for m in _CAPITALISED.finditer(plain) if _is_name(m, plain)]
+    names = [
+        _numbered(m, plain, _name(m, plain, actions))
+        for m in _CAPITALISED.finditer(plain)
+        if _is_name(m, plain)
+    ]
     pieces = [p for n in names if _AT_PARTICLE.search(n) for p in _AT_PARTICLE.split(n)]
     return [n for n in [*names, *pieces] if n]
+
+
+def _numbered(match: re.Match[str], text: str, name: str) -> str:
+    """A street's name with the house number written before it ("14 Elm Road"): one address."""
+    number = re.search(r"(?<![\w.,])\d+[A-Za-z]?\s+$", text[: match.start()])
+    last = name.split()[-1].casefold() if name.split() else ""
+    return f"{number.group(0)}{name}" if number and last in STREET_WORDS and name == match.group(0) else name
 
 
 def _name(match: re.Match[str], text: str, actions: Collection[str]) -> str:

@@ -30,6 +30,10 @@ class Language(Protocol):
         """The whole dates the text writes, in order ("01/15/2024", "18 March 2025")."""
         ...
 
+    def months(self, text: str) -> list[DateSpan]:
+        """The months of a year the text writes ("January 2026"), with ISO's ``2026-01``."""
+        ...
+
     def times(self, text: str) -> list[str]:
         """The clock times the text writes, whole and in order ("9:00pm", "10:00 AM", "7 PM", "14:30")."""
         ...

@@ -30,6 +30,7 @@ __all__ = [
     "SOURCE_WORDS",
     "VALUE_LINKS",
     "STOPWORDS",
+    "STREET_WORDS",
     "TOOL_STOPWORDS",
     "English",
 ]
@@ -228,6 +229,12 @@ ARTICLES = frozenset({"a", "an", "the", "and", "its", "their", "this", "that"})
 NAME_PARTICLES = ("of", "vs", "vs.", "v.", "de", "del", "da", "di", "du", "van", "von", "la", "le", "upon")
 """Lower-case words inside a name ("Battle of Stalingrad", "R vs Adams", "Ludwig van Beethoven")."""
 
+STREET_WORDS = frozenset(
+    "street st road rd lane ln avenue ave drive dr way square sq boulevard blvd place pl court ct "
+    "terrace crescent close row quay parade highway hwy".split()
+)
+"""The last words of street names: a number written before such a name is its house number."""
+
 NEGATIONS = frozenset({"not", "no", "without", "don't", "dont", "never", "exclude", "excluding", "except"})
 """Words that turn a flag the request names off ("without details")."""
 
@@ -306,6 +313,8 @@ _MONTHS = {
 _MONTH = "|".join(sorted(_MONTHS, key=len, reverse=True))
 _DAY = r"(?P<day>[0-3]?\d)(?:st|nd|rd|th)?"
 _YEAR = r"(?P<year>\d{4})"
+_MONTH_OF_YEAR = re.compile(rf"\b(?P<mname>{_MONTH})\.?,?\s+{_YEAR}\b", re.IGNORECASE)
+"""A month of a year: "January 2026", "Feb. 2025" (a whole date is read first)."""
 _DATE_FORMS = [
     re.compile(r"\b(?P<year>\d{4})-(?P<month>\d{1,2})-(?P<day>\d{1,2})\b"),
     re.compile(r"\b(?P<a>\d{1,2})/(?P<b>\d{1,2})/(?P<year>\d{4})\b"),
@@ -369,6 +378,14 @@ class English:
 
     def times(self, text: str) -> list[str]:
         return [m.group(0) for m in _TIME.finditer(text)]
+
+    def months(self, text: str) -> list[DateSpan]:
+        taken = [range(m.start(), m.end()) for form in _DATE_FORMS for m in form.finditer(text)]
+        return [
+            DateSpan(text=m.group(0), iso=f"{m['year']}-{_MONTHS[m['mname'].casefold()]:02d}")
+            for m in _MONTH_OF_YEAR.finditer(text)
+            if not any(m.start() in r for r in taken)
+        ]
 
     def of_words(self, text: str) -> list[str]:
         found = [m.group(1) for m in _OF.finditer(text)] + [m.group(1) for m in _POSSESSED.finditer(text)]
