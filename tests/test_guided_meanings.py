@@ -622,3 +622,26 @@ def berth_invoice(berth_address: str, month: Annotated[str, Field(pattern="^[0-9
 def test_a_month_in_words_fits_a_month_field_and_an_address_keeps_its_number() -> None:
     options = _step_schema(berth_invoice, "The invoice for 12 Harbour Road for March 2026")
     assert options["month"] == ["2026-03"] and "12 Harbour Road" in options["berth_address"]
+
+
+def test_a_tool_marking_nothing_required_takes_an_earlier_field_of_its_arguments_name() -> None:
+    found = {"full_name": {"type": "string"}, "photo_url": {"type": "string"}, "handle": {"type": "string"}}
+    search = ToolShape(
+        name="sailor_search",
+        input_schema={"type": "object", "properties": {"query": {"type": "string"}}, "required": ["query"]},
+        output_schema={"type": "object", "properties": found},
+        description="Search sailors.",
+    )
+    wanted = {"handle_or_url": {"type": "string"}, "amount": {"type": "number", "description": "Followers"}}
+    followers = ToolShape(
+        name="sailor_followers",
+        input_schema={"type": "object", "properties": wanted},
+        output_schema={"type": "object", "properties": {"followers": {"type": "array"}}},
+        description="The followers of a sailor.",
+    )
+    shapes = {s.name: s for s in (search, followers)}
+    steps = implied_steps(
+        "sailor_followers", "list her followers", "Search sailor Ada", shapes, {"sailor_search": "step_1"}
+    )
+    # the handle (not the photo url, not a count of followers the part only names)
+    assert [(b.argument, b.path) for s in steps for b in s.bindings] == [("handle_or_url", "handle")]

@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pes_agent.guided.choices import can_ground, last_sentence, meant, stems
-from pes_agent.guided.grounding import Candidate, explicit_values, grounded_property, text_spans
+from pes_agent.guided.grounding import Candidate, explicit_values, grounded_property, stated_names, text_spans
 from pes_agent.guided.language import language
 from pes_agent.prompts.schemas import inline_refs
 
@@ -133,6 +133,9 @@ class _Search:
     steps: list[ImpliedStep] = field(default_factory=list)
     spans: list[Candidate] = field(default_factory=list)
     stated: list[Candidate] = field(default_factory=list)
+    values: list[Candidate] = field(default_factory=list)
+    """What the part states outright or names: the values a free argument can be said to hold (its
+    plain words are no such value: "retrieve her followers" holds no username)."""
     asked: frozenset[str] = frozenset()
     related: frozenset[str] = frozenset()
     grounds: dict[str, bool] = field(default_factory=dict)
@@ -140,6 +143,7 @@ class _Search:
     def __post_init__(self) -> None:
         self.spans = [Candidate(value=s, source="step") for s in text_spans(self.part)]
         self.stated = [Candidate(value=s, source="step") for s in explicit_values(self.part)]
+        self.values = self.stated + [Candidate(value=s, source="step") for s in stated_names(self.part)]
         # the ask's words (a context sentence before it states, it asks for nothing: "My customer
         # is Tomas Berg."), and the tools' words it means by words no tool uses ("cost": price);
         # what it names as something *of* something
@@ -210,15 +214,18 @@ def _wanted(
         # naming the chosen tool's work name no value ("convert the tax amount": no converted field)
         related = related - {w for _, _, words in _prepared(shape).fields for w in words}
     work = set(stems(shape.name)) if depth == 0 else set()
-    found: list[tuple[int, str, str, str, frozenset[str], bool]] = []
+    found: list[tuple[float, str, str, str, frozenset[str], bool]] = []
     by_format: set[str] = set()
     fits_format: set[tuple[str, str, str]] = set()
     required = [a for a in schema.get("required") or () if isinstance(properties.get(a), Mapping)]
+    asked_first = not schema.get("required")  # a tool that marks nothing required is asked its first
+    if asked_first:  # arguments: those take a field of their own name, never one the part only names
+        required = [a for a, p in properties.items() if isinstance(p, Mapping) and "default" not in p][:3]
     for argument in required:
         prop = properties[argument]
         if "enum" in prop or "const" in prop or prop.get("type") == "boolean":
             continue
-        held = grounded_property(prop, search.spans) is not None
+        held = grounded_property(prop, search.values) is not None
         # stated outright (quoted, a date, a number), enough of them for every argument of this shape
         # ("between her start date and 2025-01-01": one date for two, so the start is looked up)
         fits = grounded_property(prop, search.stated)
@@ -242,6 +249,7 @@ def _wanted(
                 named = depth == 0 and (
                     bool(words & related) or (not given and bool((words & asked) - name - work))
                 )
+                named = named and not asked_first
                 same = bool(words & own)
                 if named and not same and _shaped(prop):  # a field said to have this shape only by name
                     named = False
@@ -251,14 +259,20 @@ def _wanted(
                 if named or (
                     same
                     and not held
-                    and (tool.called & own or tool.about & asked or (producer, path) == sole)
+                    and (
+                        tool.called & own
+                        or tool.about & asked
+                        or (producer, path) == sole
+                        or producer in search.earlier  # found before, under the argument's name
+                    )
                 ):
                     # a field named for the argument's format is that value (``email`` for a
                     # ``customer_email`` of format email, not the ``customer_id`` beside it); a step
                     # an earlier part planned gives it before a new lookup would (the lyrics found
                     # are translated, not looked up again by another lyrics tool)
                     score = (
-                        NAMED * named
+                        -0.1 * same * len(words - own)  # of two fields of the argument's name, the plainer
+                        + NAMED * named
                         + SAME_NAME * (producer in search.earlier)
                         + SAME_NAME * same
                         + SAME_NAME * bool(formatted & words)
