@@ -136,3 +136,11 @@ def test_a_question_nothing_that_ran_speaks_of_is_unanswered() -> None:
     assert unanswered([weather], tools) == []  # "capital" is a means; "temperature" was found
     instruction = _found("Tell me the capital of Peru", "country_profile", {"capital": "Lima"})
     assert unanswered([instruction], tools) == []  # not a question
+
+
+def test_a_question_opening_with_what_it_asks_of_something_asks_for_it() -> None:
+    tools = {"chef_lookup": "Find a chef's id by name.", "country_profile": "Facts about a country."}
+    only_id = _found("What is Sara Lind's rating on Tastebook", "chef_lookup", {"chef_id": "C-9"})
+    assert unanswered([only_id], tools) == ["What is Sara Lind's rating on Tastebook"]
+    capital = _found("What is the capital of Peru", "country_profile", {"capital": "Lima"})
+    assert unanswered([capital], tools) == []

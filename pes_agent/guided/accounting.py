@@ -141,8 +141,12 @@ def unanswered(items: Sequence[TodoItem], tools: Mapping[str, str]) -> list[str]
     known = set(stems(text))
     out = []
     for part in dict.fromkeys(it.description for it in items if language().is_question(it.description)):
-        data = " ".join([*explicit_values(part), *stated_names(part), *language().of_words(part)])
-        asked = set(stems(part)) - set(stems(data))
+        data = set(stems(" ".join([*explicit_values(part), *stated_names(part)])))
+        words = [w for w in stems(part) if w not in data]
+        # words used as *of* something are means ("the capital of Peru" for "how warm"), unless the
+        # question opens with one: then it is what is asked ("what is the capital of Peru")
+        means = set(stems(" ".join(language().of_words(part)))) - set(words[:1])
+        asked = set(words) - means
         if asked and not asked & known and not meant(part, [text]) & known:
             out.append(part)
     return out
