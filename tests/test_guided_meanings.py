@@ -645,3 +645,14 @@ def test_a_tool_marking_nothing_required_takes_an_earlier_field_of_its_arguments
     )
     # the handle (not the photo url, not a count of followers the part only names)
     assert [(b.argument, b.path) for s in steps for b in s.bindings] == [("handle_or_url", "handle")]
+
+
+@tool
+def record_clip(duration: Annotated[int, Field(description="Length of the clip in seconds.")]) -> Slot:
+    """Record a sound clip."""
+    raise NotImplementedError
+
+
+def test_a_quantity_stated_in_another_unit_is_given_in_the_unit_the_argument_asks_for() -> None:
+    assert _step_schema(record_clip, "Record a clip for 2 minutes")["duration"] == [120]
+    assert _step_schema(record_clip, "Record a clip for 45 seconds")["duration"] == [45]

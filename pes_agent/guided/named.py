@@ -17,10 +17,10 @@ from typing import Any
 from pes_agent.guided.choices import stems
 from pes_agent.guided.grounding import explicit_values
 from pes_agent.guided.language import language
-from pes_agent.guided.language.en import ARTICLES, FLAG_VERBS, NEGATIONS, STOPWORDS, VALUE_LINKS
+from pes_agent.guided.language.en import ARTICLES, FLAG_VERBS, NEGATIONS, STOPWORDS, UNITS, VALUE_LINKS
 from pes_agent.guided.pairs import GENERIC
 
-__all__ = ["introduced_values", "named_optional", "stated_for"]
+__all__ = ["converted_for", "introduced_values", "named_optional", "stated_for"]
 
 _NUMBER = r"[$€£]?(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)%?"
 _LINK = "|".join(re.escape(w) for w in sorted(VALUE_LINKS))
@@ -116,6 +116,8 @@ def named_optional(properties: Mapping[str, Any], required: Collection[str], par
         elif kind in ("integer", "number"):
             if stated_for(name, part) is not None:
                 out[name] = None
+            elif (converted := converted_for(name, schema, part)) is not None:
+                out[name] = converted
         elif kind in ("string", None):
             day = _dated(schema, name, part)
             if day is not None or introduced_values(name, part):
@@ -150,3 +152,30 @@ def _dated(schema: Mapping[str, Any], name: str, part: str) -> str | None:
         or "yyyy-mm-dd" in str(schema.get("description", "")).casefold()
     )
     return iso if wants_iso else text
+
+
+def converted_for(name: str, schema: Mapping[str, Any], part: str) -> float | int | None:
+    """The quantity the part states in another unit of the dimension the argument asks in, given in
+    the argument's unit: "record for 5 minutes" for a ``duration`` "in seconds" is 300, "a 5km
+    radius" for a radius "in meters" 5000. None unless the argument names a unit ("seconds" in its
+    description, ``_km`` in its name) and the part states exactly one quantity of that dimension in
+    another unit."""
+    wanted = [
+        UNITS[w]
+        for w in re.findall(
+            r"[a-z]+", f"{name.replace('_', ' ')} {schema.get('description') or ''}".casefold()
+        )
+        if w in UNITS and len(w) > 1
+    ]
+    if not wanted:
+        return None
+    dimension, size = wanted[0]
+    found = set()
+    for number, unit in re.findall(rf"(?<![\w.,/:-]){_NUMBER}\s*([a-z]+)\b", part.casefold()):
+        stated = UNITS.get(unit)
+        if stated is not None and stated[0] == dimension and stated[1] != size:
+            found.add(_number(number) * stated[1] / size)
+    if len(found) != 1:
+        return None
+    value = found.pop()
+    return int(value) if float(value).is_integer() else round(value, 6)

@@ -45,7 +45,7 @@ from pes_agent.guided.grounding import (
 )
 from pes_agent.guided.language.en import SEVERAL
 from pes_agent.guided.lists import stated_lists
-from pes_agent.guided.named import introduced_values, named_optional, stated_for
+from pes_agent.guided.named import converted_for, introduced_values, named_optional, stated_for
 from pes_agent.guided.pairs import settle_free
 from pes_agent.guided.quotes import without_quotes
 from pes_agent.llm.markers import sanitize_user_text
@@ -293,6 +293,8 @@ def guided_arguments_schema(
             }
             continue
         stated = stated_for(name, part) if _numeric(schema) else None
+        if stated is None and _numeric(schema):
+            stated = converted_for(name, schema, part)
         if own is None and stated is not None:
             own = stated
             claimed[name] = [stated]

@@ -31,6 +31,7 @@ __all__ = [
     "VALUE_LINKS",
     "STOPWORDS",
     "STREET_WORDS",
+    "UNITS",
     "TOOL_STOPWORDS",
     "English",
 ]
@@ -228,6 +229,22 @@ ARTICLES = frozenset({"a", "an", "the", "and", "its", "their", "this", "that"})
 
 NAME_PARTICLES = ("of", "vs", "vs.", "v.", "de", "del", "da", "di", "du", "van", "von", "la", "le", "upon")
 """Lower-case words inside a name ("Battle of Stalingrad", "R vs Adams", "Ludwig van Beethoven")."""
+
+UNITS: dict[str, tuple[str, float]] = {
+    **dict.fromkeys(["second", "seconds", "sec", "secs", "s"], ("time", 1.0)),
+    **dict.fromkeys(["minute", "minutes", "min", "mins"], ("time", 60.0)),
+    **dict.fromkeys(["hour", "hours", "hr", "hrs", "h"], ("time", 3600.0)),
+    **dict.fromkeys(["day", "days"], ("time", 86400.0)),
+    **dict.fromkeys(["millisecond", "milliseconds", "ms"], ("time", 0.001)),
+    **dict.fromkeys(["meter", "meters", "metre", "metres", "m"], ("length", 1.0)),
+    **dict.fromkeys(["kilometer", "kilometers", "kilometre", "kilometres", "km"], ("length", 1000.0)),
+    **dict.fromkeys(["centimeter", "centimeters", "centimetre", "centimetres", "cm"], ("length", 0.01)),
+    **dict.fromkeys(["gram", "grams", "g"], ("mass", 1.0)),
+    **dict.fromkeys(["kilogram", "kilograms", "kg", "kgs"], ("mass", 1000.0)),
+}
+"""Units a quantity is stated in, each with its dimension and its size in that dimension's base: a
+value stated in one ("5 minutes") is given in the unit an argument asks for ("in seconds": 300).
+Only units that convert by a factor, and no ambiguous ones (miles, pounds, ounces)."""
 
 STREET_WORDS = frozenset(
     "street st road rd lane ln avenue ave drive dr way square sq boulevard blvd place pl court ct "
