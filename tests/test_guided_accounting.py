@@ -12,6 +12,7 @@ from pes_agent import create_art_instance
 from pes_agent.guided.accounting import doubled_values, stated_values, unanswered, unmet, unused_values
 from pes_agent.state.models import ItemStatus, TodoItem, ToolCallRecord
 from pes_agent.testing import ScriptedProvider
+from pes_agent.tools.decorators import tool
 
 TIP = {
     "type": "object",
@@ -144,3 +145,24 @@ def test_a_question_opening_with_what_it_asks_of_something_asks_for_it() -> None
     assert unanswered([only_id], tools) == ["What is Sara Lind's rating on Tastebook"]
     capital = _found("What is the capital of Peru", "country_profile", {"capital": "Lima"})
     assert unanswered([capital], tools) == []
+
+
+@tool
+def nights_between(arrival: str, departure: str) -> int:
+    """Count the nights of a stay between two days (YYYY-MM-DD)."""
+    return 31
+
+
+async def test_one_value_given_to_two_arguments_is_asked_once_more_without_it_for_the_second() -> None:
+    config = {
+        "providers": {"main": {"adapter": "scripted", "structured_output": True, "guided": True}},
+        "storage": {"type": "memory"},
+    }
+    twice = '{"arrival":"2025-01-01","departure":"2025-01-01"}'
+    apart = '{"arrival":"2025-01-01","departure":"2025-02-01"}'
+    provider = ScriptedProvider([twice, apart, "31 nights."])
+    async with await create_art_instance(config, tools=[nights_between], providers={"main": provider}) as art:
+        response = await art.process("How many nights between 2025-01-01 and 2025-02-01?", thread_id="t")
+    second_ask = provider.calls[1].response_schema
+    assert second_ask is not None and "2025-01-01" not in second_ask["properties"]["departure"]["enum"]
+    assert response.status == "success" and "31" in response.response

@@ -29,7 +29,15 @@ from pes_agent.guided.grounding import explicit_values, leaves, stated_names
 from pes_agent.guided.language import language
 from pes_agent.state.models import TodoItem
 
-__all__ = ["Stated", "doubled_values", "stated_values", "unanswered", "unmet", "unused_values"]
+__all__ = [
+    "Stated",
+    "doubled_argument",
+    "doubled_values",
+    "stated_values",
+    "unanswered",
+    "unmet",
+    "unused_values",
+]
 
 _NUMBER = re.compile(r"-?\d+(?:,\d{3})*(?:\.\d+)?")
 _DIGITS = re.compile(r"\d+(?:,\d{3})*(?:\.\d+)?")
@@ -124,6 +132,30 @@ def doubled_values(
                 (first, value), (second, _) = given[:2]
                 out.append(f'"{value}" as both {first} and {second} of {record.tool_name}')
     return out
+
+
+def doubled_argument(reply: str, schema: Mapping[str, Any], query: str) -> dict[str, Any] | None:
+    """The later of two arguments a guided reply gave one value that the request states once and
+    the schema does not offer (``doubled_values``' rule), with that value: what the next ask should
+    not offer it. None when the reply is no such object."""
+    try:
+        arguments = json.loads(reply)
+    except ValueError:
+        return None
+    if not isinstance(arguments, dict):
+        return None
+    properties = schema.get("properties") or {}
+    seen: dict[str, str] = {}
+    for name, value in arguments.items():
+        if isinstance(value, bool) or not isinstance(value, str | int | float) or value == "":
+            continue
+        if _offered(properties.get(name), value):
+            continue
+        key = _normal(value)
+        if key in seen and _mentions(query, key) < 2:
+            return {name: value}
+        seen[key] = name
+    return None
 
 
 def unanswered(items: Sequence[TodoItem], tools: Mapping[str, str]) -> list[str]:

@@ -8,6 +8,7 @@ next turn carries that reply and why it failed, once; a call that worked starts 
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from typing import Any
 
 from pes_agent.agent.context import RunContext
@@ -51,9 +52,12 @@ def earlier_results(ctx: RunContext, item_id: str) -> list[EarlierResult]:
     return out
 
 
-def guided_request(ctx: RunContext, loop: ItemLoop, tool: str) -> PromptRequest:
+def guided_request(
+    ctx: RunContext, loop: ItemLoop, tool: str, avoid: Mapping[str, Any] | None = None
+) -> PromptRequest:
     """The turn's prompt for ``tool``; after a failed call of it, without the values that failed
-    and with the failed reply and its reason appended."""
+    and with the failed reply and its reason appended; ``avoid``: values not to offer again
+    (argument → value) on a fresh turn (one value the model gave two arguments)."""
     spec = ctx.registry.get(tool)
     assert spec is not None, f"allowed tool {tool!r} is registered"
     retrying = loop.retry_tool == tool and bool(loop.retry_tail)
@@ -66,7 +70,7 @@ def guided_request(ctx: RunContext, loop: ItemLoop, tool: str) -> PromptRequest:
         input_schema=spec.input_schema,
         earlier=earlier_results(ctx, loop.item.id),
         settings=ctx.settings,
-        avoid=loop.retry_avoid if retrying else None,
+        avoid=loop.retry_avoid if retrying else avoid,
         bindings=loop.item.bindings,
         part_tools=_part_tools(ctx, loop),
     )

@@ -16,7 +16,7 @@ from pes_agent.agent.context import PhaseFailure, RunContext
 from pes_agent.agent.execution import ItemOutcome, free_form_turn, handle_calls
 from pes_agent.agent.item_loop import ItemLoop
 from pes_agent.agent.planning import emit_warnings, offer_tools, unparseable_as_failure
-from pes_agent.guided.accounting import unmet
+from pes_agent.guided.accounting import doubled_argument, unmet
 from pes_agent.guided.answer import findings, not_found, plain_statement, ungrounded, unstated
 from pes_agent.guided.dataflow import ToolShape
 from pes_agent.guided.parts import action_words, joined_unserved, query_parts
@@ -86,6 +86,13 @@ class Guided:
         else:
             reply = await ctx.call_model(request)
             text, finish_reason = reply.text, reply.finish_reason
+            spec = ctx.registry.get(tool)
+            twice = doubled_argument(text, spec.input_schema if spec else {}, ctx.query)
+            if twice is not None and not loop.retry_tail:  # one value the request states once, given
+                request = guided_request(ctx, loop, tool, avoid=twice)  # to two arguments: ask once more
+                loop.messages = list(request.messages)  # without it for the second
+                reply = await ctx.call_model(request)
+                text, finish_reason = reply.text, reply.finish_reason
         parsed = parse_guided_call(text, tool, finish_reason=finish_reason)
         await emit_warnings(ctx, parsed.warnings, step_id=loop.item.id)
         loop.messages.append(Message(role="assistant", content=text))
