@@ -656,3 +656,14 @@ def record_clip(duration: Annotated[int, Field(description="Length of the clip i
 def test_a_quantity_stated_in_another_unit_is_given_in_the_unit_the_argument_asks_for() -> None:
     assert _step_schema(record_clip, "Record a clip for 2 minutes")["duration"] == [120]
     assert _step_schema(record_clip, "Record a clip for 45 seconds")["duration"] == [45]
+
+
+@tool
+def parcel_record(address: str, parcel: str) -> Slot:
+    """The land registry record of a parcel."""
+    raise NotImplementedError
+
+
+def test_a_street_address_is_one_value_and_a_sentences_first_word_is_none() -> None:
+    options = _step_schema(parcel_record, "Show the record of my house at 123 main street, parcel 1234567890")
+    assert options["address"][0] == "123 main street" and "Show" not in options["address"]

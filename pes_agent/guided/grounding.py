@@ -59,6 +59,12 @@ _NUMBER = re.compile(r"(?<![\w.])(?<![^\W\d_]-)-?\d+(?:[.,]\d+)*(?:\.\d+)?(?![\w
 _WORD = re.compile(r"[^\W\d_][\w'-]*")
 _ADDRESS = re.compile(r"\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+|\bhttps?://[^\s'\"<>]+", re.IGNORECASE)
 """An email address or a URL: one value, never its words."""
+_STREET = re.compile(
+    rf"(?<![\w.,-])\d+[A-Za-z]?\s+(?:[A-Za-z][\w'-]*\s+){{0,3}}(?:{'|'.join(sorted(STREET_WORDS))})\b\.?",
+    re.IGNORECASE,
+)
+"""A street address: a house number, up to three words, a street word ("123 main street", "14 Elm
+Road"): one value, never its number alone."""
 _CAPITALISED_WORD = r"(?:[A-Z](?:\.[A-Z])+\.?|[A-Z][\w'-]*)"
 _PARTICLE = "|".join(re.escape(p) for p in NAME_PARTICLES)
 _CAPITALISED = re.compile(rf"\b{_CAPITALISED_WORD}(?:\s+(?:(?:{_PARTICLE})\s+)?{_CAPITALISED_WORD})*")
@@ -102,6 +108,9 @@ def _stated(text: str) -> tuple[list[str], str]:
     for time in language().times(plain):
         found.append(time)
         plain = plain.replace(time, " ", 1)
+    for street in _STREET.finditer(plain):
+        found.append(street.group(0))
+    plain = _STREET.sub(" ", plain)
     found += [m.group(0) for m in _NUMBER.finditer(plain)]
     return found, plain
 
@@ -118,10 +127,12 @@ def text_spans(text: str, actions: Collection[str] = ()) -> list[str]:
     names = _names(plain, actions)
     found.extend(names)
     inside = {w for n in names if len(n.split()) > 1 for w in n.split()}
+    openers = {m.group(1) for m in re.finditer(r"(?:^|[.!?;]\s+)\W*([^\W\d_][\w'-]*)", plain)}
     found.extend(
         w
         for w in _WORD.findall(plain)
         if len(w) > 2
+        and w not in openers  # a sentence's first word is its action ("Analyze …"), not data
         and w.lower() not in STOPWORDS
         and language().name_core(w) not in inside
         and language().stem(w.casefold()) not in actions
