@@ -667,3 +667,14 @@ def parcel_record(address: str, parcel: str) -> Slot:
 def test_a_street_address_is_one_value_and_a_sentences_first_word_is_none() -> None:
     options = _step_schema(parcel_record, "Show the record of my house at 123 main street, parcel 1234567890")
     assert options["address"][0] == "123 main street" and "Show" not in options["address"]
+
+
+@tool
+def latest_headlines(topic: str, count: int) -> Slot:
+    """The latest headlines on a topic."""
+    raise NotImplementedError
+
+
+def test_a_kind_of_thing_is_never_a_bare_number() -> None:
+    options = _step_schema(latest_headlines, "Get 5 latest headlines on Bitcoin")
+    assert "5" not in options["topic"] and 5 not in options["topic"] and "Bitcoin" in options["topic"]

@@ -9,15 +9,17 @@ room or the guest. Decided by argument names and the values' own words, nothing 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Collection, Mapping
 from typing import Any
 
 from pes_agent.guided.choices import stems
-from pes_agent.guided.language.en import GENERIC_NAME_WORDS
+from pes_agent.guided.language.en import GENERIC_NAME_WORDS, KIND_NAME_WORDS
 
 __all__ = ["GENERIC", "settle_free"]
 
 GENERIC = frozenset(stems(" ".join(GENERIC_NAME_WORDS)))
+KINDS = frozenset(stems(" ".join(KIND_NAME_WORDS)))
 
 
 def settle_free(
@@ -34,6 +36,8 @@ def settle_free(
         if isinstance(options, list):
             own = set(stems(name))
             rest = [o for o in options if o not in spent and not _only_name(o, own)]
+            if own & KINDS:  # a kind or a name of something is never a bare number
+                rest = [o for o in rest if not _bare_number(o)] or rest
             if rest:
                 out[name]["enum"] = rest
     claimed: dict[str, list[Any]] = {}
@@ -54,6 +58,14 @@ def settle_free(
                 if rest:
                     out[other]["enum"] = rest
     return out
+
+
+def _bare_number(option: Any) -> bool:
+    if isinstance(option, bool):
+        return False
+    return isinstance(option, int | float) or (
+        isinstance(option, str) and re.fullmatch(r"-?\d+(?:[.,]\d+)*", option) is not None
+    )
 
 
 def _only_name(option: Any, own: set[str]) -> bool:

@@ -19,6 +19,7 @@ __all__ = [
     "CONJOINED",
     "GENERIC_NAME_WORDS",
     "ENGLISH",
+    "KIND_NAME_WORDS",
     "LEADING_CONNECTIVE",
     "TRAILING_CONNECTIVE",
     "RELATING",
@@ -245,6 +246,14 @@ UNITS: dict[str, tuple[str, float]] = {
 """Units a quantity is stated in, each with its dimension and its size in that dimension's base: a
 value stated in one ("5 minutes") is given in the unit an argument asks for ("in seconds": 300).
 Only units that convert by a factor, and no ambiguous ones (miles, pounds, ounces)."""
+
+KIND_NAME_WORDS = frozenset(
+    "topic type kind cuisine sport genre city country location place language category title author "
+    "artist brand color colour department subject species substance vehicle platform game company team "
+    "player restaurant hotel name style gender sender recipient destination origin airline".split()
+)
+"""Words of argument names that ask for a kind or a name of something, never a bare number: "Get 5
+latest news on Bitcoin" gives the topic Bitcoin, not 5."""
 
 STREET_WORDS = frozenset(
     "street st road rd lane ln avenue ave drive dr way square sq boulevard blvd place pl court ct "
