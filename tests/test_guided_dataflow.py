@@ -108,6 +108,16 @@ def _listed() -> list[Book]:
     raise NotImplementedError
 
 
+class _Shelf(TypedDict):
+    shelf: str
+    books: list[Book]
+    label: Annotated[str, "a note"] | None
+
+
+def _nested() -> _Shelf:
+    raise NotImplementedError
+
+
 def _text() -> str:
     raise NotImplementedError
 
@@ -127,6 +137,7 @@ def _bare():  # type: ignore[no-untyped-def]  # no return annotation at all
         (_model, {"city"}),
         (_dataclass, {"x"}),
         (_listed, {"isbn", "author", "pages"}),
+        (_nested, {"shelf", "books", "label"}),  # a record holding records (Python 3.11 refused it)
     ],
 )
 def test_a_return_annotation_that_names_fields_is_the_tools_output_schema(fn: Any, fields: set[str]) -> None:

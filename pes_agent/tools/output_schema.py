@@ -38,12 +38,20 @@ def output_schema_of(fn: Callable[..., Any]) -> dict[str, Any] | None:
 
 def _describable(hint: Any) -> Any:
     """``hint`` as pydantic can describe it: on Python 3.11 pydantic refuses ``typing.TypedDict``
-    (it wants ``typing_extensions``'), the one authors reach for, so its fields are read here."""
-    if typing.is_typeddict(hint) and sys.version_info < (3, 12):
-        fields = typing.get_type_hints(hint, include_extras=True)
+    (it wants ``typing_extensions``'), the one authors reach for, so its fields are read here, at
+    any depth (a record holding a list of records: a schedule's ``pickups``)."""
+    if sys.version_info >= (3, 12):
+        return hint
+    if typing.is_typeddict(hint):
+        fields = {k: _describable(v) for k, v in typing.get_type_hints(hint, include_extras=True).items()}
         return typing_extensions.TypedDict(hint.__name__, fields, total=hint.__total__)  # type: ignore[operator]
-    if typing.get_origin(hint) is list and len(typing.get_args(hint)) == 1:  # a list of records
-        return list[_describable(typing.get_args(hint)[0])]  # type: ignore[misc]
+    origin, args = typing.get_origin(hint), typing.get_args(hint)
+    if origin is typing.Annotated:
+        return typing.Annotated[(_describable(args[0]), *hint.__metadata__)]
+    if origin is list and len(args) == 1:  # a list of records
+        return list[_describable(args[0])]  # type: ignore[misc]
+    if origin is typing.Union or (origin is not None and origin.__name__ == "UnionType"):
+        return typing.Union[tuple(_describable(a) for a in args)]  # noqa: UP007
     return hint
 
 
