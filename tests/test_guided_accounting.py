@@ -166,3 +166,8 @@ async def test_one_value_given_to_two_arguments_is_asked_once_more_without_it_fo
     second_ask = provider.calls[1].response_schema
     assert second_ask is not None and "2025-01-01" not in second_ask["properties"]["departure"]["enum"]
     assert response.status == "success" and "31" in response.response
+
+
+def test_a_name_that_is_part_of_a_stated_date_is_that_date() -> None:
+    texts = [s.text for s in stated_values("We moved in February. What did we use in February 2026?")]
+    assert texts == ["February 2026"]  # "February" alone is no other value to account for

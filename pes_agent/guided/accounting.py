@@ -69,9 +69,11 @@ def stated_values(query: str, tool_text: str = "") -> list[Stated]:
         percent = bool(re.search(rf"(?<![\w.]){re.escape(value)}\s*%", query))
         out.append(Stated(text=value, forms=forms, percent=percent))
     actions = set(stems(tool_text))
+    written = [v.casefold() for v in explicit_values(query)]
     for name in stated_names(query, frozenset(actions)):
         words = stems(name)
-        if len(name) > 1 and words and not set(words) <= actions:
+        inside = any(name.casefold() in value for value in written)  # "February" of "February 2026"
+        if len(name) > 1 and words and not set(words) <= actions and not inside:
             out.append(Stated(text=name, forms=(name, *_without_opening_word(name, query))))
     unique: dict[str, Stated] = {}
     for stated in out:
