@@ -15,7 +15,7 @@ import pytest
 from pydantic import Field
 
 from pes_agent.guided.dataflow import ToolShape, implied_steps
-from pes_agent.guided.grounding import Candidate, grounded_property
+from pes_agent.guided.grounding import Candidate, grounded_property, text_spans
 from pes_agent.guided.language import language
 from pes_agent.guided.prompts import guided_plan_schema
 from pes_agent.tools.decorators import tool
@@ -678,3 +678,15 @@ def latest_headlines(topic: str, count: int) -> Slot:
 def test_a_kind_of_thing_is_never_a_bare_number() -> None:
     options = _step_schema(latest_headlines, "Get 5 latest headlines on Bitcoin")
     assert "5" not in options["topic"] and 5 not in options["topic"] and "Bitcoin" in options["topic"]
+
+
+@tool
+def humidity_outlook(city: str, days: int, min_humidity: int = 0, season: str | None = None) -> Slot:
+    """Forecast the humidity of a city."""
+    raise NotImplementedError
+
+
+def test_a_name_opening_with_min_asks_for_no_minutes_and_a_season_of_two_years_stays_whole() -> None:
+    options = _step_schema(humidity_outlook, "Humidity in Split for the upcoming 7 days")
+    assert "min_humidity" not in options  # "min" is minimum here: 7 days are no 10080 minutes
+    assert "2019-2020" in text_spans("Stats of the 2019-2020 season")

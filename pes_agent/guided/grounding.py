@@ -59,6 +59,8 @@ _NUMBER = re.compile(r"(?<![\w.])(?<![^\W\d_]-)-?\d+(?:[.,]\d+)*(?:\.\d+)?(?![\w
 _WORD = re.compile(r"[^\W\d_][\w'-]*")
 _ADDRESS = re.compile(r"\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+|\bhttps?://[^\s'\"<>]+", re.IGNORECASE)
 """An email address or a URL: one value, never its words."""
+_RANGE = re.compile(r"(?<![\w.,-])\d{1,4}[-–]\d{1,4}(?![\w.,-]|-\d)")
+"""Two numbers joined by a dash: a season, a score, a range of years ("2019-2020", "3-1")."""
 _STREET = re.compile(
     rf"(?<![\w.,-])\d+[A-Za-z]?\s+(?:[A-Za-z][\w'-]*\s+){{0,3}}(?:{'|'.join(sorted(STREET_WORDS))})\b\.?",
     re.IGNORECASE,
@@ -108,6 +110,7 @@ def _stated(text: str) -> tuple[list[str], str]:
     for time in language().times(plain):
         found.append(time)
         plain = plain.replace(time, " ", 1)
+    found += [m.group(0) for m in _RANGE.finditer(plain)]  # "2019-2020", "3-1": whole, then its numbers
     for street in _STREET.finditer(plain):
         found.append(street.group(0))
     plain = _STREET.sub(" ", plain)

@@ -160,13 +160,9 @@ def converted_for(name: str, schema: Mapping[str, Any], part: str) -> float | in
     radius" for a radius "in meters" 5000. None unless the argument names a unit ("seconds" in its
     description, ``_km`` in its name) and the part states exactly one quantity of that dimension in
     another unit."""
-    wanted = [
-        UNITS[w]
-        for w in re.findall(
-            r"[a-z]+", f"{name.replace('_', ' ')} {schema.get('description') or ''}".casefold()
-        )
-        if w in UNITS and len(w) > 1
-    ]
+    last = re.split(r"[_\W]+|(?<=[a-z])(?=[A-Z])", name.strip())[-1].casefold()  # a suffix unit: radius_km
+    described = re.findall(r"[a-z]+", str(schema.get("description") or "").casefold())
+    wanted = [UNITS[w] for w in [last, *described] if w in UNITS and len(w) > 1]  # not min_humidity's min
     if not wanted:
         return None
     dimension, size = wanted[0]
