@@ -40,8 +40,9 @@ not right. Crashes (the child died, e.g. a SIGSEGV in llama.cpp, or ``process`` 
 Each batch runs in a child process (this script with ``--child``) that loads the model once; the
 supervisor is `local_model.supervise`, which starts a fresh child after a death or a timeout. Wall
 time per request is reported with the load average sampled every 15 s. Results:
-``benchmarks/results/bfcl-<UTC>[-label].md`` and ``.json`` (per request: the query, the expected call
-with its possible answers, the executed calls, the verdict, status and answer).
+``benchmarks/results/bfcl-<UTC>[-label].md`` and ``.json`` (per request: its id, the expected
+function's name, the executed calls, the verdict and the status; none of BFCL's own text, which stays
+in the clone outside the repo: read a request there by its id).
 """
 
 from __future__ import annotations
@@ -55,7 +56,7 @@ import sys
 import time
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -380,8 +381,6 @@ def markdown(run: Mapping[str, Any], outcomes: Sequence[Outcome], text: str) -> 
         lines += [
             f"### {o.id} · {o.verdict}",
             "",
-            f"- query: {json.dumps(o.query, ensure_ascii=False)}",
-            f"- expected: {shows(o.expected)}",
             f"- executed: {' · '.join(shows(c) for c in o.executed) or 'none'}",
             f"- verdict: {o.verdict}{f' ({o.detail})' if o.detail else ''}; first call: {o.first_call}; "
             f"status {o.status}{' (success while wrong)' if o.success_while_wrong else ''}; "
@@ -390,8 +389,28 @@ def markdown(run: Mapping[str, Any], outcomes: Sequence[Outcome], text: str) -> 
         ]
         if o.unreachable:
             lines.append(f"- unreachable with the schema: {'; '.join(o.unreachable)}")
-        lines += [f"- answer: {json.dumps(o.answer, ensure_ascii=False)}", ""]
+        lines.append("")
     return "\n".join(lines)
+
+
+def unquoted(outcome: Outcome) -> Outcome:
+    """The outcome as the repo keeps it: ids, our calls and verdicts, none of BFCL's own text (its
+    request, its possible answers, an answer restating the request). The data stays in the clone
+    outside the repo; a request is read there by its id."""
+    return replace(
+        outcome,
+        query="",
+        expected={"name": outcome.expected.get("name")},
+        answer="",
+        detail=_unquoted_detail(outcome.detail),
+        first_detail=_unquoted_detail(outcome.first_detail),
+    )
+
+
+def _unquoted_detail(detail: str) -> str:
+    if " not in " not in detail:
+        return detail
+    return detail.split(" not in ", 1)[0] + " not among the possible answers"
 
 
 def save(
@@ -403,12 +422,13 @@ def save(
         **run,
         "summary": [asdict(s) for s in summaries(outcomes)],
         "outcomes": [
-            {**asdict(o), "right": o.right, "success_while_wrong": o.success_while_wrong} for o in outcomes
+            {**asdict(unquoted(o)), "right": o.right, "success_while_wrong": o.success_while_wrong}
+            for o in outcomes
         ],
     }
     json_path, md_path = out_dir / f"{stem}.json", out_dir / f"{stem}.md"
     json_path.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    md_path.write_text(markdown(run, outcomes, text) + "\n", encoding="utf-8")
+    md_path.write_text(markdown(run, [unquoted(o) for o in outcomes], text) + "\n", encoding="utf-8")
     return json_path, md_path
 
 
