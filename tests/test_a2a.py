@@ -269,7 +269,7 @@ def test_without_the_extra_an_agents_section_asks_for_it(monkeypatch: pytest.Mon
 def test_a_guided_step_sends_the_steps_request_whole_to_an_agent() -> None:
     """A small model picks among grounded values; for a delegated task the only right one is the
     whole request (a quoted span or a number picked out of it would lose what to do)."""
-    from pes_agent.guided.prompts import guided_arguments_schema
+    from pes_agent.guided.arguments import guided_arguments_schema
     from pes_agent.tools.a2a import TASK_SCHEMA
 
     part = "Ask the helper to count the words in 'the answer is 84'"

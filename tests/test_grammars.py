@@ -39,8 +39,9 @@ from jsonschema import Draft202012Validator
 from pydantic import BaseModel
 
 from pes_agent.errors import ProviderError
+from pes_agent.guided.arguments import EarlierResult, guided_arguments_schema
 from pes_agent.guided.parts import query_parts
-from pes_agent.guided.prompts import EarlierResult, guided_arguments_schema, guided_plan_schema
+from pes_agent.guided.prompts import guided_plan_schema
 from pes_agent.llm.llamacpp import grammar_for
 from pes_agent.prompts.recovery import NeededField, fill_schema
 from pes_agent.prompts.schemas import content_reply_schema, plan_reply_schema, step_reply_schema

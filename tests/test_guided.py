@@ -16,6 +16,7 @@ from syrupy.assertion import SnapshotAssertion
 from pes_agent import create_art_instance
 from pes_agent.demo.text_tools import LOCAL_TOOLS
 from pes_agent.events import Event, EventType
+from pes_agent.guided.arguments import EarlierResult, guided_arguments_schema
 from pes_agent.guided.choices import enum_choices, tool_choices
 from pes_agent.guided.grounding import (
     Candidate,
@@ -26,11 +27,9 @@ from pes_agent.guided.grounding import (
 )
 from pes_agent.guided.parts import query_parts
 from pes_agent.guided.prompts import (
-    EarlierResult,
     build_guided_planning,
     build_guided_step,
     build_guided_synthesis,
-    guided_arguments_schema,
     guided_plan_schema,
 )
 from pes_agent.guided.replies import parse_guided_call, parse_guided_plan

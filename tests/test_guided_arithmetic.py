@@ -12,9 +12,9 @@ import re
 import pytest
 
 from pes_agent.demo.text_tools import LOCAL_TOOLS
+from pes_agent.guided.arguments import EarlierResult, guided_arguments_schema
 from pes_agent.guided.arithmetic import Operation, named_operation, operation_words
 from pes_agent.guided.choices import tool_choices
-from pes_agent.guided.prompts import EarlierResult, guided_arguments_schema
 from pes_agent.llm.gbnf import schema_to_gbnf
 
 CALCULATOR = next(spec for spec in LOCAL_TOOLS if spec.name == "calculator").input_schema

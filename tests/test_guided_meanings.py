@@ -170,7 +170,7 @@ def test_a_free_string_whose_examples_have_a_shape_takes_only_values_of_that_sha
 
 
 def _step_schema(spec: ToolSpec, part: str, **kwargs: Any) -> dict[str, Any]:
-    from pes_agent.guided.prompts import guided_arguments_schema
+    from pes_agent.guided.arguments import guided_arguments_schema
 
     kwargs.setdefault("earlier", [])
     schema = guided_arguments_schema(
@@ -201,7 +201,7 @@ def reserve_table(restaurant: str, guest: str) -> Slot:
 def test_the_unit_a_request_names_is_the_target_and_the_source_is_the_one_the_flowing_field_abbreviates() -> (
     None
 ):
-    from pes_agent.guided.prompts import EarlierResult
+    from pes_agent.guided.arguments import EarlierResult
 
     found = EarlierResult(
         step_id="step_1", description="x", output={"reading_k": 300.0}, text="reading_k: 300"
@@ -220,7 +220,7 @@ def test_a_value_that_names_its_argument_is_that_arguments_and_no_other() -> Non
 
 
 def test_the_key_an_earlier_step_looked_up_is_not_offered_again() -> None:
-    from pes_agent.guided.prompts import EarlierResult
+    from pes_agent.guided.arguments import EarlierResult
 
     part = "Book a service for the Corolla on Friday"
     looked_up = EarlierResult(
@@ -268,7 +268,7 @@ def test_an_argument_with_a_format_takes_the_field_named_for_it_not_its_neighbou
 
 
 def test_the_number_stated_beside_an_arguments_name_is_its_value() -> None:
-    from pes_agent.guided.prompts import EarlierResult
+    from pes_agent.guided.arguments import EarlierResult
 
     part = "Resize batch B7 to 12 portions"
     earlier = EarlierResult(step_id="step_1", description="x", output={"portions": 4}, text="portions: 4")
@@ -376,7 +376,7 @@ def push_deadline(deadline: str, days: int) -> Slot:
 
 
 def test_a_date_beside_an_arguments_name_gives_it_no_number() -> None:
-    from pes_agent.guided.prompts import EarlierResult
+    from pes_agent.guided.arguments import EarlierResult
 
     earlier = EarlierResult(step_id="step_1", description="x", output={"gap": 12}, text="gap: 12")
     options = _step_schema(push_deadline, "Push that many days to 2026-03-01", earlier=[earlier])
@@ -506,7 +506,7 @@ def print_badge(data: str) -> Slot:
 
 
 def test_a_word_that_names_an_earlier_field_means_its_value_not_the_word() -> None:
-    from pes_agent.guided.prompts import EarlierResult
+    from pes_agent.guided.arguments import EarlierResult
 
     found = EarlierResult(step_id="step_1", description="x", output={"gcd": 12}, text="gcd: 12")
     options = _step_schema(print_badge, "Print a badge using the GCD value as the data", earlier=[found])

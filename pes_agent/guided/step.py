@@ -14,7 +14,8 @@ from typing import Any
 from pes_agent.agent.context import RunContext
 from pes_agent.agent.item_loop import ItemLoop
 from pes_agent.agent.views import output_text
-from pes_agent.guided.prompts import EarlierResult, build_guided_step
+from pes_agent.guided.arguments import EarlierResult
+from pes_agent.guided.prompts import build_guided_step
 from pes_agent.llm.types import Message, PromptRequest
 from pes_agent.prompts.templates import GUIDED_RETRY
 from pes_agent.state.models import ItemStatus

@@ -23,7 +23,7 @@ from a2a.types import a2a_pb2 as a2a
 
 from pes_agent.config.agents import RemoteAgentConfig
 from pes_agent.errors import ConfigError
-from pes_agent.guided.prompts import REQUEST_MARK
+from pes_agent.guided.arguments import REQUEST_MARK
 from pes_agent.tools.a2a_connection import RemoteAgent, context_for
 from pes_agent.tools.decorators import tool_from_schema
 from pes_agent.tools.spec import ToolContext, ToolSpec
