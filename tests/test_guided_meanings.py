@@ -690,3 +690,9 @@ def test_a_name_opening_with_min_asks_for_no_minutes_and_a_season_of_two_years_s
     options = _step_schema(humidity_outlook, "Humidity in Split for the upcoming 7 days")
     assert "min_humidity" not in options  # "min" is minimum here: 7 days are no 10080 minutes
     assert "2019-2020" in text_spans("Stats of the 2019-2020 season")
+
+
+def test_the_choices_a_list_takes_are_words_of_its_tool() -> None:
+    from pes_agent.guided.choices import tool_options
+
+    assert {"wifi", "water", "power"} <= set(tool_options({"s": berth_services.input_schema})["s"].split())

@@ -155,7 +155,9 @@ def _options(input_schema: Mapping[str, Any]) -> list[str]:
     properties = input_schema.get("properties")
     if not isinstance(properties, Mapping):
         return []
-    closed = [p for p in properties.values() if isinstance(p, Mapping) and isinstance(p.get("enum"), list)]
+    props = [p for p in properties.values() if isinstance(p, Mapping)]
+    props += [p["items"] for p in props if p.get("type") == "array" and isinstance(p.get("items"), Mapping)]
+    closed = [p for p in props if isinstance(p.get("enum"), list)]  # a choice, or a list of choices
     values = [o for p in closed for o in p["enum"][:MAX_OPTION_WORDS] if isinstance(o, str)]
     about = [p["description"] for p in closed if isinstance(p.get("description"), str)]
     return values + about
