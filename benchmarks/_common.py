@@ -10,8 +10,9 @@ from __future__ import annotations
 import math
 import os
 import subprocess
+import sys
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TypeVar
 
@@ -123,3 +124,20 @@ def share(part: int, whole: int) -> str:
 def seconds_text(value: float | None) -> str:
     """A wall time for a table, ``-`` when nothing finished."""
     return "-" if value is None else f"{value:.1f} s"
+
+
+def child_launcher(
+    script: str, threads: int | None, model_path: str | None, *options: str
+) -> Callable[[Sequence[str]], list[str]]:
+    """The command that runs ``script`` as a child on the remaining ids (``local_model.supervise``
+    starts it again after a death), with the model settings the parent was given."""
+
+    def launch(ids: Sequence[str]) -> list[str]:
+        argv = [sys.executable, str(Path(script).resolve()), "--child", *options, "--ids", ",".join(ids)]
+        if threads:
+            argv += ["--threads", str(threads)]
+        if model_path:
+            argv += ["--model-path", model_path]
+        return argv
+
+    return launch

@@ -64,7 +64,15 @@ _ROOT = str(Path(__file__).resolve().parents[1])
 if _ROOT not in sys.path:  # run as a script: make `pes_agent` and `benchmarks` importable
     sys.path.insert(0, _ROOT)
 
-from benchmarks._common import LoadSampler, format_table, git_commit, load_average, seconds_text, share
+from benchmarks._common import (
+    LoadSampler,
+    child_launcher,
+    format_table,
+    git_commit,
+    load_average,
+    seconds_text,
+    share,
+)
 from benchmarks.bfcl_scoring import (
     CATEGORIES,
     KINDS,
@@ -238,21 +246,6 @@ async def run_child(ids: Sequence[str], data: Path, threads: int | None, model_p
             sys.stdout.flush()
     finally:
         await model.aclose()
-
-
-def child_command(
-    data: Path, threads: int | None, model_path: str | None
-) -> Callable[[Sequence[str]], list[str]]:
-    def launch(ids: Sequence[str]) -> list[str]:
-        argv = [sys.executable, str(Path(__file__).resolve()), "--child", "--data", str(data)]
-        argv += ["--ids", ",".join(ids)]
-        if threads:
-            argv += ["--threads", str(threads)]
-        if model_path:
-            argv += ["--model-path", model_path]
-        return argv
-
-    return launch
 
 
 def run_all(
@@ -502,7 +495,11 @@ def main(argv: list[str] | None = None) -> int:
         "data": f"BFCL v4 ({', '.join(CATEGORIES.values())}) from {data}",
     }
     with LoadSampler() as sampler:
-        outcomes = run_all(requests, child_command(data, args.threads or None, args.model_path), args.timeout)
+        outcomes = run_all(
+            requests,
+            child_launcher(__file__, args.threads or None, args.model_path, "--data", str(data)),
+            args.timeout,
+        )
     run["machine"]["load_average_after"] = load_average()
     run["load"] = sampler.summary()
     text = report(run, outcomes)

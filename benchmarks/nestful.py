@@ -88,6 +88,7 @@ from jsonschema import Draft202012Validator
 
 from benchmarks._common import (
     LoadSampler,
+    child_launcher,
     evenly_spaced,
     format_table,
     git_commit,
@@ -799,18 +800,6 @@ async def run_child(ids: Sequence[str], threads: int | None, model_path: str | N
         await model.aclose()
 
 
-def child_command(threads: int | None, model_path: str | None) -> Callable[[Sequence[str]], list[str]]:
-    def launch(ids: Sequence[str]) -> list[str]:
-        argv = [sys.executable, str(Path(__file__).resolve()), "--child", "--ids", ",".join(ids)]
-        if threads:
-            argv += ["--threads", str(threads)]
-        if model_path:
-            argv += ["--model-path", model_path]
-        return argv
-
-    return launch
-
-
 def run_all(
     requests: Sequence[Request], launch: Callable[[Sequence[str]], list[str]], timeout_s: float
 ) -> list[Outcome]:
@@ -1060,7 +1049,9 @@ def main(argv: list[str] | None = None) -> int:
         "data": "benchmarks/data/nestful (github.com/IBM/NESTFUL @ 053cbde)",
     }
     with LoadSampler() as sampler:
-        outcomes = run_all(requests, child_command(args.threads or None, args.model_path), args.timeout)
+        outcomes = run_all(
+            requests, child_launcher(__file__, args.threads or None, args.model_path), args.timeout
+        )
     run["machine"]["load_average_after"] = load_average()
     run["load"] = sampler.summary()
     text = report(run, outcomes)
