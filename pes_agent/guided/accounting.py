@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from pes_agent.guided.choices import meant, stems
-from pes_agent.guided.grounding import explicit_values, leaves, stated_names
+from pes_agent.guided.grounding import AMOUNT, as_number, explicit_values, leaves, stated_names
 from pes_agent.guided.language import language
 from pes_agent.state.models import TodoItem
 
@@ -39,7 +39,6 @@ __all__ = [
     "unused_values",
 ]
 
-_NUMBER = re.compile(r"-?\d+(?:,\d{3})*(?:\.\d+)?")
 _DIGITS = re.compile(r"\d+(?:,\d{3})*(?:\.\d+)?")
 """A number inside a text, unsigned: "77-32" holds 32."""
 
@@ -111,7 +110,7 @@ def _described(arguments: Mapping[str, Any], schema: Mapping[str, Any] | None) -
 
 
 def _named_in(value: str, text: str) -> bool:
-    return _as_number(value) is None and bool(re.search(rf"(?<!\w){re.escape(value.casefold())}(?!\w)", text))
+    return as_number(value) is None and bool(re.search(rf"(?<!\w){re.escape(value.casefold())}(?!\w)", text))
 
 
 def doubled_values(
@@ -213,11 +212,11 @@ def _takes(leaf: Any, stated: Stated) -> bool:
     request)."""
     if isinstance(leaf, bool) or leaf is None:
         return False
-    number = _as_number(stated.text) if _NUMBER.fullmatch(stated.text.replace(" ", "")) else None
+    number = as_number(stated.text) if AMOUNT.fullmatch(stated.text.replace(" ", "")) else None
     if number is not None:
         if isinstance(leaf, int | float):
             return float(leaf) == number or (stated.percent and abs(float(leaf) * 100 - number) < 1e-9)
-        return any(_as_number(n) == abs(number) for n in _DIGITS.findall(str(leaf)))
+        return any(as_number(n) == abs(number) for n in _DIGITS.findall(str(leaf)))
     text = (leaf if isinstance(leaf, str) else json.dumps(leaf)).casefold().strip()
     return any(
         form.casefold() in text or (len(text) >= 3 and text in form.casefold() and 2 * len(text) >= len(form))
@@ -234,9 +233,9 @@ def _offered(schema: Any, value: Any) -> bool:
 
 def _mentions(query: str, value: str) -> int:
     """How often the request writes ``value`` (numbers by value)."""
-    number = _as_number(value)
+    number = as_number(value)
     if number is not None:
-        return sum(1 for n in _NUMBER.findall(query) if _as_number(n) == number)
+        return sum(1 for n in AMOUNT.findall(query) if as_number(n) == number)
     return len(re.findall(rf"(?<!\w){re.escape(value)}(?!\w)", query.casefold()))
 
 
@@ -250,14 +249,7 @@ def _without_opening_word(name: str, query: str) -> tuple[str, ...]:
 
 
 def _normal(value: Any) -> str:
-    number = _as_number(str(value)) if not isinstance(value, bool) else None
+    number = as_number(str(value)) if not isinstance(value, bool) else None
     if number is not None:
         return repr(number)
     return str(value).casefold().strip()
-
-
-def _as_number(text: str) -> float | None:
-    try:
-        return float(text.replace(",", ""))
-    except ValueError:
-        return None

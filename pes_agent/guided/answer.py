@@ -11,14 +11,13 @@ statement of every step's findings (or of what was not found), and the response 
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from pes_agent.gate.references import find_references
 from pes_agent.guided.choices import stems
-from pes_agent.guided.grounding import leaves
+from pes_agent.guided.grounding import AMOUNT, as_number, leaves
 from pes_agent.guided.language import language
 from pes_agent.state.models import ItemStatus, TodoItem
 
@@ -27,7 +26,6 @@ __all__ = ["Finding", "findings", "not_found", "plain_statement", "ungrounded", 
 MAX_FINDINGS = 3
 """An output with more scalar values than this is a document: any one of its values stated counts,
 and the plain statement shows this many."""
-_NUMBER = re.compile(r"-?\d+(?:,\d{3})*(?:\.\d+)?")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -96,8 +94,8 @@ def ungrounded(answer: str, query: str, items: Sequence[TodoItem]) -> list[str]:
             seen.append(json.dumps(record.arguments, ensure_ascii=False, default=str))
             if record.status == "success":
                 seen.append(json.dumps(record.output, ensure_ascii=False, default=str))
-    known = {_as_number(n) for text in seen for n in _NUMBER.findall(text)}
-    return [n for n in _NUMBER.findall(answer) if _as_number(n) not in known]
+    known = {as_number(n) for text in seen for n in AMOUNT.findall(text)}
+    return [n for n in AMOUNT.findall(answer) if as_number(n) not in known]
 
 
 def not_found(items: Sequence[TodoItem], unplanned: Sequence[str]) -> str:
@@ -118,7 +116,7 @@ def _sentence(text: str) -> str:
 
 def unstated(answer: str, found: Sequence[Finding]) -> list[Finding]:
     """The findings whose values the answer does not state."""
-    numbers = {_as_number(n) for n in _NUMBER.findall(answer)}
+    numbers = {as_number(n) for n in AMOUNT.findall(answer)}
     lowered = answer.casefold()
     return [f for f in found if not any(_stated(v, numbers, lowered, answer) for v in _checked(f.values))]
 
@@ -142,15 +140,8 @@ def _stated(value: Any, numbers: set[float | None], lowered: str, answer: str) -
     if isinstance(value, int | float):
         return float(value) in numbers
     text = str(value).strip()
-    number = _as_number(text) if _NUMBER.fullmatch(text) else None
+    number = as_number(text) if AMOUNT.fullmatch(text) else None
     return number in numbers if number is not None else text in answer
-
-
-def _as_number(text: str) -> float | None:
-    try:
-        return float(text.replace(",", ""))
-    except ValueError:
-        return None
 
 
 def _value_text(value: Any) -> str:

@@ -25,6 +25,7 @@ from pes_agent.guided.choices import (
 )
 from pes_agent.guided.grounding import (
     Candidate,
+    as_number,
     grounded_property,
     leaves,
     output_candidates,
@@ -231,10 +232,8 @@ def _claim_key(value: Any) -> Any:
     if isinstance(value, int | float) and not isinstance(value, bool):
         return float(value)
     if isinstance(value, str):
-        try:
-            return float(value.replace(",", ""))
-        except ValueError:
-            return value
+        number = as_number(value)
+        return value if number is None else number
     return repr(value)
 
 

@@ -34,7 +34,9 @@ from pes_agent.guided.quotes import mask_quotes
 from pes_agent.llm.composition import COMPOSED_LEFT, COMPOSED_OF, COMPOSED_OPS, COMPOSED_RIGHT, COMPOSED_TWICE
 
 __all__ = [
+    "AMOUNT",
     "Candidate",
+    "as_number",
     "checking",
     "composable",
     "composition_pieces",
@@ -42,6 +44,7 @@ __all__ = [
     "grounded_property",
     "holds_data",
     "leaves",
+    "number_value",
     "output_candidates",
     "stated_names",
     "text_spans",
@@ -278,14 +281,27 @@ def _operation_marks(operation: Operation | None, pieces: Sequence[str]) -> dict
 
 
 def _same_number(a: str, b: str) -> bool:
-    return (number := _as_float(a)) is not None and number == _as_float(b)
+    return (number := as_number(a)) is not None and number == as_number(b)
 
 
-def _as_float(text: str) -> float | None:
+AMOUNT = re.compile(r"-?\d+(?:,\d{3})*(?:\.\d+)?")
+"""A number as an answer or a call writes it, thousands commas allowed ("1,240.50")."""
+
+
+def as_number(text: str) -> float | None:
+    """The value of a number written as text ("1,240.50" is 1240.5); None for anything else (a
+    version such as "6.3.1" matches number patterns but is no number)."""
     try:
-        return float(text)
+        return float(text.replace(",", ""))
     except ValueError:
         return None
+
+
+def number_value(text: str) -> int | float:
+    """A number the request writes, as the JSON value a call takes: an integer unless it has a
+    decimal point ("$10,000" is 10000, "1.75" is 1.75). ``text`` must be a number."""
+    plain = text.replace(",", "")
+    return float(plain) if "." in plain else int(plain)
 
 
 def _is_name(match: re.Match[str], text: str) -> bool:
@@ -350,7 +366,7 @@ def _typed(value: Any, schema: Mapping[str, Any]) -> Iterator[Any]:
     """``value`` as each JSON type the schema may want (the text "84" is also the number 84)."""
     yield value
     if isinstance(value, str):
-        number = _as_float(value.strip().replace(",", "")) if _NUMBER.fullmatch(value.strip()) else None
+        number = as_number(value.strip()) if _NUMBER.fullmatch(value.strip()) else None
         if number is not None:  # not a version ("6.3.1"), which the number pattern also reads
             yield int(number) if number.is_integer() else number
     elif isinstance(value, int | float) and not isinstance(value, bool):

@@ -11,7 +11,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from pes_agent.guided.grounding import checking
+from pes_agent.guided.grounding import checking, number_value
 from pes_agent.guided.quotes import mask_quotes
 
 __all__ = ["stated_lists"]
@@ -30,7 +30,7 @@ def stated_lists(text: str, schema: Mapping[str, Any]) -> list[list[Any]]:
     masked, quotes = mask_quotes(text)
     found: list[list[Any]] = []
     for match in _NUMBERS.finditer(masked):
-        found.append([_number(n) for n in re.findall(_NUMBER, match.group(0))])
+        found.append([number_value(n) for n in re.findall(_NUMBER, match.group(0))])
     for match in _QUOTES.finditer(masked):
         found.append([quotes[int(i)] for i in re.findall(r"\x00(\d+)\x00", match.group(0))])
     for match in _NAMES.finditer(re.sub(_MASKED, " ", masked)):
@@ -39,8 +39,3 @@ def stated_lists(text: str, schema: Mapping[str, Any]) -> list[list[Any]]:
     validator = checking(schema)
     valid = [items for items in found if len(items) > 1 and validator.is_valid(items)]
     return sorted(valid, key=len, reverse=True)
-
-
-def _number(text: str) -> int | float:
-    value = float(text)
-    return int(value) if value.is_integer() and "." not in text else value

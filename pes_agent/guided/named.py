@@ -15,7 +15,7 @@ from collections.abc import Collection, Mapping
 from typing import Any
 
 from pes_agent.guided.choices import stems
-from pes_agent.guided.grounding import explicit_values
+from pes_agent.guided.grounding import explicit_values, number_value
 from pes_agent.guided.language import language
 from pes_agent.guided.language.en import ARTICLES, FLAG_VERBS, NEGATIONS, STOPWORDS, UNITS, VALUE_LINKS
 from pes_agent.guided.pairs import GENERIC
@@ -38,7 +38,7 @@ def stated_for(name: str, part: str) -> float | int | None:
         (m.group(2), m.group(1))
         for m in re.finditer(rf"([a-z]+)(?:\s+(?:{_LINK}))?\s*{_NUMBER}(?![-/:.,]?\d)", text)
     ]
-    found = {_number(n) for n, word in pairs if _word_forms(word) & own}
+    found = {number_value(n) for n, word in pairs if _word_forms(word) & own}
     return found.pop() if len(found) == 1 else None
 
 
@@ -50,11 +50,6 @@ def _name_words(name: str) -> set[str]:
 
 def _word_forms(word: str) -> set[str]:
     return set(stems(word)) | ({word} if len(word) == 2 else set())
-
-
-def _number(text: str) -> float | int:
-    plain = text.replace(",", "")
-    return float(plain) if "." in plain else int(plain)
 
 
 _BEFORE = 48
@@ -170,7 +165,7 @@ def converted_for(name: str, schema: Mapping[str, Any], part: str) -> float | in
     for number, unit in re.findall(rf"(?<![\w.,/:-]){_NUMBER}\s*([a-z]+)\b", part.casefold()):
         stated = UNITS.get(unit)
         if stated is not None and stated[0] == dimension and stated[1] != size:
-            found.add(_number(number) * stated[1] / size)
+            found.add(number_value(number) * stated[1] / size)
     if len(found) != 1:
         return None
     value = found.pop()
