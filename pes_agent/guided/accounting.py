@@ -24,9 +24,10 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from pes_agent.guided.choices import meant, stems
-from pes_agent.guided.grounding import AMOUNT, as_number, explicit_values, leaves, stated_names
+from pes_agent.guided.grounding import explicit_values, leaves, stated_names
 from pes_agent.guided.language import language
+from pes_agent.guided.numbers import AMOUNT, as_number
+from pes_agent.guided.words import meant, stems
 from pes_agent.state.models import TodoItem
 
 __all__ = [

@@ -16,9 +16,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from pes_agent.gate.references import find_references
-from pes_agent.guided.choices import stems
-from pes_agent.guided.grounding import AMOUNT, as_number, leaves
+from pes_agent.guided.grounding import leaves
 from pes_agent.guided.language import language
+from pes_agent.guided.numbers import AMOUNT, as_number
+from pes_agent.guided.words import stems
 from pes_agent.state.models import ItemStatus, TodoItem
 
 __all__ = ["Finding", "findings", "not_found", "plain_statement", "ungrounded", "unstated"]

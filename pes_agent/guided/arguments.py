@@ -21,11 +21,9 @@ from pes_agent.guided.choices import (
     named_leaves,
     named_options,
     source_taken,
-    stems,
 )
 from pes_agent.guided.grounding import (
     Candidate,
-    as_number,
     grounded_property,
     leaves,
     output_candidates,
@@ -34,8 +32,10 @@ from pes_agent.guided.grounding import (
 from pes_agent.guided.language.en import SEVERAL
 from pes_agent.guided.lists import stated_lists
 from pes_agent.guided.named import converted_for, introduced_values, named_optional, stated_for
+from pes_agent.guided.numbers import as_number
 from pes_agent.guided.pairs import settle_free
 from pes_agent.guided.quotes import without_quotes
+from pes_agent.guided.words import stems
 from pes_agent.prompts.schemas import inline_refs
 
 __all__ = ["MAX_FREE_ARGUMENTS", "REQUEST_MARK", "EarlierResult", "guided_arguments_schema"]

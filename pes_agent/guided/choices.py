@@ -8,18 +8,17 @@ from the query, the tools' own names and descriptions, the schemas' options and 
 
 from __future__ import annotations
 
-import functools
 import re
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
 from jsonschema import Draft202012Validator
 
 from pes_agent.guided.arithmetic import named_operation, operation_verbs, operation_words
 from pes_agent.guided.grounding import Candidate, composable, grounded_property, text_spans
-from pes_agent.guided.language import language
-from pes_agent.guided.language.en import NUMBER_WORDS, SOURCE_WORDS, STOPWORDS, TOOL_STOPWORDS
+from pes_agent.guided.language.en import SOURCE_WORDS
 from pes_agent.guided.quotes import without_quotes
+from pes_agent.guided.words import meanings, stems, word_stem
 
 __all__ = [
     "named_options",
@@ -30,7 +29,6 @@ __all__ = [
     "introduced_choice",
     "lead_scores",
     "named_leaves",
-    "stems",
     "tool_choices",
     "tool_options",
     "tool_scores",
@@ -40,8 +38,8 @@ __all__ = [
 def named_leaves(candidates: Sequence[Candidate], part: str) -> list[Candidate]:
     """The earlier-output candidates whose field the part names ("the word count" → ``words``,
     "the capital's name" → ``capital``); none when it names no field."""
-    wanted = set(_stem_list(part))
-    return [c for c in candidates if c.path and wanted & set(_stem_list(c.path))]
+    wanted = set(stems(part))
+    return [c for c in candidates if c.path and wanted & set(stems(c.path))]
 
 
 def can_ground(input_schema: Mapping[str, Any], part: str, before: str) -> bool:
@@ -187,16 +185,14 @@ def tool_scores(
     so does the arithmetic it names on its numbers, as its plain verb ("take 2.5 away from it"
     subtracts; "work out 144 divided by 12" divides, whatever works on work orders), and so does
     each of the tool's ``options`` (``tool_options``) the part names: a value the tool takes."""
-    words = _stem_list(without_quotes(part))
-    lead = set(_stem_list(without_quotes(last_sentence(part)))[:1]) | set(
-        _stem_list(" ".join(operation_verbs(part)))
-    )
-    words += _stem_list(" ".join(operation_words(part)))
+    words = stems(without_quotes(part))
+    lead = set(stems(without_quotes(last_sentence(part)))[:1]) | set(stems(" ".join(operation_verbs(part))))
+    words += stems(" ".join(operation_words(part)))
     near = meanings(part, (f"{n} {about} {(options or {}).get(n, '')}" for n, about in tools.items()))
     scores = {}
     for name, about in tools.items():
-        known = set(_stem_list(f"{name} {about}"))
-        named = set(words) & set(_stem_list((options or {}).get(name, ""))) - known
+        known = set(stems(f"{name} {about}"))
+        named = set(words) & set(stems((options or {}).get(name, ""))) - known
         scores[name] = (
             len(set(words) & known)
             + LEAD_WEIGHT * len(lead & known)
@@ -209,10 +205,8 @@ def tool_scores(
 def lead_scores(part: str, tools: Mapping[str, str]) -> dict[str, int]:
     """How many of the part's lead words (its first content word, the arithmetic it names) each
     tool's own name and description hold: what the part asks for, before what it says about it."""
-    lead = set(_stem_list(without_quotes(last_sentence(part)))[:1]) | set(
-        _stem_list(" ".join(operation_verbs(part)))
-    )
-    return {name: len(lead & set(_stem_list(f"{name} {about}"))) for name, about in tools.items()}
+    lead = set(stems(without_quotes(last_sentence(part)))[:1]) | set(stems(" ".join(operation_verbs(part))))
+    return {name: len(lead & set(stems(f"{name} {about}"))) for name, about in tools.items()}
 
 
 def last_sentence(part: str) -> str:
@@ -224,56 +218,6 @@ def last_sentence(part: str) -> str:
 LEAD_WEIGHT = 2
 """Extra weight of a part's first content word: an instruction opens with its action ("add 10 to
 the word count" adds; "word count" there names an earlier result)."""
-
-
-def meanings(part: str, texts: Iterable[str]) -> tuple[frozenset[str], ...]:
-    """For each word of the part that no tool uses, the stems of the tools' words it means: "what
-    does it cost" means ``price``, "how long" ``length``, "a night" ``nightly``
-    (``language().similar``). A word some tool uses means what it says and is not read further; a
-    word counts once however many words it means."""
-    return _meanings(without_quotes(part), tuple(texts))
-
-
-def meant(part: str, texts: Iterable[str]) -> frozenset[str]:
-    """All the stems ``meanings`` finds, as one set."""
-    return frozenset(s for alike in meanings(part, texts) for s in alike)
-
-
-@functools.lru_cache(maxsize=4096)
-def _meanings(part: str, texts: tuple[str, ...]) -> tuple[frozenset[str], ...]:
-    vocabulary = {w for t in texts for w in _surface(t)}
-    known = {_stem(w) for w in vocabulary}
-    unknown = [w for w in _surface(part) if _stem(w) not in known]
-    near = language().similar(unknown, vocabulary)
-    return tuple(frozenset(_stem(w) for w in words) for _, words in sorted(near.items()))
-
-
-@functools.lru_cache(maxsize=8192)
-def _surface(text: str) -> frozenset[str]:
-    """The text's content words as written (lower-case), for word vectors; stems are for matching."""
-    words = re.findall(r"[a-z]+", text.replace("_", " ").casefold())
-    return frozenset(
-        w
-        for w in words
-        if len(w) > 2 and w not in TOOL_STOPWORDS and w not in STOPWORDS and w not in NUMBER_WORDS
-    )
-
-
-def stems(text: str) -> list[str]:
-    """The text's content words, stemmed, as tool and field names are compared (``price_usd`` →
-    ``price``, ``usd``)."""
-    return _stem_list(text)
-
-
-def _stem_list(text: str) -> list[str]:
-    return list(_stemmed(text))
-
-
-@functools.lru_cache(maxsize=8192)
-def _stemmed(text: str) -> tuple[str, ...]:
-    """Cached: planning compares the same tool texts for every part and candidate."""
-    words = re.findall(r"[a-z]+", text.replace("_", " ").casefold())
-    return tuple(_stem(w) for w in words if len(w) > 2 and w not in TOOL_STOPWORDS)
 
 
 def introduced_choice(schema: Mapping[str, Any], name: str, text: str, given_in: str = "") -> Any | None:
@@ -378,27 +322,23 @@ def _named(options: Sequence[Any], text: str, words: Mapping[str, str] | None = 
     """The string options ``text`` names, as words or stems, in the order it names them; also by
     the ``words`` the schema gives an option (``described``: "euros" names EUR)."""
     lowered = " " + " ".join(re.findall(r"[\w-]+", text.casefold())) + " "
-    stems = set(_stem_list(text))
+    said = set(stems(text))
     found = []
     for option in options:
         if not isinstance(option, str) or not option.strip():
             continue
         value = " ".join(re.findall(r"[\w-]+", option.casefold()))
         at = lowered.find(f" {value} ")
-        if at < 0 and _stem(value) in stems:
+        if at < 0 and word_stem(value) in said:
             at = len(lowered)
         if (
             at < 0
             and words
             and option in words
-            and set(_stem_list(words[option])) <= stems
-            and _stem_list(words[option])
+            and set(stems(words[option])) <= said
+            and stems(words[option])
         ):
             at = len(lowered)
         if at >= 0:
             found.append((at, option))
     return [option for _, option in sorted(found, key=lambda n: n[0])]
-
-
-def _stem(word: str) -> str:
-    return language().stem(word)

@@ -31,12 +31,14 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from pes_agent.guided.choices import can_ground, last_sentence, meant, stems
+from pes_agent.guided.choices import can_ground, last_sentence
 from pes_agent.guided.grounding import Candidate, explicit_values, grounded_property, stated_names, text_spans
 from pes_agent.guided.language import language
-from pes_agent.prompts.schemas import inline_refs
+from pes_agent.guided.shapes import ToolShape, compatible, prepared
+from pes_agent.guided.words import meant, stems
 
-__all__ = ["Binding", "ImpliedStep", "ToolShape", "implied_steps", "output_fields", "suppliable"]
+__all__ = ["Binding", "ImpliedStep", "ToolShape", "implied_steps", "suppliable"]
+"""``ToolShape`` is re-exported: callers plan with shapes and data flow together."""
 
 MAX_DEPTH = 3
 """Producers of producers: an order's total in euros needs the order, which needs the product's id."""
@@ -44,17 +46,6 @@ NAMED = 2
 """Weight of an output field the part names ("the capital of Japan" names ``capital``)."""
 SAME_NAME = 2
 """Weight of an output field that shares a word with the argument (``start_date`` for ``start``)."""
-
-
-@dataclass(frozen=True, kw_only=True)
-class ToolShape:
-    """What planning by data flow reads of a tool: its input schema, its declared output and its
-    one-line description."""
-
-    name: str
-    input_schema: Mapping[str, Any]
-    output_schema: Mapping[str, Any] | None = None
-    description: str = ""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -78,50 +69,6 @@ class ImpliedStep:
     bindings: tuple[Binding, ...] = ()
     provides: str | None = None
     """For a producer: ``consumer.argument`` it was planned for (shown in the plan)."""
-
-
-@dataclass(frozen=True, kw_only=True)
-class _Tool:
-    """A tool as the search reads it, worked out once: its input schema with references inlined, its
-    output fields with their words, the words of its name and of its description."""
-
-    schema: Mapping[str, Any]
-    fields: tuple[tuple[str, Mapping[str, Any], frozenset[str]], ...]
-    """Output fields that carry something new: a field named as one of the tool's inputs echoes the
-    value it was given (a weather tool's ``city``) and produces nothing."""
-    called: frozenset[str]
-    about: frozenset[str]
-    text: str
-    """Its name, description and output fields, as words of like meaning are looked up in."""
-
-
-_PREPARED: dict[int, tuple[ToolShape, _Tool]] = {}
-"""Prepared tools by the identity of their shape (a run plans with the same shapes for every part)."""
-
-
-def _prepared(shape: ToolShape) -> _Tool:
-    kept = _PREPARED.get(id(shape))
-    if kept is not None and kept[0] is shape:
-        return kept[1]
-    schema = inline_refs(shape.input_schema)
-    inputs = set(schema.get("properties") or ())
-    fields = tuple(
-        (path, out, frozenset(stems(path.replace("[0]", " "))))
-        for path, out in (output_fields(shape.output_schema) if shape.output_schema is not None else ())
-        if path.removeprefix("[0].") not in inputs
-    )
-    called = frozenset(stems(shape.name))
-    tool = _Tool(
-        schema=schema,
-        fields=fields,
-        called=called,
-        about=called | frozenset(stems(shape.description)),
-        text=" ".join([shape.name, shape.description, *(path for path, _, _ in fields)]),
-    )
-    if len(_PREPARED) > 4096:  # shapes of tool sets no longer in use
-        _PREPARED.clear()
-    _PREPARED[id(shape)] = (shape, tool)
-    return tool
 
 
 @dataclass(kw_only=True)
@@ -148,7 +95,7 @@ class _Search:
         # is Tomas Berg."), and the tools' words it means by words no tool uses ("cost": price);
         # what it names as something *of* something
         ask = last_sentence(self.part)
-        self.asked = frozenset(stems(ask)) | meant(ask, (_prepared(t).text for t in self.tools.values()))
+        self.asked = frozenset(stems(ask)) | meant(ask, (prepared(t).text for t in self.tools.values()))
         self.related = frozenset(stems(" ".join(language().of_words(ask))))
 
 
@@ -206,13 +153,13 @@ def _wanted(
     argument it fits best (``start_date`` is the start, and the end keeps the request's date)."""
     if depth >= MAX_DEPTH:
         return
-    schema = _prepared(shape).schema
+    schema = prepared(shape).schema
     properties: Mapping[str, Any] = schema.get("properties") or {}
     asked, related = search.asked, search.related
     if depth == 0:  # what the part asks *of* something, the chosen tool may give itself ("the lyrics
         # of a song" from the lyrics tool): no other step is planned to look it up; and the words
         # naming the chosen tool's work name no value ("convert the tax amount": no converted field)
-        related = related - {w for _, _, words in _prepared(shape).fields for w in words}
+        related = related - {w for _, _, words in prepared(shape).fields for w in words}
     work = set(stems(shape.name)) if depth == 0 else set()
     found: list[tuple[float, str, str, str, frozenset[str], bool]] = []
     by_format: set[str] = set()
@@ -238,9 +185,9 @@ def _wanted(
         for producer, candidate in search.tools.items():
             if producer in used or candidate.output_schema is None:
                 continue
-            tool = _prepared(candidate)
+            tool = prepared(candidate)
             for path, out, words in tool.fields:
-                if not _compatible(out, prop):
+                if not compatible(out, prop):
                     continue
                 # the part asks for the field as something *of* something ("the capital of Japan",
                 # "its price"), or names it where the request states no value for this argument and
@@ -314,8 +261,8 @@ def _sole_producer(
         (producer, path)
         for producer, candidate in search.tools.items()
         if producer not in used and candidate.output_schema is not None
-        for path, out, _ in _prepared(candidate).fields
-        if path.removeprefix("[0].") == argument and _compatible(out, prop)
+        for path, out, _ in prepared(candidate).fields
+        if path.removeprefix("[0].") == argument and compatible(out, prop)
     ]
     return found[0] if len(found) == 1 else None
 
@@ -329,7 +276,7 @@ def _suppliable(search: _Search, name: str, used: frozenset[str], depth: int) ->
         return True
     if depth >= MAX_DEPTH:
         return False
-    missing = _ungrounded(_prepared(shape).schema, search.spans)
+    missing = _ungrounded(prepared(shape).schema, search.spans)
     offered = {a for a, _, _ in _wanted(search, shape, used, depth)}
     return bool(missing) and missing <= offered
 
@@ -348,55 +295,3 @@ def _shaped(schema: Mapping[str, Any]) -> bool:
     """An argument whose value has a shape (a pattern, a format): a field named in the request fills
     it only when the field's own name speaks of the argument too (an airport code is no start date)."""
     return "pattern" in schema or "format" in schema
-
-
-def output_fields(
-    output_schema: Mapping[str, Any], path: str = "", depth: int = 0
-) -> Iterator[tuple[str, Mapping[str, Any]]]:
-    """``(path, schema)`` for each scalar field an output declares, spelled as ``$step`` paths spell
-    them (``capital``, ``[0].product_id``, ``address.city``); a list is read through its first item."""
-    schema = inline_refs(output_schema)
-    if depth > 3:
-        return
-    if schema.get("type") == "array" and isinstance(schema.get("items"), Mapping):
-        yield from output_fields(schema["items"], f"{path}[0]", depth + 1)
-        return
-    properties = schema.get("properties")
-    if not isinstance(properties, Mapping):
-        if path and _scalar(schema):
-            yield path, schema
-        return
-    for name, prop in properties.items():
-        if isinstance(prop, Mapping):
-            yield from output_fields(prop, f"{path}.{name}" if path else str(name), depth + 1)
-
-
-_NUMERIC = {"number", "integer"}
-
-
-def _types(schema: Mapping[str, Any]) -> set[str]:
-    declared = schema.get("type")
-    if isinstance(declared, str):
-        return {declared}
-    if isinstance(declared, list):
-        return {t for t in declared if isinstance(t, str)}
-    alternatives = schema.get("anyOf") or schema.get("oneOf") or ()
-    return {t for a in alternatives if isinstance(a, Mapping) for t in _types(a)}
-
-
-def _scalar(schema: Mapping[str, Any]) -> bool:
-    return bool(_types(schema) & {"string", "number", "integer", "boolean"})
-
-
-def _compatible(out: Mapping[str, Any], argument: Mapping[str, Any]) -> bool:
-    """Whether an output field can fill an argument: the same JSON type (any number for a number),
-    and for a shaped string (``format``), the same shape when the output declares one."""
-    have, want = _types(out) - {"null"}, _types(argument) - {"null"}
-    if not have or not want:
-        return False
-    if want & _NUMERIC and have & _NUMERIC:
-        return True
-    if not have & want:
-        return False
-    fmt = argument.get("format")
-    return fmt is None or out.get("format") in (None, fmt)

@@ -30,13 +30,12 @@ from pes_agent.gate.references import reference_text
 from pes_agent.guided.arithmetic import Operation
 from pes_agent.guided.language import language
 from pes_agent.guided.language.en import NAME_PARTICLES, STOPWORDS, STREET_WORDS
+from pes_agent.guided.numbers import as_number
 from pes_agent.guided.quotes import mask_quotes
 from pes_agent.llm.composition import COMPOSED_LEFT, COMPOSED_OF, COMPOSED_OPS, COMPOSED_RIGHT, COMPOSED_TWICE
 
 __all__ = [
-    "AMOUNT",
     "Candidate",
-    "as_number",
     "checking",
     "composable",
     "composition_pieces",
@@ -44,7 +43,6 @@ __all__ = [
     "grounded_property",
     "holds_data",
     "leaves",
-    "number_value",
     "output_candidates",
     "stated_names",
     "text_spans",
@@ -282,26 +280,6 @@ def _operation_marks(operation: Operation | None, pieces: Sequence[str]) -> dict
 
 def _same_number(a: str, b: str) -> bool:
     return (number := as_number(a)) is not None and number == as_number(b)
-
-
-AMOUNT = re.compile(r"-?\d+(?:,\d{3})*(?:\.\d+)?")
-"""A number as an answer or a call writes it, thousands commas allowed ("1,240.50")."""
-
-
-def as_number(text: str) -> float | None:
-    """The value of a number written as text ("1,240.50" is 1240.5); None for anything else (a
-    version such as "6.3.1" matches number patterns but is no number)."""
-    try:
-        return float(text.replace(",", ""))
-    except ValueError:
-        return None
-
-
-def number_value(text: str) -> int | float:
-    """A number the request writes, as the JSON value a call takes: an integer unless it has a
-    decimal point ("$10,000" is 10000, "1.75" is 1.75). ``text`` must be a number."""
-    plain = text.replace(",", "")
-    return float(plain) if "." in plain else int(plain)
 
 
 def _is_name(match: re.Match[str], text: str) -> bool:

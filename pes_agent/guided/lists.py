@@ -11,7 +11,8 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from pes_agent.guided.grounding import checking, number_value
+from pes_agent.guided.grounding import checking
+from pes_agent.guided.numbers import number_value
 from pes_agent.guided.quotes import mask_quotes
 
 __all__ = ["stated_lists"]

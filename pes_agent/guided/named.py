@@ -14,11 +14,12 @@ import re
 from collections.abc import Collection, Mapping
 from typing import Any
 
-from pes_agent.guided.choices import stems
-from pes_agent.guided.grounding import explicit_values, number_value
+from pes_agent.guided.grounding import explicit_values
 from pes_agent.guided.language import language
 from pes_agent.guided.language.en import ARTICLES, FLAG_VERBS, NEGATIONS, STOPWORDS, UNITS, VALUE_LINKS
+from pes_agent.guided.numbers import number_value
 from pes_agent.guided.pairs import GENERIC
+from pes_agent.guided.words import stems
 
 __all__ = ["converted_for", "introduced_values", "named_optional", "stated_for"]
 

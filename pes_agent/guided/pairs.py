@@ -13,8 +13,8 @@ import re
 from collections.abc import Collection, Mapping
 from typing import Any
 
-from pes_agent.guided.choices import stems
 from pes_agent.guided.language.en import GENERIC_NAME_WORDS, KIND_NAME_WORDS
+from pes_agent.guided.words import stems
 
 __all__ = ["GENERIC", "settle_free"]
 

@@ -13,7 +13,6 @@ import re
 from collections.abc import Collection, Iterable, Sequence
 
 from pes_agent.guided.arithmetic import named_operation
-from pes_agent.guided.choices import stems
 from pes_agent.guided.language import language
 from pes_agent.guided.language.en import (
     ARTICLES,
@@ -24,6 +23,7 @@ from pes_agent.guided.language.en import (
     TRAILING_CONNECTIVE,
 )
 from pes_agent.guided.quotes import mask_quotes, unmask
+from pes_agent.guided.words import stems
 
 __all__ = ["MAX_PARTS", "action_words", "joined_unserved", "query_parts"]
 

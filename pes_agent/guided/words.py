@@ -1,0 +1,67 @@
+"""Words as guided mode compares them: a text's content words, stemmed, and the tools' words a
+request's word means (the meaning table). Tool scores, option choices, data flow and the run's
+accounting all read texts this one way.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Iterable
+
+from pes_agent.guided.language import language
+from pes_agent.guided.language.en import NUMBER_WORDS, STOPWORDS, TOOL_STOPWORDS
+from pes_agent.guided.quotes import without_quotes
+
+__all__ = ["meanings", "meant", "stems", "word_stem"]
+
+
+def meanings(part: str, texts: Iterable[str]) -> tuple[frozenset[str], ...]:
+    """For each word of the part that no tool uses, the stems of the tools' words it means: "what
+    does it cost" means ``price``, "how long" ``length``, "a night" ``nightly``
+    (``language().similar``). A word some tool uses means what it says and is not read further; a
+    word counts once however many words it means."""
+    return _meanings(without_quotes(part), tuple(texts))
+
+
+def meant(part: str, texts: Iterable[str]) -> frozenset[str]:
+    """All the stems ``meanings`` finds, as one set."""
+    return frozenset(s for alike in meanings(part, texts) for s in alike)
+
+
+@functools.lru_cache(maxsize=4096)
+def _meanings(part: str, texts: tuple[str, ...]) -> tuple[frozenset[str], ...]:
+    vocabulary = {w for t in texts for w in _surface(t)}
+    known = {word_stem(w) for w in vocabulary}
+    unknown = [w for w in _surface(part) if word_stem(w) not in known]
+    near = language().similar(unknown, vocabulary)
+    return tuple(frozenset(word_stem(w) for w in words) for _, words in sorted(near.items()))
+
+
+@functools.lru_cache(maxsize=8192)
+def _surface(text: str) -> frozenset[str]:
+    """The text's content words as written (lower-case), for word vectors; stems are for matching."""
+    words = re.findall(r"[a-z]+", text.replace("_", " ").casefold())
+    return frozenset(
+        w
+        for w in words
+        if len(w) > 2 and w not in TOOL_STOPWORDS and w not in STOPWORDS and w not in NUMBER_WORDS
+    )
+
+
+def stems(text: str) -> list[str]:
+    """The text's content words, stemmed, as tool and field names are compared (``price_usd`` →
+    ``price``, ``usd``)."""
+    return list(_stemmed(text))
+
+
+@functools.lru_cache(maxsize=8192)
+def _stemmed(text: str) -> tuple[str, ...]:
+    """Cached: planning compares the same tool texts for every part and candidate."""
+    words = re.findall(r"[a-z]+", text.replace("_", " ").casefold())
+    return tuple(word_stem(w) for w in words if len(w) > 2 and w not in TOOL_STOPWORDS)
+
+
+def word_stem(word: str) -> str:
+    """One word's stem, by the language the requests are read in."""
+    return language().stem(word)
