@@ -92,7 +92,15 @@ def test_a_name_loses_its_possessive(name: str, core: str) -> None:
 
 
 @pytest.mark.parametrize(
-    ("a", "b"), [("prices", "price"), ("counting", "count"), ("converted", "convert"), ("watches", "watch")]
+    ("a", "b"),
+    [
+        ("prices", "price"),
+        ("counting", "count"),
+        ("converted", "convert"),
+        ("watches", "watch"),
+        ("squared", "square"),
+        ("priced", "price"),
+    ],
 )
 def test_forms_of_a_word_meet_at_one_stem(a: str, b: str) -> None:
     assert EN.stem(a) == EN.stem(b)

@@ -179,25 +179,34 @@ def tool_choices(part: str, tools: Mapping[str, str], options: Mapping[str, str]
 
 
 def tool_scores(
-    part: str, tools: Mapping[str, str], options: Mapping[str, str] | None = None
+    part: str,
+    tools: Mapping[str, str],
+    options: Mapping[str, str] | None = None,
+    inputs: Mapping[str, str] | None = None,
 ) -> dict[str, int]:
     """Words each tool's name and description share with the part; its first word counts more, and
     so does the arithmetic it names on its numbers, as its plain verb ("take 2.5 away from it"
     subtracts; "work out 144 divided by 12" divides, whatever works on work orders), and so does
-    each of the tool's ``options`` (``tool_options``) the part names: a value the tool takes."""
+    each of the tool's ``options`` (``tool_options``) the part names: a value the tool takes.
+
+    The names of a tool's ``inputs`` count as its words too, once each ("a principal of 10000" is
+    said to the loan tool that takes a principal, whichever description lists more of its inputs),
+    but only as written: words of like meaning are looked up in names and descriptions alone (a
+    flight search's ``currency`` input is no "value")."""
     words = stems(without_quotes(part))
     lead = set(stems(without_quotes(last_sentence(part)))[:1]) | set(stems(" ".join(operation_verbs(part))))
     words += stems(" ".join(operation_words(part)))
     near = meanings(part, (f"{n} {about} {(options or {}).get(n, '')}" for n, about in tools.items()))
     scores = {}
     for name, about in tools.items():
-        known = set(stems(f"{name} {about}"))
+        said = set(stems(f"{name} {about}"))
+        known = said | set(stems((inputs or {}).get(name, "")))
         named = set(words) & set(stems((options or {}).get(name, ""))) - known
         scores[name] = (
             len(set(words) & known)
-            + LEAD_WEIGHT * len(lead & known)
+            + LEAD_WEIGHT * len(lead & said)
             + (1 + LEAD_WEIGHT) * len(named)
-            + sum(1 for alike in near if alike & known)
+            + sum(1 for alike in near if alike & said)
         )
     return scores
 

@@ -27,6 +27,7 @@ that promises no fields provides nothing by name. Nothing here knows a tool, a d
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -46,6 +47,8 @@ NAMED = 2
 """Weight of an output field the part names ("the capital of Japan" names ``capital``)."""
 SAME_NAME = 2
 """Weight of an output field that shares a word with the argument (``start_date`` for ``start``)."""
+COMMON_SHARE = 5
+"""A word in the descriptions of more than one tool in this many is common (``_common``)."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -85,7 +88,10 @@ class _Search:
     plain words are no such value: "retrieve her followers" holds no username)."""
     asked: frozenset[str] = frozenset()
     related: frozenset[str] = frozenset()
-    grounds: dict[str, bool] = field(default_factory=dict)
+    grounds: dict[tuple[str, bool], bool] = field(default_factory=dict)
+    common: frozenset[str] = frozenset()
+    """Words many of the tools' descriptions share ("calculate" in a catalogue of calculators): the
+    ask says them of every tool, so they point to no producer in particular."""
 
     def __post_init__(self) -> None:
         self.spans = [Candidate(value=s, source="step") for s in text_spans(self.part)]
@@ -97,6 +103,7 @@ class _Search:
         ask = last_sentence(self.part)
         self.asked = frozenset(stems(ask)) | meant(ask, (prepared(t).text for t in self.tools.values()))
         self.related = frozenset(stems(" ".join(language().of_words(ask))))
+        self.common = _common(self.tools)
 
 
 def implied_steps(
@@ -161,6 +168,7 @@ def _wanted(
         # naming the chosen tool's work name no value ("convert the tax amount": no converted field)
         related = related - {w for _, _, words in prepared(shape).fields for w in words}
     work = set(stems(shape.name)) if depth == 0 else set()
+    pointing = asked - search.common
     found: list[tuple[float, str, str, str, frozenset[str], bool]] = []
     by_format: set[str] = set()
     fits_format: set[tuple[str, str, str]] = set()
@@ -197,7 +205,7 @@ def _wanted(
                     bool(words & related) or (not given and bool((words & asked) - name - work))
                 )
                 named = named and not asked_first
-                same = bool(words & own)
+                same = bool(words & own) and (not _numeric(prop) or words <= own or name <= words)
                 if named and not same and _shaped(prop):  # a field said to have this shape only by name
                     named = False
                 # a field by the argument's name only from a tool the part or the argument speaks of
@@ -208,7 +216,7 @@ def _wanted(
                     and not held
                     and (
                         tool.called & own
-                        or tool.about & asked
+                        or tool.about & pointing
                         or (producer, path) == sole
                         or producer in search.earlier  # found before, under the argument's name
                     )
@@ -224,7 +232,7 @@ def _wanted(
                         + SAME_NAME * same
                         + SAME_NAME * bool(formatted & words)
                         + len(tool.called & own)
-                        + len(tool.about & asked)
+                        + len(tool.about & pointing)
                     )
                     found.append(
                         (score, argument, producer, path, frozenset(words) if named else frozenset(), same)
@@ -268,17 +276,32 @@ def _sole_producer(
 
 
 def _suppliable(search: _Search, name: str, used: frozenset[str], depth: int) -> bool:
-    """Whether the request (or producers of its own, within the depth) can give ``name`` its inputs."""
+    """Whether the request (or producers of its own, within the depth) can give ``name`` its inputs.
+
+    The tool a part chose may take values earlier results hold (``can_ground``); a producer planned
+    for it takes its own from the request's text, or from producers of its own: a loan calculator
+    is planned to feed a part only when the request states a loan for it."""
     shape = search.tools[name]
-    if name not in search.grounds:
-        search.grounds[name] = can_ground(shape.input_schema, search.part, search.before)
-    if search.grounds[name]:
+    key = (name, depth == 0)
+    if key not in search.grounds:
+        search.grounds[key] = (
+            can_ground(shape.input_schema, search.part, search.before)
+            if depth == 0
+            else can_ground(shape.input_schema, f"{search.before} {search.part}", "")
+        )
+    if search.grounds[key]:
         return True
     if depth >= MAX_DEPTH:
         return False
     missing = _ungrounded(prepared(shape).schema, search.spans)
     offered = {a for a, _, _ in _wanted(search, shape, used, depth)}
     return bool(missing) and missing <= offered
+
+
+def _common(tools: Mapping[str, ToolShape]) -> frozenset[str]:
+    """Words in the descriptions of more than a fifth of the tools (of more than two, when few)."""
+    counts = Counter(w for shape in tools.values() for w in prepared(shape).about)
+    return frozenset(w for w, n in counts.items() if n > max(2, len(tools) // COMMON_SHARE))
 
 
 def _ungrounded(schema: Mapping[str, Any], spans: Sequence[Candidate]) -> set[str]:
@@ -289,6 +312,13 @@ def _ungrounded(schema: Mapping[str, Any], spans: Sequence[Candidate]) -> set[st
         if isinstance(prop, Mapping) and "enum" not in prop and grounded_property(prop, spans) is None:
             out.add(argument)
     return out
+
+
+def _numeric(schema: Mapping[str, Any]) -> bool:
+    """A number: a field shares a word with it by name only when one name holds the other
+    (``total`` for ``total_price``); numbers are everywhere, so "amount" alone ties a loan's amount
+    to a tip's, and "interest" a rate to the interest earned."""
+    return schema.get("type") in ("number", "integer")
 
 
 def _shaped(schema: Mapping[str, Any]) -> bool:

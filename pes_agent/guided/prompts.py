@@ -15,7 +15,9 @@ evaluated prefix across the calls of a run.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from functools import partial
 from typing import Any
 
 from pes_agent.guided.arguments import (
@@ -26,14 +28,13 @@ from pes_agent.guided.choices import (
     best_fitting,
     can_ground,
     lead_scores,
-    tool_choices,
     tool_options,
-    tool_scores,
 )
 from pes_agent.guided.dataflow import ToolShape, implied_steps, suppliable
 from pes_agent.guided.grounding import (
     holds_data,
 )
+from pes_agent.guided.references import References, part_scores, references
 from pes_agent.llm.markers import sanitize_user_text
 from pes_agent.llm.types import Message, PromptRequest
 from pes_agent.prompts.templates import (
@@ -88,8 +89,11 @@ def guided_plan_schema(
     and left to the model such a part gets an arbitrary tool ("What is the weather like?" counted
     its words).
     """
-    properties = {}
+    properties: dict[str, dict[str, Any]] = {}
     options = tool_options(schemas)
+    # a tool's words: its name, its description and the names of its inputs, each once (a
+    # description that lists its inputs again says no more than one that does not)
+    inputs = {n: _spaced(s.get("properties") or ()) for n, s in (schemas or {}).items()}
     shapes = _shapes(schemas, outputs, tools)
     for i, part in enumerate(parts):
         before = " ".join(parts[:i])
@@ -105,7 +109,12 @@ def guided_plan_schema(
         texts, words = dict(offered), dict(options)
         chains: dict[str, int] = {}
         producers: dict[str, list[str]] = {}
-        own = tool_scores(part, offered, options)
+        # what the part says of earlier parts' results is data it acts on: no evidence for a tool
+        # that would find it again
+        earlier = {n for p in parts[:i] for n in properties[p]["enum"]}
+        said = references(part, earlier, shapes) if shapes is not None else References(part)
+        scores = partial(part_scores, part, said, inputs=inputs, shapes=shapes)
+        own = scores(offered, options)
         if shapes is not None:
             # a tool the part's words point to, scored with the words of the steps it implies
             for name in (n for n in offered if own[n] >= CHAIN_EVIDENCE):
@@ -121,13 +130,18 @@ def guided_plan_schema(
                 )
                 texts[name] = f"{name} {tools.get(name, '')} {found}"
                 words[name] = options.get(name, "")
-        evidence = max(tool_scores(part, texts, words).values(), default=0) > 0
-        choices = tool_choices(part, texts, words) if evidence or holds_data(part) else []
+        scored = scores(texts, words)
+        best = max(scored.values(), default=0)
+        if best > 0:
+            choices = [n for n, score in scored.items() if score == best]
+        else:  # no word points anywhere: any tool, when the part holds data to act on
+            choices = list(texts) if holds_data(part) else []
         choices = _uncarried(choices, producers, own)
         if chains and len(choices) > 1:
             # of tools the words tie on: the one the part opens with ("What is the weather ..."), then
             # the one that needs the fewest implied steps to do it
             asked = lead_scores(part, {n: offered[n] for n in choices})
+            asked |= lead_scores(said.text, {n: offered[n] for n in choices if n in said.again})
             top = max(asked.values())
             choices = [n for n in choices if asked[n] == top]
             fewest = min(chains.get(n, 1) for n in choices)
@@ -141,6 +155,11 @@ def guided_plan_schema(
         "required": list(parts),
         "additionalProperties": False,
     }
+
+
+def _spaced(names: Iterable[str]) -> str:
+    """Argument names as words: ``loan_term`` and ``returnDate`` both say two."""
+    return " ".join(re.sub(r"([a-z])([A-Z])", r"\1 \2", n).replace("_", " ") for n in names)
 
 
 def _uncarried(choices: list[str], producers: Mapping[str, list[str]], own: Mapping[str, int]) -> list[str]:

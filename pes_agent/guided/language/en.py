@@ -429,13 +429,15 @@ class English:
         return similar_words(words, vocabulary)
 
     def stem(self, word: str) -> str:
-        """A crude suffix strip: "words"/"word", "converted"/"convert", "counting"/"count" meet."""
+        """A crude suffix strip: "words"/"word", "converted"/"convert", "counting"/"count" meet, and
+        a silent final e goes, so "square"/"squared" and "price"/"priced" meet too."""
         if word.endswith(("ses", "xes", "zes", "ches", "shes")) and len(word) > 5:
             return word[:-2]  # boxes -> box; but prices -> price below
         for suffix in ("ations", "ation", "ings", "ing", "ers", "er", "ed", "s"):
             if word.endswith(suffix) and len(word) - len(suffix) >= 3:
-                return word[: -len(suffix)]
-        return word
+                word = word[: -len(suffix)]
+                break
+        return word[:-1] if word.endswith("e") and len(word) > 4 else word
 
 
 def _day(match: re.Match[str]) -> dt.date | None:

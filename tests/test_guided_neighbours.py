@@ -1,0 +1,114 @@
+"""A catalogue of near neighbours: every tool "calculates", two take the same loan, outputs that
+later parts name as the thing they act on.
+
+The tools are a household-finance kit no benchmark uses. What is checked is what a user sees in the
+plan: the tool the part asks for (not the one whose description lists the most words), an earlier
+result used rather than found again, and no steps planned from words every tool shares.
+"""
+
+from __future__ import annotations
+
+from typing import TypedDict
+
+from pes_agent.guided.dataflow import ToolShape, implied_steps
+from pes_agent.guided.prompts import guided_plan_schema
+from pes_agent.tools.decorators import tool
+
+
+class Payment(TypedDict):
+    monthly_payment: float
+
+
+class Squared(TypedDict):
+    squared: float
+
+
+class Tip(TypedDict):
+    tip_amount: float
+
+
+class Interest(TypedDict):
+    interest_earned: float
+
+
+class Fuel(TypedDict):
+    fuel_total: float
+
+
+@tool
+def payment_schedule(principal: float, annual_rate: float, years: int) -> Payment:
+    """Calculate the monthly payment of a loan."""
+    return {"monthly_payment": principal * annual_rate / 1200 + principal / (12 * years)}
+
+
+@tool
+def mortgage_cost(loan_amount: float, interest_rate: float, loan_term: int) -> Payment:
+    """Calculate the monthly mortgage payment based on the loan amount, interest rate and loan term."""
+    return {"monthly_payment": loan_amount * interest_rate / 1200 + loan_amount / (12 * loan_term)}
+
+
+@tool
+def square(number: float) -> Squared:
+    """Calculate the square of a number."""
+    return {"squared": number * number}
+
+
+@tool
+def tip(bill_total: float, percent: float) -> Tip:
+    """Calculate the tip amount for a bill."""
+    return {"tip_amount": bill_total * percent / 100}
+
+
+@tool
+def savings_interest(principal_amount: float, rate: float, years: int) -> Interest:
+    """Calculate the interest earned on savings."""
+    return {"interest_earned": principal_amount * rate * years / 100}
+
+
+@tool
+def fuel_cost(distance_km: float, price_per_litre: float) -> Fuel:
+    """Calculate the fuel cost of a trip."""
+    return {"fuel_total": distance_km * price_per_litre / 15}
+
+
+TOOLS = [payment_schedule, mortgage_cost, square, tip, savings_interest, fuel_cost]
+SUMMARIES = {t.name: t.summary for t in TOOLS}
+SCHEMAS = {t.name: t.input_schema for t in TOOLS}
+OUTPUTS = {t.name: t.output_schema for t in TOOLS if t.output_schema is not None}
+SHAPES = {
+    t.name: ToolShape(
+        name=t.name, input_schema=t.input_schema, output_schema=t.output_schema, description=t.summary
+    )
+    for t in TOOLS
+}
+
+
+def _offered(parts: list[str]) -> list[list[str]]:
+    schema = guided_plan_schema(parts, SUMMARIES, SCHEMAS, OUTPUTS)
+    return [schema["properties"][p]["enum"] for p in parts]
+
+
+def test_the_tool_whose_inputs_the_part_names_wins_over_a_longer_description() -> None:
+    part = "Calculate the monthly payment for a principal of 10000 at an annual rate of 5% over 5 years"
+    assert _offered([part]) == [["payment_schedule"]]
+
+
+def test_an_earlier_result_the_part_names_is_data_not_the_tool_asked_for() -> None:
+    parts = [
+        "Calculate the monthly mortgage payment for a loan amount of 200000, an interest rate of 3% and a "
+        "loan term of 30 years",
+        "calculate the square of the monthly mortgage payment",
+    ]
+    assert _offered(parts)[1] == ["square"]
+    steps = implied_steps("square", parts[1], parts[0], SHAPES, earlier={"mortgage_cost": "step_1"})
+    assert [(s.tool, [(b.argument, b.step_id, b.path) for b in s.bindings]) for s in steps] == [
+        ("square", [("number", "step_1", "monthly_payment")])
+    ]
+
+
+def test_words_every_tool_shares_plan_no_producers() -> None:
+    # "calculate", "interest", "amount": said of many of these tools, they point to none of them
+    steps = implied_steps(
+        "mortgage_cost", "calculate the total interest paid over the loan term", "x", SHAPES
+    )
+    assert [s.tool for s in steps] == ["mortgage_cost"]
