@@ -71,7 +71,27 @@ def fuel_cost(distance_km: float, price_per_litre: float) -> Fuel:
     return {"fuel_total": distance_km * price_per_litre / 15}
 
 
-TOOLS = [payment_schedule, mortgage_cost, square, tip, savings_interest, fuel_cost]
+class Cipher(TypedDict):
+    cipher: str
+
+
+class Share(TypedDict):
+    share: float
+
+
+@tool
+def encrypt(text: str, key: str) -> Cipher:
+    """Encrypt a text with a key."""
+    return {"cipher": text[::-1] + key}
+
+
+@tool
+def split_bill(total: float, people: int) -> Share:
+    """Split a bill between people."""
+    return {"share": total / people}
+
+
+TOOLS = [payment_schedule, mortgage_cost, square, tip, savings_interest, fuel_cost, encrypt, split_bill]
 SUMMARIES = {t.name: t.summary for t in TOOLS}
 SCHEMAS = {t.name: t.input_schema for t in TOOLS}
 OUTPUTS = {t.name: t.output_schema for t in TOOLS if t.output_schema is not None}
@@ -112,3 +132,23 @@ def test_words_every_tool_shares_plan_no_producers() -> None:
         "mortgage_cost", "calculate the total interest paid over the loan term", "x", SHAPES
     )
     assert [s.tool for s in steps] == ["mortgage_cost"]
+
+
+def _bound(
+    goal: str, part: str, earlier: dict[str, str]
+) -> list[tuple[str, list[tuple[str, str | None, str]]]]:
+    steps = implied_steps(goal, part, "an earlier part", SHAPES, earlier=earlier)
+    return [(s.tool, [(b.argument, b.step_id, b.path) for b in s.bindings]) for s in steps]
+
+
+def test_a_number_found_before_is_the_text_a_part_names_it_as() -> None:
+    assert _bound("encrypt", "encrypt the squared number with the key 'k9'", {"square": "step_1"}) == [
+        ("encrypt", [("text", "step_1", "squared")])
+    ]
+
+
+def test_a_value_stated_beside_another_arguments_name_leaves_this_one_to_the_earlier_result() -> None:
+    # 4 is the people's ("4 people"); the total is the tip found before
+    assert _bound("split_bill", "split the tip amount between 4 people", {"tip": "step_1"}) == [
+        ("split_bill", [("total", "step_1", "tip_amount")])
+    ]

@@ -35,6 +35,8 @@ from typing import Any
 from pes_agent.guided.choices import can_ground, last_sentence
 from pes_agent.guided.grounding import Candidate, explicit_values, grounded_property, stated_names, text_spans
 from pes_agent.guided.language import language
+from pes_agent.guided.named import introduced_values, stated_for
+from pes_agent.guided.numbers import as_number
 from pes_agent.guided.shapes import ToolShape, compatible, prepared
 from pes_agent.guided.words import meant, stems
 
@@ -176,14 +178,21 @@ def _wanted(
     asked_first = not schema.get("required")  # a tool that marks nothing required is asked its first
     if asked_first:  # arguments: those take a field of their own name, never one the part only names
         required = [a for a, p in properties.items() if isinstance(p, Mapping) and "default" not in p][:3]
+    claims = {a: _claimed(a, properties[a], search.part) for a in required}
+    # the words of the tool's own inputs name those inputs, not a field to look up ("the client name
+    # 'Molly Brown'" names no product name for the due date)
+    inputs = {w for a in properties for w in stems(a)}
     for argument in required:
         prop = properties[argument]
         if "enum" in prop or "const" in prop or prop.get("type") == "boolean":
             continue
+        # what the part states beside another argument's name is that one's ("a basic salary of 2000
+        # and an allowance equal to the GCD": 2000 is no allowance)
+        taken = {v for a, values in claims.items() if a != argument for v in values} - claims[argument]
         held = grounded_property(prop, search.values) is not None
         # stated outright (quoted, a date, a number), enough of them for every argument of this shape
         # ("between her start date and 2025-01-01": one date for two, so the start is looked up)
-        fits = grounded_property(prop, search.stated)
+        fits = grounded_property(prop, _unclaimed(search.stated, taken))
         alike = sum(properties[a] == prop for a in required)
         given = fits is not None and len(fits.get("enum") or ()) >= alike
         name = set(stems(argument))
@@ -195,16 +204,19 @@ def _wanted(
                 continue
             tool = prepared(candidate)
             for path, out, words in tool.fields:
-                if not compatible(out, prop):
+                textual = _free_text(prop) and _numeric(out)  # a number's text, for a named field only
+                if not compatible(out, prop) and not textual:
                     continue
                 # the part asks for the field as something *of* something ("the capital of Japan",
                 # "its price"), or names it where the request states no value for this argument and
                 # the word is not the argument's own ("to 6 servings" gives the servings); only for the
                 # tool the part chose: a producer's own inputs come from the request unless it holds none
                 named = depth == 0 and (
-                    bool(words & related) or (not given and bool((words & asked) - name - work))
+                    bool(words & related) or (not given and bool((words & asked) - inputs - work))
                 )
                 named = named and not asked_first
+                if textual and not (named and producer in search.earlier):  # a number found before
+                    continue
                 same = bool(words & own) and (not _numeric(prop) or words <= own or name <= words)
                 if named and not same and _shaped(prop):  # a field said to have this shape only by name
                     named = False
@@ -314,11 +326,37 @@ def _ungrounded(schema: Mapping[str, Any], spans: Sequence[Candidate]) -> set[st
     return out
 
 
+def _claimed(argument: str, schema: Mapping[str, Any], part: str) -> set[str]:
+    """The values the part states beside the argument's name, as text (``named``): the one number,
+    and texts that are no numbers and fit the argument ("a loan of $10,000 … a term of 5 years"
+    claims no 10,000 for ``loan_term``; "'Inception' released in 2010" no title for ``release_year``)."""
+    number = stated_for(argument, part)
+    texts = [v for v in introduced_values(argument, part) if as_number(v) is None]
+    fitting = grounded_property(schema, [Candidate(value=v, source="step") for v in texts]) if texts else None
+    return {str(v).casefold() for v in (fitting or {}).get("enum") or ()} | (
+        {str(float(number))} if number is not None else set()
+    )
+
+
+def _unclaimed(values: Sequence[Candidate], taken: set[str]) -> list[Candidate]:
+    return [c for c in values if c.value.casefold() not in taken and str(as_number(c.value)) not in taken]
+
+
+def _free_text(schema: Mapping[str, Any]) -> bool:
+    """A string of any shape (no format, pattern or options): a number's text is one."""
+    return schema.get("type") == "string" and not {"format", "pattern", "enum", "const"} & set(schema)
+
+
 def _numeric(schema: Mapping[str, Any]) -> bool:
     """A number: a field shares a word with it by name only when one name holds the other
     (``total`` for ``total_price``); numbers are everywhere, so "amount" alone ties a loan's amount
     to a tip's, and "interest" a rate to the interest earned."""
-    return schema.get("type") in ("number", "integer")
+    return _types_of(schema) & {"number", "integer"} != set()
+
+
+def _types_of(schema: Mapping[str, Any]) -> set[str]:
+    declared = schema.get("type")
+    return {declared} if isinstance(declared, str) else {t for t in declared or () if isinstance(t, str)}
 
 
 def _shaped(schema: Mapping[str, Any]) -> bool:
