@@ -12,6 +12,7 @@ from typing import TypedDict
 
 from pes_agent.guided.dataflow import ToolShape, implied_steps
 from pes_agent.guided.prompts import guided_plan_schema
+from pes_agent.guided.words import stems
 from pes_agent.tools.decorators import tool
 
 
@@ -152,3 +153,9 @@ def test_a_value_stated_beside_another_arguments_name_leaves_this_one_to_the_ear
     assert _bound("split_bill", "split the tip amount between 4 people", {"tip": "step_1"}) == [
         ("split_bill", [("total", "step_1", "tip_amount")])
     ]
+
+
+def test_names_written_in_camel_case_are_read_as_their_words() -> None:
+    # a catalogue's ``SearchHotels`` and ``skyId`` say "search hotels" and "sky id"
+    assert stems("TripadvisorSearchHotels") == stems("tripadvisor search hotels")
+    assert stems("originSkyId") == stems("origin sky id")

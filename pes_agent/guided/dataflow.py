@@ -212,7 +212,12 @@ def _wanted(
                 # the word is not the argument's own ("to 6 servings" gives the servings); only for the
                 # tool the part chose: a producer's own inputs come from the request unless it holds none
                 named = depth == 0 and (
-                    bool(words & related) or (not given and bool((words & asked) - inputs - work))
+                    bool(words & related)
+                    or (
+                        not given
+                        and bool((words & asked) - inputs - work)
+                        and bool(tool.about & pointing or producer in search.earlier)
+                    )
                 )
                 named = named and not asked_first
                 if textual and not (named and producer in search.earlier):  # a number found before

@@ -58,8 +58,12 @@ def stems(text: str) -> list[str]:
 @functools.lru_cache(maxsize=8192)
 def _stemmed(text: str) -> tuple[str, ...]:
     """Cached: planning compares the same tool texts for every part and candidate."""
-    words = re.findall(r"[a-z]+", text.replace("_", " ").casefold())
+    words = re.findall(r"[a-z]+", _CAMEL.sub(r"\1 \2", text).replace("_", " ").casefold())
     return tuple(word_stem(w) for w in words if len(w) > 2 and w not in TOOL_STOPWORDS)
+
+
+_CAMEL = re.compile(r"([a-z])([A-Z])")
+"""A lower-case letter before a capital joins two words of a name (``SearchHotels``, ``skyId``)."""
 
 
 def word_stem(word: str) -> str:
