@@ -8,7 +8,9 @@ result used rather than found again, and no steps planned from words every tool 
 
 from __future__ import annotations
 
-from typing import TypedDict
+from typing import Annotated, TypedDict
+
+from pydantic import Field
 
 from pes_agent.guided.dataflow import ToolShape, implied_steps
 from pes_agent.guided.prompts import guided_plan_schema
@@ -159,3 +161,66 @@ def test_names_written_in_camel_case_are_read_as_their_words() -> None:
     # a catalogue's ``SearchHotels`` and ``skyId`` say "search hotels" and "sky id"
     assert stems("TripadvisorSearchHotels") == stems("tripadvisor search hotels")
     assert stems("originSkyId") == stems("origin sky id")
+
+
+class Station(TypedDict):
+    station_code: str
+    name: str
+
+
+class Fare(TypedDict):
+    fare_eur: float
+
+
+StationCode = Annotated[str, Field(pattern="^ST-[0-9]{3}$", description="A station code such as ST-123.")]
+
+
+@tool
+def find_station(name: str) -> Station:
+    """Find a railway station by its name; returns its station code."""
+    return {"station_code": "ST-" + str(len(name)).zfill(3), "name": name}
+
+
+@tool
+def train_fare(origin: StationCode, destination: StationCode) -> Fare:
+    """What a train ticket between two stations (by station codes) costs."""
+    return {"fare_eur": 12.5}
+
+
+@tool
+def coach_fare(
+    from_code: Annotated[str, Field(description="Departure code, as returned by the Find Station API.")],
+    to_code: Annotated[str, Field(description="Arrival code, as returned by the Find Station API.")],
+) -> Fare:
+    """What a coach ticket between two places costs."""
+    return {"fare_eur": 7.0}
+
+
+RAIL = {
+    t.name: ToolShape(
+        name=t.name, input_schema=t.input_schema, output_schema=t.output_schema, description=t.summary
+    )
+    for t in (find_station, train_fare, coach_fare)
+}
+
+
+def _rail(goal: str, part: str) -> list[tuple[str, list[tuple[str, int | None, str]]]]:
+    steps = implied_steps(goal, part, "", RAIL)
+    return [(s.tool, [(b.argument, b.producer, b.path) for b in s.bindings]) for s in steps]
+
+
+def test_two_arguments_of_one_kind_each_get_a_lookup_of_their_own() -> None:
+    assert _rail("train_fare", "What does a train from Alderley to Brinton cost?") == [
+        ("find_station", []),
+        ("find_station", []),
+        ("train_fare", [("origin", 0, "station_code"), ("destination", 1, "station_code")]),
+    ]
+
+
+def test_an_argument_whose_description_names_its_tool_takes_that_tools_output() -> None:
+    # the request holds place names; the descriptions say the codes come from the station lookup
+    assert _rail("coach_fare", "What does a coach from Alderley to Brinton cost?") == [
+        ("find_station", []),
+        ("find_station", []),
+        ("coach_fare", [("from_code", 0, "station_code"), ("to_code", 1, "station_code")]),
+    ]

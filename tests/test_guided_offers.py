@@ -43,8 +43,6 @@ KNOWN_MISSES = {
     "n09": "'When is Dune showing at the Rialto' offers weather_forecast, not find_cinema nor showtimes",
     "p01": "a 'Then, ... After that, ... Finally, ...' chain: find_port is offered, but not search_sailings, "
     "get_sailing nor book_ferry",
-    "p02": "'how much would the first ferry ... cost' offers calculate_ride_cost, not calculate_ferry_fare, "
-    "find_port nor search_sailings",
     "p06": "'how many e-bikes are left at the dock there' offers find_dock, not get_dock_status",
     "p10": "'text the encrypted PIN to 555-0101': send_sms is not offered",
     "p12": "'what would a 1.5-hour classic bike ride cost' offers parking_quote, not calculate_ride_cost",

@@ -27,6 +27,7 @@ that promises no fields provides nothing by name. Nothing here knows a tool, a d
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -37,6 +38,7 @@ from pes_agent.guided.grounding import Candidate, explicit_values, grounded_prop
 from pes_agent.guided.language import language
 from pes_agent.guided.named import introduced_values, stated_for
 from pes_agent.guided.numbers import as_number
+from pes_agent.guided.pairs import GENERIC
 from pes_agent.guided.shapes import ToolShape, compatible, prepared
 from pes_agent.guided.words import meant, stems
 
@@ -138,28 +140,31 @@ def _plan(search: _Search, name: str, *, depth: int, used: frozenset[str], provi
     """Plan ``name`` after its producers; its index among ``search.steps``."""
     shape = search.tools[name]
     bindings = []
-    planned: dict[str, int] = {}
-    for argument, producer, path in _wanted(search, shape, used, depth):
+    planned: dict[tuple[str, int], int] = {}
+    for argument, producer, path, copy in _wanted(search, shape, used, depth):
         if producer in search.earlier:
             bindings.append(
                 Binding(argument=argument, producer=None, step_id=search.earlier[producer], path=path)
             )
             continue
-        if producer not in planned:
-            planned[producer] = _plan(
+        if (producer, copy) not in planned:
+            planned[producer, copy] = _plan(
                 search, producer, depth=depth + 1, used=used | {producer}, provides=f"{name}.{argument}"
             )
-        bindings.append(Binding(argument=argument, producer=planned[producer], path=path))
+        bindings.append(Binding(argument=argument, producer=planned[producer, copy], path=path))
     search.steps.append(ImpliedStep(tool=name, bindings=tuple(bindings), provides=provides))
     return len(search.steps) - 1
 
 
 def _wanted(
     search: _Search, shape: ToolShape, used: frozenset[str], depth: int
-) -> Iterator[tuple[str, str, str]]:
-    """(argument, producer, path) for each required argument a producer should supply. The
+) -> Iterator[tuple[str, str, str, int]]:
+    """(argument, producer, path, copy) for each required argument a producer should supply. The
     best-scoring pairs are taken first, and a field fills one argument only, so a field goes to the
-    argument it fits best (``start_date`` is the start, and the end keeps the request's date)."""
+    argument it fits best (``start_date`` is the start, and the end keeps the request's date); but
+    arguments alike (``_alike``: an origin and a destination port, both port ids), or whose
+    descriptions both say the tool gives them, each take the field from a call of their own
+    (``copy`` 0, 1, …: the producer is planned once per copy)."""
     if depth >= MAX_DEPTH:
         return
     schema = prepared(shape).schema
@@ -173,6 +178,7 @@ def _wanted(
     pointing = asked - search.common
     found: list[tuple[float, str, str, str, frozenset[str], bool]] = []
     by_format: set[str] = set()
+    declares: set[tuple[str, str]] = set()
     fits_format: set[tuple[str, str, str]] = set()
     required = [a for a in schema.get("required") or () if isinstance(properties.get(a), Mapping)]
     asked_first = not schema.get("required")  # a tool that marks nothing required is asked its first
@@ -228,9 +234,13 @@ def _wanted(
                 # a field by the argument's name only from a tool the part or the argument speaks of
                 # (``customer_by_name`` for ``customer_email``; no employee's start date for a date)
                 # or by the argument's very name from the one tool that gives it (``isbn``)
+                # an argument whose description says which tool gives it ("can be extracted from the
+                # Search Airport API") takes that tool's field, whatever the request holds: the
+                # request's "New York" is no airport id
+                declared = same and _declared(str(prop.get("description") or ""), producer)
                 if named or (
                     same
-                    and not held
+                    and (not held or declared)
                     and (
                         tool.called & own
                         or tool.about & pointing
@@ -248,12 +258,15 @@ def _wanted(
                         + SAME_NAME * (producer in search.earlier)
                         + SAME_NAME * same
                         + SAME_NAME * bool(formatted & words)
+                        + SAME_NAME * declared
                         + len(tool.called & own)
                         + len(tool.about & pointing)
                     )
                     found.append(
                         (score, argument, producer, path, frozenset(words) if named else frozenset(), same)
                     )
+                    if declared:
+                        declares.add((argument, producer))
                     if formatted & words:
                         by_format.add(argument)
                         fits_format.add((argument, producer, path))
@@ -262,18 +275,27 @@ def _wanted(
     found = [f for f in found if f[1] not in by_format or (f[1], f[2], f[3]) in fits_format]
     found.sort(key=lambda f: -f[0])
     bound: set[str] = set()
-    filled: set[tuple[str, str]] = set()
+    filled: dict[tuple[str, str], list[str]] = {}
     named_once: set[frozenset[str]] = set()
     for _, argument, producer, path, by_words, same in found:
-        if argument in bound or (producer, path) in filled or (not same and by_words in named_once):
+        earlier_args = filled.get((producer, path), [])
+        copied = (
+            bool(earlier_args)
+            and producer not in search.earlier
+            and all(
+                _alike(properties, argument, a) or {(argument, producer), (a, producer)} <= declares
+                for a in earlier_args
+            )
+        )
+        if argument in bound or (earlier_args and not copied) or (not same and by_words in named_once):
             continue
         if producer not in search.earlier and not _suppliable(search, producer, used | {producer}, depth + 1):
             continue
         bound.add(argument)
-        filled.add((producer, path))
+        filled.setdefault((producer, path), []).append(argument)
         if by_words:  # the thing the part names fills one argument: "the lyrics" are the text, not
             named_once.add(by_words)  # also the source language, from a second lyrics tool
-        yield argument, producer, path
+        yield argument, producer, path, len(earlier_args)
 
 
 def _sole_producer(
@@ -311,7 +333,7 @@ def _suppliable(search: _Search, name: str, used: frozenset[str], depth: int) ->
     if depth >= MAX_DEPTH:
         return False
     missing = _ungrounded(prepared(shape).schema, search.spans)
-    offered = {a for a, _, _ in _wanted(search, shape, used, depth)}
+    offered = {a for a, _, _, _ in _wanted(search, shape, used, depth)}
     return bool(missing) and missing <= offered
 
 
@@ -329,6 +351,31 @@ def _ungrounded(schema: Mapping[str, Any], spans: Sequence[Candidate]) -> set[st
         if isinstance(prop, Mapping) and "enum" not in prop and grounded_property(prop, spans) is None:
             out.add(argument)
     return out
+
+
+def _declared(description: str, producer: str) -> bool:
+    """Whether an argument's description names the tool that gives it: the last two or more words of
+    the tool's name, in order ("… extracted from the Search Airport API" for
+    ``SkyScrapperSearchAirport``)."""
+    name = re.findall(r"[a-z]+", re.sub(r"([a-z])([A-Z])", r"\1 \2", producer).replace("_", " ").casefold())
+    if len(name) < 2 or not description:
+        return False
+    said = " " + " ".join(re.findall(r"[a-z]+", description.casefold())) + " "
+    return f" {' '.join(name[-2:])} " in said
+
+
+def _alike(properties: Mapping[str, Any], a: str, b: str) -> bool:
+    """Two arguments of one kind, each a value of its own from a call of its own: the same schema but
+    for its description, with a shape (a pattern, a format) or names sharing a word that is not
+    generic (``originSkyId`` and ``destinationSkyId``)."""
+    one, two = properties.get(a), properties.get(b)
+    if not isinstance(one, Mapping) or not isinstance(two, Mapping) or a == b:
+        return False
+    if {k: v for k, v in one.items() if k != "description"} != {
+        k: v for k, v in two.items() if k != "description"
+    }:
+        return False
+    return _shaped(one) or bool((set(stems(a)) & set(stems(b))) - GENERIC)
 
 
 def _claimed(argument: str, schema: Mapping[str, Any], part: str) -> set[str]:
