@@ -13,6 +13,7 @@ from typing import Annotated, TypedDict
 from pydantic import Field
 
 from pes_agent.guided.dataflow import ToolShape, implied_steps
+from pes_agent.guided.grounding import text_spans
 from pes_agent.guided.prompts import guided_plan_schema
 from pes_agent.guided.words import stems
 from pes_agent.tools.decorators import tool
@@ -224,3 +225,9 @@ def test_an_argument_whose_description_names_its_tool_takes_that_tools_output() 
         ("find_station", []),
         ("coach_fare", [("from_code", 0, "station_code"), ("to_code", 1, "station_code")]),
     ]
+
+
+def test_lower_case_words_written_together_are_one_value() -> None:
+    spans = text_spans("Look up the olive tree in the catalogue, and the caption Fragile")
+    assert "olive tree" in spans and "olive" not in spans and "tree" not in spans
+    assert "Fragile" in spans and "caption Fragile" not in spans
