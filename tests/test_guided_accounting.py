@@ -9,7 +9,14 @@ from __future__ import annotations
 from typing import Any
 
 from pes_agent import create_art_instance
-from pes_agent.guided.accounting import doubled_values, stated_values, unanswered, unmet, unused_values
+from pes_agent.guided.accounting import (
+    doubled_values,
+    stated_values,
+    unanswered,
+    unmet,
+    unran_tools,
+    unused_values,
+)
 from pes_agent.state.models import ItemStatus, TodoItem, ToolCallRecord
 from pes_agent.testing import ScriptedProvider
 from pes_agent.tools.decorators import tool
@@ -171,3 +178,38 @@ async def test_one_value_given_to_two_arguments_is_asked_once_more_without_it_fo
 def test_a_name_that_is_part_of_a_stated_date_is_that_date() -> None:
     texts = [s.text for s in stated_values("We moved in February. What did we use in February 2026?")]
     assert texts == ["February 2026"]  # "February" alone is no other value to account for
+
+
+@tool
+def product_details(product: str) -> dict[str, Any]:
+    """Retrieve a product's details."""
+    return {"name": product, "weight_g": 250}
+
+
+@tool
+def product_offers(product: str) -> dict[str, Any]:
+    """Retrieve the shops' offers for a product."""
+    return {"best_price": 99.0}
+
+
+def test_a_tool_the_request_names_that_never_ran_is_named() -> None:
+    catalogue = {t.name: t.summary for t in (product_details, product_offers)}
+    assert unran_tools(
+        "Get me the details and offers for the Trailmaster tent", ["product_details"], catalogue
+    ) == ['"offers" (product_offers)']
+    assert unran_tools("Get me the details of the Trailmaster tent", ["product_details"], catalogue) == []
+
+
+async def test_a_run_that_left_a_named_tool_unrun_is_partial() -> None:
+    config = {
+        "providers": {"main": {"adapter": "scripted", "structured_output": True, "guided": True}},
+        "storage": {"type": "memory"},
+    }
+    provider = ScriptedProvider(['{"product":"Trailmaster tent"}', "It weighs 250 g."])
+    tools = [product_details, product_offers]
+    async with await create_art_instance(config, tools=tools, providers={"main": provider}) as art:
+        response = await art.process(
+            "Show me the details and the offers for the Trailmaster tent", thread_id="t"
+        )
+    ran = [e for e in response.ui_metadata.get("unmet", [])] if response.ui_metadata else []
+    assert response.status == "partial" and any("offers" in r for r in ran), (response.status, ran)

@@ -73,6 +73,9 @@ class RunContext:
     phase: str = "planning"
     user_answers: list[str] = field(default_factory=list)
     """Values the user gave in answer to a clarification: grounding, like the query."""
+    offered: tuple[str, ...] = ()
+    """The tools planning offered this run (set by the strategy's ``plan``; empty in a process that
+    resumed the run after planning)."""
     notices: tuple[Notice, ...] = ()
     """What the run says first, as ``NOTICE`` events (``pes_agent.config.guidance``)."""
 

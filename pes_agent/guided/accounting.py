@@ -20,7 +20,8 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections import Counter
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -37,6 +38,7 @@ __all__ = [
     "stated_values",
     "unanswered",
     "unmet",
+    "unran_tools",
     "unused_values",
 ]
 
@@ -186,12 +188,42 @@ def unanswered(items: Sequence[TodoItem], tools: Mapping[str, str]) -> list[str]
     return out
 
 
+def unran_tools(query: str, ran: Collection[str], catalogue: Mapping[str, str]) -> list[str]:
+    """Words of the request that name tools of the ``catalogue`` (name → description) by their
+    names, where no tool that ran has the word in its name or description: "Get me details and
+    offers for …" names ``Product_Offers`` by "offers", and a run of ``Product_Details`` alone did
+    not do it. Words that open descriptions (the tools' verbs), words in the names of many tools,
+    and the request's data (names, quotes, numbers) name no tool in particular."""
+    if not ran or len(catalogue) < 2:
+        return []
+    named = {n: set(stems(n)) for n in catalogue}
+    counts = Counter(w for words in named.values() for w in words)
+    common = {w for w, k in counts.items() if k > max(2, len(catalogue) // 5)}
+    verbs = {w for about in catalogue.values() for w in stems(about)[:1]}
+    done = {w for n in ran for w in named.get(n, set()) | set(stems(catalogue.get(n, "")))}
+    data = set(stems(" ".join([*explicit_values(query), *stated_names(query)])))
+    out: dict[str, str] = {}
+    for written in re.findall(r"[A-Za-z]+", query):
+        found = stems(written)
+        word = found[0] if found else ""
+        if not word or word in out or word in done or word in data or word in common or word in verbs:
+            continue
+        tools = [n for n, words in named.items() if word in words]
+        if tools:
+            out[word] = f'"{written}" ({", ".join(sorted(tools)[:2])})'
+    return list(out.values())
+
+
 def unmet(
-    query: str, items: Sequence[TodoItem], schemas: Mapping[str, Mapping[str, Any]], tools: Mapping[str, str]
+    query: str,
+    items: Sequence[TodoItem],
+    schemas: Mapping[str, Mapping[str, Any]],
+    tools: Mapping[str, str],
+    catalogue: Mapping[str, str] | None = None,
 ) -> list[str]:
     """What the run's calls left of the request undone, each in a sentence; empty when no call ran
     (a run without calls is judged by its steps). ``tools``: name → description of the tools the
-    steps used."""
+    steps used; ``catalogue``: of the tools planning offered (``unran_tools``)."""
     if not any(True for _ in _records(items)):
         return []
     tool_text = " ".join(f"{name} {about}" for name, about in tools.items())
@@ -199,6 +231,8 @@ def unmet(
     reasons = [f'"{v}" from the request was used by no step' for v in unused]
     reasons += [f"one value was given twice: {d}" for d in doubled_values(query, items, schemas)]
     reasons += [f'nothing found answers "{q}"' for q in unanswered(items, tools)]
+    ran = {r.tool_name for it in items for r in it.tool_results if r.status == "success"}
+    reasons += [f"no tool ran for {w}" for w in unran_tools(query, ran, catalogue or {})]
     return list(dict.fromkeys(reasons))
 
 

@@ -45,6 +45,7 @@ class Guided:
         parts = query_parts(ctx.query, action_words(described))
         offer = await offer_tools(ctx, guided=True, parts=parts)
         specs = [s for n in offer.names if (s := ctx.registry.get(n)) is not None]
+        ctx.offered = tuple(s.name for s in specs)
         build = partial(
             build_guided_planning,
             ctx.query,
@@ -110,14 +111,20 @@ class Guided:
         remember_turn(loop, loop.messages[-1].content, results)
 
     def unmet(self, ctx: RunContext) -> list[str]:
-        """The request's stated values no call took, and values given to two arguments of one call
-        (``accounting``), read against the tools the steps used."""
+        """The request's stated values no call took, values given to two arguments of one call, and
+        tools the request names that never ran (``accounting``), read against the tools the steps
+        used and those planning offered."""
         items = ctx.state.todo_list
         used = {n for it in items for n in it.required_tools}
         used |= {r.tool_name for it in items for r in it.tool_results}
         specs = [s for n in sorted(used) if (s := ctx.registry.get(n)) is not None]
+        catalogue = {n: s.summary for n in ctx.offered if (s := ctx.registry.get(n)) is not None}
         return unmet(
-            ctx.query, items, {s.name: s.input_schema for s in specs}, {s.name: s.summary for s in specs}
+            ctx.query,
+            items,
+            {s.name: s.input_schema for s in specs},
+            {s.name: s.summary for s in specs},
+            catalogue,
         )
 
     async def answer(self, ctx: RunContext, history: Sequence[HistoryTurn], *, status: str) -> ParsedAnswer:
