@@ -12,6 +12,7 @@ from typing import Annotated, TypedDict
 
 from pydantic import Field
 
+from pes_agent.guided.coordinated import split_lists
 from pes_agent.guided.dataflow import ToolShape, implied_steps
 from pes_agent.guided.grounding import text_spans
 from pes_agent.guided.prompts import guided_plan_schema
@@ -231,3 +232,18 @@ def test_lower_case_words_written_together_are_one_value() -> None:
     spans = text_spans("Look up the olive tree in the catalogue, and the caption Fragile")
     assert "olive tree" in spans and "olive" not in spans and "tree" not in spans
     assert "Fragile" in spans and "caption Fragile" not in spans
+
+
+def test_a_list_of_things_each_named_by_a_tool_is_one_part_per_thing() -> None:
+    tools = {
+        "Shop_Product_Search": "Search products by a query.",
+        "Shop_Product_Offers": "Retrieve the offers for a product.",
+        "Shop_Product_Reviews": "Retrieve the reviews of a product.",
+        "Weather_Now": "Retrieve the weather now.",
+    }
+    assert split_lists(["Find the best offers and reviews for the Sony headphones"], tools) == (
+        "Find the best offers for the Sony headphones",
+        "Find the reviews for the Sony headphones",
+    )
+    # things no tool's name tells apart stay one part
+    assert split_lists(["Find salt and pepper for the soup"], tools) == ("Find salt and pepper for the soup",)

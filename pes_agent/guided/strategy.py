@@ -18,6 +18,7 @@ from pes_agent.agent.item_loop import ItemLoop
 from pes_agent.agent.planning import emit_warnings, offer_tools, unparseable_as_failure
 from pes_agent.guided.accounting import doubled_argument, unmet
 from pes_agent.guided.answer import findings, not_found, plain_statement, ungrounded, unstated
+from pes_agent.guided.coordinated import split_lists
 from pes_agent.guided.dataflow import ToolShape
 from pes_agent.guided.parts import action_words, joined_unserved, query_parts
 from pes_agent.guided.prompts import NO_TOOL, build_guided_planning, build_guided_synthesis
@@ -41,8 +42,8 @@ class Guided:
 
     async def plan(self, ctx: RunContext, history: Sequence[HistoryTurn]) -> tuple[ParsedPlan, str]:
         """One tool (or none) per part of the request, among those its words and values point to."""
-        described = [s.summary for n in ctx.enabled_tools if (s := ctx.registry.get(n)) is not None]
-        parts = query_parts(ctx.query, action_words(described))
+        described = {n: s.summary for n in ctx.enabled_tools if (s := ctx.registry.get(n)) is not None}
+        parts = split_lists(query_parts(ctx.query, action_words(described.values())), described)
         offer = await offer_tools(ctx, guided=True, parts=parts)
         specs = [s for n in offer.names if (s := ctx.registry.get(n)) is not None]
         ctx.offered = tuple(s.name for s in specs)
