@@ -18,8 +18,13 @@ Working backwards from the tool the part chose, a producer is searched for each 
 - a field with a word of the argument's name or description binds it when the request holds no valid
   value for it (``product_id`` for ``product_id``; ``iata_code`` for an origin "IATA airport code"),
   from a tool the part or the argument speaks of (``customer_by_name`` for ``customer_email``);
-- a field binds one argument at most (``start_date`` is the start, not also the end), and a
-  producer's own inputs are searched the same way, a few levels deep.
+- a field binds one argument at most (``start_date`` is the start, not also the end), unless two
+  arguments are of one kind (an origin and a destination port): each gets a lookup of its own;
+- an argument whose description names the tool that gives it ("extracted from the Search Airport
+  API") takes that tool's field, whatever text the request holds;
+- words many tools share ("calculate") point to no producer, and a producer takes its own inputs
+  from the request's text (or from producers of its own, a few levels deep), never from "some
+  earlier result": a catalogue of calculators does not chain itself.
 
 Only declared output schemas count (``@tool`` return annotations, MCP ``outputSchema``, A2A): a tool
 that promises no fields provides nothing by name. Nothing here knows a tool, a domain or a phrase.
@@ -27,7 +32,6 @@ that promises no fields provides nothing by name. Nothing here knows a tool, a d
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -35,10 +39,8 @@ from typing import Any
 
 from pes_agent.guided.choices import can_ground, last_sentence
 from pes_agent.guided.grounding import Candidate, explicit_values, grounded_property, stated_names, text_spans
+from pes_agent.guided.kinds import alike, claimed, declared, free_text, numeric, shaped, unclaimed
 from pes_agent.guided.language import language
-from pes_agent.guided.named import introduced_values, stated_for
-from pes_agent.guided.numbers import as_number
-from pes_agent.guided.pairs import GENERIC
 from pes_agent.guided.shapes import ToolShape, compatible, prepared
 from pes_agent.guided.words import meant, stems
 
@@ -162,7 +164,7 @@ def _wanted(
     """(argument, producer, path, copy) for each required argument a producer should supply. The
     best-scoring pairs are taken first, and a field fills one argument only, so a field goes to the
     argument it fits best (``start_date`` is the start, and the end keeps the request's date); but
-    arguments alike (``_alike``: an origin and a destination port, both port ids), or whose
+    arguments alike (``kinds.alike``: an origin and a destination port, both port ids), or whose
     descriptions both say the tool gives them, each take the field from a call of their own
     (``copy`` 0, 1, …: the producer is planned once per copy)."""
     if depth >= MAX_DEPTH:
@@ -184,7 +186,7 @@ def _wanted(
     asked_first = not schema.get("required")  # a tool that marks nothing required is asked its first
     if asked_first:  # arguments: those take a field of their own name, never one the part only names
         required = [a for a, p in properties.items() if isinstance(p, Mapping) and "default" not in p][:3]
-    claims = {a: _claimed(a, properties[a], search.part) for a in required}
+    claims = {a: claimed(a, properties[a], search.part) for a in required}
     # the words of the tool's own inputs name those inputs, not a field to look up ("the client name
     # 'Molly Brown'" names no product name for the due date)
     inputs = {w for a in properties for w in stems(a)}
@@ -198,9 +200,9 @@ def _wanted(
         held = grounded_property(prop, search.values) is not None
         # stated outright (quoted, a date, a number), enough of them for every argument of this shape
         # ("between her start date and 2025-01-01": one date for two, so the start is looked up)
-        fits = grounded_property(prop, _unclaimed(search.stated, taken))
-        alike = sum(properties[a] == prop for a in required)
-        given = fits is not None and len(fits.get("enum") or ()) >= alike
+        fits = grounded_property(prop, unclaimed(search.stated, taken))
+        twins = sum(properties[a] == prop for a in required)
+        given = fits is not None and len(fits.get("enum") or ()) >= twins
         name = set(stems(argument))
         own = name | set(stems(str(prop.get("description") or "")))
         formatted = set(stems(str(prop.get("format") or "").replace("-", " ")))
@@ -210,7 +212,7 @@ def _wanted(
                 continue
             tool = prepared(candidate)
             for path, out, words in tool.fields:
-                textual = _free_text(prop) and _numeric(out)  # a number's text, for a named field only
+                textual = free_text(prop) and numeric(out)  # a number's text, for a named field only
                 if not compatible(out, prop) and not textual:
                     continue
                 # the part asks for the field as something *of* something ("the capital of Japan",
@@ -228,8 +230,8 @@ def _wanted(
                 named = named and not asked_first
                 if textual and not (named and producer in search.earlier):  # a number found before
                     continue
-                same = bool(words & own) and (not _numeric(prop) or words <= own or name <= words)
-                if named and not same and _shaped(prop):  # a field said to have this shape only by name
+                same = bool(words & own) and (not numeric(prop) or words <= own or name <= words)
+                if named and not same and shaped(prop):  # a field said to have this shape only by name
                     named = False
                 # a field by the argument's name only from a tool the part or the argument speaks of
                 # (``customer_by_name`` for ``customer_email``; no employee's start date for a date)
@@ -237,10 +239,10 @@ def _wanted(
                 # an argument whose description says which tool gives it ("can be extracted from the
                 # Search Airport API") takes that tool's field, whatever the request holds: the
                 # request's "New York" is no airport id
-                declared = same and _declared(str(prop.get("description") or ""), producer)
+                by_tool = same and declared(str(prop.get("description") or ""), producer)
                 if named or (
                     same
-                    and (not held or declared)
+                    and (not held or by_tool)
                     and (
                         tool.called & own
                         or tool.about & pointing
@@ -258,14 +260,14 @@ def _wanted(
                         + SAME_NAME * (producer in search.earlier)
                         + SAME_NAME * same
                         + SAME_NAME * bool(formatted & words)
-                        + SAME_NAME * declared
+                        + SAME_NAME * by_tool
                         + len(tool.called & own)
                         + len(tool.about & pointing)
                     )
                     found.append(
                         (score, argument, producer, path, frozenset(words) if named else frozenset(), same)
                     )
-                    if declared:
+                    if by_tool:
                         declares.add((argument, producer))
                     if formatted & words:
                         by_format.add(argument)
@@ -283,7 +285,7 @@ def _wanted(
             bool(earlier_args)
             and producer not in search.earlier
             and all(
-                _alike(properties, argument, a) or {(argument, producer), (a, producer)} <= declares
+                alike(properties, argument, a) or {(argument, producer), (a, producer)} <= declares
                 for a in earlier_args
             )
         )
@@ -351,67 +353,3 @@ def _ungrounded(schema: Mapping[str, Any], spans: Sequence[Candidate]) -> set[st
         if isinstance(prop, Mapping) and "enum" not in prop and grounded_property(prop, spans) is None:
             out.add(argument)
     return out
-
-
-def _declared(description: str, producer: str) -> bool:
-    """Whether an argument's description names the tool that gives it: the last two or more words of
-    the tool's name, in order ("… extracted from the Search Airport API" for
-    ``SkyScrapperSearchAirport``)."""
-    name = re.findall(r"[a-z]+", re.sub(r"([a-z])([A-Z])", r"\1 \2", producer).replace("_", " ").casefold())
-    if len(name) < 2 or not description:
-        return False
-    said = " " + " ".join(re.findall(r"[a-z]+", description.casefold())) + " "
-    return f" {' '.join(name[-2:])} " in said
-
-
-def _alike(properties: Mapping[str, Any], a: str, b: str) -> bool:
-    """Two arguments of one kind, each a value of its own from a call of its own: the same schema but
-    for its description, with a shape (a pattern, a format) or names sharing a word that is not
-    generic (``originSkyId`` and ``destinationSkyId``)."""
-    one, two = properties.get(a), properties.get(b)
-    if not isinstance(one, Mapping) or not isinstance(two, Mapping) or a == b:
-        return False
-    if {k: v for k, v in one.items() if k != "description"} != {
-        k: v for k, v in two.items() if k != "description"
-    }:
-        return False
-    return _shaped(one) or bool((set(stems(a)) & set(stems(b))) - GENERIC)
-
-
-def _claimed(argument: str, schema: Mapping[str, Any], part: str) -> set[str]:
-    """The values the part states beside the argument's name, as text (``named``): the one number,
-    and texts that are no numbers and fit the argument ("a loan of $10,000 … a term of 5 years"
-    claims no 10,000 for ``loan_term``; "'Inception' released in 2010" no title for ``release_year``)."""
-    number = stated_for(argument, part)
-    texts = [v for v in introduced_values(argument, part) if as_number(v) is None]
-    fitting = grounded_property(schema, [Candidate(value=v, source="step") for v in texts]) if texts else None
-    return {str(v).casefold() for v in (fitting or {}).get("enum") or ()} | (
-        {str(float(number))} if number is not None else set()
-    )
-
-
-def _unclaimed(values: Sequence[Candidate], taken: set[str]) -> list[Candidate]:
-    return [c for c in values if c.value.casefold() not in taken and str(as_number(c.value)) not in taken]
-
-
-def _free_text(schema: Mapping[str, Any]) -> bool:
-    """A string of any shape (no format, pattern or options): a number's text is one."""
-    return schema.get("type") == "string" and not {"format", "pattern", "enum", "const"} & set(schema)
-
-
-def _numeric(schema: Mapping[str, Any]) -> bool:
-    """A number: a field shares a word with it by name only when one name holds the other
-    (``total`` for ``total_price``); numbers are everywhere, so "amount" alone ties a loan's amount
-    to a tip's, and "interest" a rate to the interest earned."""
-    return _types_of(schema) & {"number", "integer"} != set()
-
-
-def _types_of(schema: Mapping[str, Any]) -> set[str]:
-    declared = schema.get("type")
-    return {declared} if isinstance(declared, str) else {t for t in declared or () if isinstance(t, str)}
-
-
-def _shaped(schema: Mapping[str, Any]) -> bool:
-    """An argument whose value has a shape (a pattern, a format): a field named in the request fills
-    it only when the field's own name speaks of the argument too (an airport code is no start date)."""
-    return "pattern" in schema or "format" in schema

@@ -1,0 +1,84 @@
+"""Kinds of arguments as data flow reads them: which values a part states for an argument by
+its name, which arguments are alike (each a lookup of its own), which name the tool that gives them,
+and which take a number's text.
+
+Decided by argument names, descriptions and schemas, and by the values the request states.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from pes_agent.guided.grounding import Candidate, grounded_property
+from pes_agent.guided.named import introduced_values, stated_for
+from pes_agent.guided.numbers import as_number
+from pes_agent.guided.pairs import GENERIC
+from pes_agent.guided.words import stems
+
+__all__ = ["alike", "claimed", "declared", "free_text", "numeric", "shaped", "unclaimed"]
+
+
+def declared(description: str, producer: str) -> bool:
+    """Whether an argument's description names the tool that gives it: the last two or more words of
+    the tool's name, in order ("… extracted from the Search Airport API" for
+    ``SkyScrapperSearchAirport``)."""
+    name = re.findall(r"[a-z]+", re.sub(r"([a-z])([A-Z])", r"\1 \2", producer).replace("_", " ").casefold())
+    if len(name) < 2 or not description:
+        return False
+    said = " " + " ".join(re.findall(r"[a-z]+", description.casefold())) + " "
+    return f" {' '.join(name[-2:])} " in said
+
+
+def alike(properties: Mapping[str, Any], a: str, b: str) -> bool:
+    """Two arguments of one kind, each a value of its own from a call of its own: the same schema but
+    for its description, with a shape (a pattern, a format) or names sharing a word that is not
+    generic (``originSkyId`` and ``destinationSkyId``)."""
+    one, two = properties.get(a), properties.get(b)
+    if not isinstance(one, Mapping) or not isinstance(two, Mapping) or a == b:
+        return False
+    if {k: v for k, v in one.items() if k != "description"} != {
+        k: v for k, v in two.items() if k != "description"
+    }:
+        return False
+    return shaped(one) or bool((set(stems(a)) & set(stems(b))) - GENERIC)
+
+
+def claimed(argument: str, schema: Mapping[str, Any], part: str) -> set[str]:
+    """The values the part states beside the argument's name, as text (``named``): the one number,
+    and texts that are no numbers and fit the argument ("a loan of $10,000 … a term of 5 years"
+    claims no 10,000 for ``loan_term``; "'Inception' released in 2010" no title for ``release_year``)."""
+    number = stated_for(argument, part)
+    texts = [v for v in introduced_values(argument, part) if as_number(v) is None]
+    fitting = grounded_property(schema, [Candidate(value=v, source="step") for v in texts]) if texts else None
+    return {str(v).casefold() for v in (fitting or {}).get("enum") or ()} | (
+        {str(float(number))} if number is not None else set()
+    )
+
+
+def unclaimed(values: Sequence[Candidate], taken: set[str]) -> list[Candidate]:
+    return [c for c in values if c.value.casefold() not in taken and str(as_number(c.value)) not in taken]
+
+
+def free_text(schema: Mapping[str, Any]) -> bool:
+    """A string of any shape (no format, pattern or options): a number's text is one."""
+    return schema.get("type") == "string" and not {"format", "pattern", "enum", "const"} & set(schema)
+
+
+def numeric(schema: Mapping[str, Any]) -> bool:
+    """A number: a field shares a word with it by name only when one name holds the other
+    (``total`` for ``total_price``); numbers are everywhere, so "amount" alone ties a loan's amount
+    to a tip's, and "interest" a rate to the interest earned."""
+    return _types_of(schema) & {"number", "integer"} != set()
+
+
+def _types_of(schema: Mapping[str, Any]) -> set[str]:
+    declared = schema.get("type")
+    return {declared} if isinstance(declared, str) else {t for t in declared or () if isinstance(t, str)}
+
+
+def shaped(schema: Mapping[str, Any]) -> bool:
+    """An argument whose value has a shape (a pattern, a format): a field named in the request fills
+    it only when the field's own name speaks of the argument too (an airport code is no start date)."""
+    return "pattern" in schema or "format" in schema
