@@ -247,3 +247,24 @@ def test_a_list_of_things_each_named_by_a_tool_is_one_part_per_thing() -> None:
     )
     # things no tool's name tells apart stay one part
     assert split_lists(["Find salt and pepper for the soup"], tools) == ("Find salt and pepper for the soup",)
+
+
+@tool
+def lookup_station_code(name: str) -> Station:
+    """Look up a station's code by its name."""
+    return {"station_code": "ST-101", "name": name}
+
+
+def test_a_description_that_only_describes_its_value_names_no_source() -> None:
+    # "A station code such as ST-123." says what the value is, not that lookup_station_code gives it
+    shapes = {
+        **RAIL,
+        "lookup_station_code": ToolShape(
+            name="lookup_station_code",
+            input_schema=lookup_station_code.input_schema,
+            output_schema=lookup_station_code.output_schema,
+            description=lookup_station_code.summary,
+        ),
+    }
+    steps = implied_steps("train_fare", "What does a train from ST-101 to ST-204 cost?", "", shapes)
+    assert [s.tool for s in steps] == ["train_fare"]

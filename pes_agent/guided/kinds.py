@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pes_agent.guided.grounding import Candidate, grounded_property
+from pes_agent.guided.language.en import PROVENANCE
 from pes_agent.guided.named import introduced_values, stated_for
 from pes_agent.guided.numbers import as_number
 from pes_agent.guided.pairs import GENERIC
@@ -21,14 +22,16 @@ __all__ = ["alike", "claimed", "declared", "free_text", "numeric", "shaped", "un
 
 
 def declared(description: str, producer: str) -> bool:
-    """Whether an argument's description names the tool that gives it: the last two or more words of
-    the tool's name, in order ("… extracted from the Search Airport API" for
-    ``SkyScrapperSearchAirport``)."""
+    """Whether an argument's description says the value comes from the tool: the last two words of
+    the tool's name, in order, after a word of provenance ("… extracted from the Search Airport API"
+    for ``SkyScrapperSearchAirport``; "a rental branch id" names no source, whatever tool is called
+    ``find_rental_branch``)."""
     name = re.findall(r"[a-z]+", re.sub(r"([a-z])([A-Z])", r"\1 \2", producer).replace("_", " ").casefold())
     if len(name) < 2 or not description:
         return False
     said = " " + " ".join(re.findall(r"[a-z]+", description.casefold())) + " "
-    return f" {' '.join(name[-2:])} " in said
+    tail = " ".join(name[-2:])
+    return any(f" {word} {tail} " in said or f" {word} the {tail} " in said for word in PROVENANCE)
 
 
 def alike(properties: Mapping[str, Any], a: str, b: str) -> bool:

@@ -29,6 +29,7 @@ __all__ = [
     "NAME_PARTICLES",
     "NEGATIONS",
     "SOURCE_WORDS",
+    "PROVENANCE",
     "VALUE_LINKS",
     "STOPWORDS",
     "STREET_WORDS",
@@ -269,6 +270,10 @@ FLAG_VERBS = frozenset({"include", "show", "use", "enable", "with", "return", "a
 
 SOURCE_WORDS = frozenset({"from", "source"})
 """Words of an argument name for where a value comes from (``from_unit``, ``sourceCurrency``)."""
+
+PROVENANCE = frozenset({"from", "by"})
+"""Words before a tool's name in an argument's description that say the value comes from that tool
+("extracted *from* the Search Airport API", "as returned *by* Find Station")."""
 
 GENERIC_NAME_WORDS = frozenset({"name", "id", "value", "text", "number", "code", "key", "type"})
 """Words of argument names that say nothing about which value they take."""
