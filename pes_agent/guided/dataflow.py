@@ -285,7 +285,7 @@ def _wanted(
             bool(earlier_args)
             and producer not in search.earlier
             and all(
-                alike(properties, argument, a) or {(argument, producer), (a, producer)} <= declares
+                alike(properties, argument, a, path) or {(argument, producer), (a, producer)} <= declares
                 for a in earlier_args
             )
         )

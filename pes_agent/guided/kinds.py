@@ -34,10 +34,11 @@ def declared(description: str, producer: str) -> bool:
     return any(f" {word} {tail} " in said or f" {word} the {tail} " in said for word in PROVENANCE)
 
 
-def alike(properties: Mapping[str, Any], a: str, b: str) -> bool:
+def alike(properties: Mapping[str, Any], a: str, b: str, field: str) -> bool:
     """Two arguments of one kind, each a value of its own from a call of its own: the same schema but
-    for its description, with a shape (a pattern, a format) or names sharing a word that is not
-    generic (``originSkyId`` and ``destinationSkyId``)."""
+    for its description, with a shape (a pattern, a format), or both named for the output ``field``
+    that fills them (``originSkyId`` and ``destinationSkyId`` for ``skyId``; a ``departure_time`` is
+    no second ``departure_date``)."""
     one, two = properties.get(a), properties.get(b)
     if not isinstance(one, Mapping) or not isinstance(two, Mapping) or a == b:
         return False
@@ -45,7 +46,8 @@ def alike(properties: Mapping[str, Any], a: str, b: str) -> bool:
         k: v for k, v in two.items() if k != "description"
     }:
         return False
-    return shaped(one) or bool((set(stems(a)) & set(stems(b))) - GENERIC)
+    words = set(stems(field.replace("[0]", " "))) - GENERIC
+    return shaped(one) or (bool(words) and words <= set(stems(a)) and words <= set(stems(b)))
 
 
 def claimed(argument: str, schema: Mapping[str, Any], part: str) -> set[str]:
