@@ -232,6 +232,8 @@ def test_lower_case_words_written_together_are_one_value() -> None:
     spans = text_spans("Look up the olive tree in the catalogue, and the caption Fragile")
     assert "olive tree" in spans and "olive" not in spans and "tree" not in spans
     assert "Fragile" in spans and "caption Fragile" not in spans
+    # a verb of wanting between two words is no part of a thing
+    assert "monstera" in text_spans("How often does a monstera need watering?")
 
 
 def test_a_list_of_things_each_named_by_a_tool_is_one_part_per_thing() -> None:

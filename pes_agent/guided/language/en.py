@@ -130,9 +130,20 @@ STOPWORDS = frozenset(
         "word",
         "words",
         "text",
+        "need",
+        "needs",
+        "want",
+        "wants",
+        "know",
+        "let",
+        "often",
+        "also",
+        "just",
     ]
 )
-"""Words no argument is made of (the last line: words that name a step's output, not a value)."""
+"""Words no argument is made of (the words from "result" to "text" name a step's output, not a
+value; the last ones are verbs and adverbs of wanting and asking, which stand between the words of
+a thing: "does a monstera need watering")."""
 
 
 CONJOINED = re.compile(
