@@ -8,7 +8,7 @@ result used rather than found again, and no steps planned from words every tool 
 
 from __future__ import annotations
 
-from typing import Annotated, TypedDict
+from typing import Annotated, Literal, TypedDict
 
 from pydantic import Field
 
@@ -270,3 +270,50 @@ def test_a_description_that_only_describes_its_value_names_no_source() -> None:
     }
     steps = implied_steps("train_fare", "What does a train from ST-101 to ST-204 cost?", "", shapes)
     assert [s.tool for s in steps] == ["train_fare"]
+
+
+class Bus(TypedDict):
+    origin: str
+    destination: str
+    departure_time: str
+    group_size: str
+
+
+class Ticket(TypedDict):
+    ticket_id: str
+
+
+class Visit(TypedDict):
+    visit_id: str
+
+
+GroupSize = Annotated[Literal["1", "2", "3", "4"], Field(description="Size of the group")]
+
+
+@tool
+def find_bus(origin: str, destination: str, date: str) -> Bus:
+    """Find a bus between two cities on a day."""
+    return {"origin": origin, "destination": destination, "departure_time": "09:10", "group_size": "1"}
+
+
+@tool
+def buy_bus_ticket(origin: str, destination: str, departure_time: str, group_size: GroupSize) -> Ticket:
+    """Buy tickets for a bus itinerary."""
+    return {"ticket_id": "T-1"}
+
+
+@tool
+def book_doctor(doctor_name: str, appointment_time: str) -> Visit:
+    """Book an appointment with a doctor."""
+    return {"visit_id": "V-1"}
+
+
+def test_a_later_part_takes_the_tool_the_earlier_results_feed() -> None:
+    tools = (find_bus, buy_bus_ticket, book_doctor)
+    schema = guided_plan_schema(
+        ["Find a bus from Leeds to York on 2026-05-02", "book a ticket for me"],
+        {t.name: t.summary for t in tools},
+        {t.name: t.input_schema for t in tools},
+        {t.name: t.output_schema for t in tools if t.output_schema is not None},
+    )
+    assert schema["properties"]["book a ticket for me"]["enum"] == ["buy_bus_ticket"]

@@ -41,8 +41,6 @@ KNOWN_MISSES = {
     "m07": "as k08: two length converters, the options tie them and the task's one loses",
     "n07": "'tickets' offers the support-ticket tools (open_ticket), not find_cinema nor buy_tickets",
     "n09": "'When is Dune showing at the Rialto' offers weather_forecast, not find_cinema nor showtimes",
-    "p01": "a 'Then, ... After that, ... Finally, ...' chain: find_port is offered, but not search_sailings, "
-    "get_sailing nor book_ferry",
     "p06": "'how many e-bikes are left at the dock there' offers find_dock, not get_dock_status",
     "p10": "'text the encrypted PIN to 555-0101': send_sms is not offered",
     "p12": "'what would a 1.5-hour classic bike ride cost' offers parking_quote, not calculate_ride_cost",

@@ -16,7 +16,7 @@ evaluated prefix across the calls of a run.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from functools import partial
 from typing import Any
 
@@ -34,7 +34,7 @@ from pes_agent.guided.dataflow import ToolShape, implied_steps, suppliable
 from pes_agent.guided.grounding import (
     holds_data,
 )
-from pes_agent.guided.references import References, part_scores, references
+from pes_agent.guided.references import References, fed, part_scores, references
 from pes_agent.llm.markers import sanitize_user_text
 from pes_agent.llm.types import Message, PromptRequest
 from pes_agent.prompts.templates import (
@@ -97,6 +97,11 @@ def guided_plan_schema(
     shapes = _shapes(schemas, outputs, tools)
     for i, part in enumerate(parts):
         before = " ".join(parts[:i])
+        earlier = {n for p in parts[:i] for n in properties[p]["enum"]}
+        # inputs an earlier part's tool outputs under their names: the value flows from that result
+        flow = (
+            {n: fed(shapes[n], [shapes[e] for e in earlier if e in shapes]) for n in tools} if shapes else {}
+        )
         fitting = {
             n: s
             for n, s in tools.items()
@@ -104,6 +109,7 @@ def guided_plan_schema(
             or n not in schemas
             or can_ground(schemas[n], part, before)
             or (shapes is not None and suppliable(n, part, before, shapes))
+            or (bool(flow.get(n)) and can_ground(_less(schemas[n], flow[n]), part, before))
         }
         offered = fitting or tools
         texts, words = dict(offered), dict(options)
@@ -111,9 +117,9 @@ def guided_plan_schema(
         producers: dict[str, list[str]] = {}
         # what the part says of earlier parts' results is data it acts on: no evidence for a tool
         # that would find it again
-        earlier = {n for p in parts[:i] for n in properties[p]["enum"]}
         said = references(part, earlier, shapes) if shapes is not None else References(part)
-        scores = partial(part_scores, part, said, inputs=inputs, shapes=shapes)
+        affinity = {n: len(f) for n, f in flow.items() if f}
+        scores = partial(part_scores, part, said, inputs=inputs, shapes=shapes, affinity=affinity)
         own = scores(offered, options)
         if shapes is not None:
             # a tool the part's words point to, scored with the words of the steps it implies
@@ -155,6 +161,11 @@ def guided_plan_schema(
         "required": list(parts),
         "additionalProperties": False,
     }
+
+
+def _less(schema: Mapping[str, Any], given: Collection[str]) -> dict[str, Any]:
+    """``schema`` with the ``given`` arguments no longer required."""
+    return {**schema, "required": [r for r in schema.get("required") or () if r not in given]}
 
 
 def _spaced(names: Iterable[str]) -> str:

@@ -12,14 +12,14 @@ to its last ("monthly mortgage payment") is the reference.
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 
 from pes_agent.guided.choices import tool_scores
-from pes_agent.guided.shapes import ToolShape, prepared
+from pes_agent.guided.shapes import ToolShape, output_fields, prepared
 from pes_agent.guided.words import stems, word_stem
 
-__all__ = ["References", "named_outputs", "part_scores", "references"]
+__all__ = ["References", "fed", "named_outputs", "part_scores", "references"]
 
 SPREAD = 2
 """Other words a reference may hold between its field's words ("monthly *mortgage* payment")."""
@@ -84,10 +84,15 @@ def part_scores(
     *,
     inputs: Mapping[str, str],
     shapes: Mapping[str, ToolShape] | None,
+    affinity: Mapping[str, int] | None = None,
 ) -> dict[str, int]:
     """``tool_scores`` of the part for each tool, read without the references to earlier results
-    for the tools that output them, plus the output fields it names (``named_outputs``)."""
+    for the tools that output them, plus the output fields it names (``named_outputs``) and its
+    ``affinity``: how many of its inputs earlier results give by name (``fed``)."""
     out = tool_scores(part, texts, options, inputs)
+    for name, count in (affinity or {}).items():
+        if name in out:
+            out[name] += count
     again = {n: texts[n] for n in said.again if n in texts}
     if again:
         out |= tool_scores(said.text, again, options, inputs)
@@ -96,3 +101,19 @@ def part_scores(
             if name in shapes:
                 out[name] += named_outputs(said.text if name in again else part, shapes[name])
     return out
+
+
+def fed(tool: ToolShape, earlier: Sequence[ToolShape]) -> frozenset[str]:
+    """The required inputs of ``tool`` that an earlier part's tool outputs under the same name: "Find
+    a bus … and buy me a ticket" gives the ticket its origin, destination, date, time and group size
+    from the bus found, and no ticket tool of another kind takes those."""
+    schema = prepared(tool).schema
+    required = set(schema.get("required") or ())
+    found: set[str] = set()
+    for shape in earlier:
+        if shape.output_schema is None or shape is tool:
+            continue
+        found |= {
+            path.rsplit(".", 1)[-1].removeprefix("[0]") for path, _ in output_fields(shape.output_schema)
+        }
+    return frozenset(required & found)
