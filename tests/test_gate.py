@@ -445,6 +445,14 @@ def test_number_text_and_json_text() -> None:
     assert sorted(rules(result)) == ["coerce_number", "parse_json"]
 
 
+def test_a_number_is_its_text_where_a_string_is_wanted() -> None:
+    result = check("createTask", {"title": 24.489795918367346, "due_days": 2, "priority": "low"})
+    assert result.outcome == "execute" and result.call.arguments["title"] == "24.489795918367346"
+    assert "number_text" in rules(result)
+    flag = check("createTask", {"title": True, "due_days": 2, "priority": "low"})  # a boolean is no number
+    assert flag.outcome == "reask"
+
+
 def test_scalar_is_wrapped_for_an_array() -> None:
     result = check("fetchPages", {"urls": "https://a.io/x"})
     assert result.outcome == "execute" and result.call.arguments["urls"] == ["https://a.io/x"]

@@ -141,7 +141,8 @@ def normalize_value(info: FieldInfo, value: Any, path: str, threshold: float, ma
             if wrapped is not None:
                 return wrapped
         fixed = coerce(v, info.types)
-        if fixed is not None:
+        # no option of an enum is chosen by turning a number into text
+        if fixed is not None and not (fixed[1] == "number_text" and info.enum is not None):
             repairs.append(Repair(field=path, from_=v, to=fixed[0], rule=fixed[1], kind="safe"))
             v = fixed[0]
     unmapped = info.enum is not None and not in_enum(v, info.enum) and info.fits_type(v)
@@ -189,7 +190,8 @@ def _wrap(info: FieldInfo, value: Any, path: str, threshold: float, margin: floa
 
 
 def coerce(value: Any, types: Collection[str]) -> tuple[Any, str] | None:
-    """Lossless type fixes only. ``True`` is never a number and ``"ten"`` is never 10."""
+    """Lossless type fixes only. ``True`` is never a number and ``"ten"`` is never 10; a number is
+    its text where a string is wanted (``24.5`` → ``"24.5"``, every digit kept)."""
     kind = type(value)
     if kind is str:
         text = value.strip()
@@ -213,6 +215,8 @@ def coerce(value: Any, types: Collection[str]) -> tuple[Any, str] | None:
         return None
     if kind is float and "integer" in types and "number" not in types and value.is_integer():
         return int(value), "coerce_int"
+    if kind in (int, float) and "string" in types and not {"number", "integer"} & set(types):
+        return repr(value), "number_text"  # a number found before, for a text ("encrypt the BMI")
     return None
 
 
