@@ -451,6 +451,9 @@ def test_a_number_is_its_text_where_a_string_is_wanted() -> None:
     assert "number_text" in rules(result)
     flag = check("createTask", {"title": True, "due_days": 2, "priority": "low"})  # a boolean is no number
     assert flag.outcome == "reask"
+    big = check("createTask", {"title": 1e20, "due_days": 2, "priority": "low"})  # every digit, no exponent
+    assert big.call.arguments["title"] == "100000000000000000000"
+    assert check("createTask", {"title": float("nan"), "due_days": 2, "priority": "low"}).outcome == "reask"
 
 
 def test_scalar_is_wrapped_for_an_array() -> None:

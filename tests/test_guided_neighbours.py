@@ -16,7 +16,6 @@ from pes_agent.guided.coordinated import split_lists
 from pes_agent.guided.dataflow import ToolShape, implied_steps
 from pes_agent.guided.grounding import text_spans
 from pes_agent.guided.prompts import guided_plan_schema
-from pes_agent.guided.words import stems
 from pes_agent.tools.decorators import tool
 
 
@@ -160,9 +159,19 @@ def test_a_value_stated_beside_another_arguments_name_leaves_this_one_to_the_ear
 
 
 def test_names_written_in_camel_case_are_read_as_their_words() -> None:
-    # a catalogue's ``SearchHotels`` and ``skyId`` say "search hotels" and "sky id"
-    assert stems("TripadvisorSearchHotels") == stems("tripadvisor search hotels")
-    assert stems("originSkyId") == stems("origin sky id")
+    # a catalogue's ``SearchHotels`` says "search hotels"; a request's "YouTube" still meets
+    # ``youtube_search``
+    tools = {"CityGuideSearchHotels": "Hotels in a city.", "youtube_search": "Videos by keyword."}
+    assert _plan_for("Find hotels in Lisbon", tools) == ["CityGuideSearchHotels"]
+    assert _plan_for("Search YouTube for tram videos", tools) == ["youtube_search"]
+
+
+def _plan_for(part: str, summaries: dict[str, str]) -> list[str]:
+    schemas = {
+        n: {"type": "object", "properties": {"query": {"type": "string"}}, "required": ["query"]}
+        for n in summaries
+    }
+    return list(guided_plan_schema([part], summaries, schemas)["properties"][part]["enum"])
 
 
 class Station(TypedDict):
@@ -229,11 +238,11 @@ def test_an_argument_whose_description_names_its_tool_takes_that_tools_output() 
 
 
 def test_lower_case_words_written_together_are_one_value() -> None:
-    spans = text_spans("Look up the olive tree in the catalogue, and the caption Fragile")
-    assert "olive tree" in spans and "olive" not in spans and "tree" not in spans
-    assert "Fragile" in spans and "caption Fragile" not in spans
+    spans = text_spans("Check the garden shop for a lemon bush, and the label Fragile")
+    assert spans.index("lemon bush") < spans.index("lemon")  # the thing first, its words after
+    assert "Fragile" in spans and "label Fragile" not in spans
     # a verb of wanting between two words is no part of a thing
-    assert "monstera" in text_spans("How often does a monstera need watering?")
+    assert "cactus" in text_spans("Tell me if a cactus needs sun")
 
 
 def test_a_list_of_things_each_named_by_a_tool_is_one_part_per_thing() -> None:
@@ -317,3 +326,15 @@ def test_a_later_part_takes_the_tool_the_earlier_results_feed() -> None:
         {t.name: t.output_schema for t in tools if t.output_schema is not None},
     )
     assert schema["properties"]["book a ticket for me"]["enum"] == ["buy_bus_ticket"]
+
+
+def test_a_list_item_starts_at_a_word() -> None:
+    tools = {
+        "Shop_Printers": "Retrieve printers.",
+        "Shop_Scanners": "Retrieve scanners.",
+        "Weather": "Weather.",
+    }
+    assert split_lists(["Search 3D printers and scanners"], tools) == (
+        "Search 3D printers",
+        "Search 3D scanners",
+    )

@@ -17,6 +17,7 @@ import pytest
 
 from benchmarks.local_model import ALL_TASKS, harness_tools
 from benchmarks.local_tasks import Task
+from pes_agent.guided.coordinated import split_lists
 from pes_agent.guided.dataflow import ToolShape, implied_steps
 from pes_agent.guided.parts import action_words, joined_unserved, query_parts
 from pes_agent.guided.prompts import NO_TOOL, guided_plan_schema
@@ -66,7 +67,7 @@ def _catalogue(implied: bool) -> tuple[dict[str, str], dict[str, Any], dict[str,
 
 def _offered(task: Task) -> set[str]:
     summaries, schemas, outputs, shapes = _catalogue(task.domain == "implied")
-    parts = query_parts(task.query, action_words(summaries.values()))
+    parts = split_lists(query_parts(task.query, action_words(summaries.values())), summaries)
     plan = guided_plan_schema(parts, summaries, schemas, outputs)
     served = [plan["properties"][p]["enum"] != [NO_TOOL] for p in parts]
     if (joined := joined_unserved(parts, served)) != parts:  # as the guided strategy does

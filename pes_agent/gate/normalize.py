@@ -11,6 +11,7 @@ messages, which is where small models send simple values anyway.
 
 from __future__ import annotations
 
+import decimal
 import json
 import math
 import re
@@ -140,9 +141,8 @@ def normalize_value(info: FieldInfo, value: Any, path: str, threshold: float, ma
             wrapped = _wrap(info, v, path, threshold, margin)
             if wrapped is not None:
                 return wrapped
-        fixed = coerce(v, info.types)
-        # no option of an enum is chosen by turning a number into text
-        if fixed is not None and not (fixed[1] == "number_text" and info.enum is not None):
+        fixed = coerce(v, info.types, options=info.enum is not None)
+        if fixed is not None:
             repairs.append(Repair(field=path, from_=v, to=fixed[0], rule=fixed[1], kind="safe"))
             v = fixed[0]
     unmapped = info.enum is not None and not in_enum(v, info.enum) and info.fits_type(v)
@@ -189,9 +189,10 @@ def _wrap(info: FieldInfo, value: Any, path: str, threshold: float, margin: floa
     return ValueOutcome(value=[inner.value], repairs=(wrap, *inner.repairs), unmapped=inner.unmapped)
 
 
-def coerce(value: Any, types: Collection[str]) -> tuple[Any, str] | None:
+def coerce(value: Any, types: Collection[str], *, options: bool = False) -> tuple[Any, str] | None:
     """Lossless type fixes only. ``True`` is never a number and ``"ten"`` is never 10; a number is
-    its text where a string is wanted (``24.5`` → ``"24.5"``, every digit kept)."""
+    its text where a string is wanted (``24.5`` → ``"24.5"``, every digit kept), but never an
+    option of an enum (``options``): no choice is made by turning a number into text."""
     kind = type(value)
     if kind is str:
         text = value.strip()
@@ -215,9 +216,19 @@ def coerce(value: Any, types: Collection[str]) -> tuple[Any, str] | None:
         return None
     if kind is float and "integer" in types and "number" not in types and value.is_integer():
         return int(value), "coerce_int"
-    if kind in (int, float) and "string" in types and not {"number", "integer"} & set(types):
-        return repr(value), "number_text"  # a number found before, for a text ("encrypt the BMI")
+    if kind in (int, float) and "string" in types and not {"number", "integer"} & set(types) and not options:
+        text = _number_text(value)  # a number found before, for a text ("encrypt the price")
+        return (text, "number_text") if text is not None else None
     return None
+
+
+def _number_text(value: float) -> str | None:
+    """A number written out with every digit (no exponent); None for infinities and NaN, which no
+    text states."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    text = format(decimal.Decimal(repr(value)), "f")
+    return text
 
 
 @dataclass(frozen=True, kw_only=True)

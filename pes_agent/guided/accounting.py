@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import json
 import re
-from collections import Counter
 from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -28,7 +27,7 @@ from typing import Any
 from pes_agent.guided.grounding import explicit_values, leaves, stated_names
 from pes_agent.guided.language import language
 from pes_agent.guided.numbers import AMOUNT, as_number
-from pes_agent.guided.words import meant, stems
+from pes_agent.guided.words import common_words, meant, stems
 from pes_agent.state.models import TodoItem
 
 __all__ = [
@@ -192,13 +191,13 @@ def unran_tools(query: str, ran: Collection[str], catalogue: Mapping[str, str]) 
     """Words of the request that name tools of the ``catalogue`` (name → description) by their
     names, where no tool that ran has the word in its name or description: "Get me details and
     offers for …" names ``Product_Offers`` by "offers", and a run of ``Product_Details`` alone did
-    not do it. Words that open descriptions (the tools' verbs), words in the names of many tools,
-    and the request's data (names, quotes, numbers) name no tool in particular."""
+    not do it. Only tools kin to one that ran count (``Product_Offers`` beside ``Product_Details``).
+    Words that open descriptions (the tools' verbs), words in the names of many tools, and the
+    request's data (names, quotes, numbers) name no tool in particular."""
     if not ran or len(catalogue) < 2:
         return []
     named = {n: set(stems(n)) for n in catalogue}
-    counts = Counter(w for words in named.values() for w in words)
-    common = {w for w, k in counts.items() if k > max(2, len(catalogue) // 5)}
+    common = common_words(named.values())
     verbs = {w for about in catalogue.values() for w in stems(about)[:1]}
     done = {w for n in ran for w in named.get(n, set()) | set(stems(catalogue.get(n, "")))}
     data = set(stems(" ".join([*explicit_values(query), *stated_names(query)])))
@@ -208,7 +207,10 @@ def unran_tools(query: str, ran: Collection[str], catalogue: Mapping[str, str]) 
         word = found[0] if found else ""
         if not word or word in out or word in done or word in data or word in common or word in verbs:
             continue
-        tools = [n for n, words in named.items() if word in words]
+        # a sibling of a tool that ran (their names share a word of their own): a request naming a
+        # flight's price does not ask for a stock price tool, it asks the flight search
+        kin = {w for n in ran for w in named.get(n, set())} - common
+        tools = [n for n, words in named.items() if word in words and (words - {word}) & kin]
         if tools:
             out[word] = f'"{written}" ({", ".join(sorted(tools)[:2])})'
     return list(out.values())

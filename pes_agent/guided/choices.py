@@ -18,7 +18,7 @@ from pes_agent.guided.arithmetic import named_operation, operation_verbs, operat
 from pes_agent.guided.grounding import Candidate, composable, grounded_property, text_spans
 from pes_agent.guided.language.en import SOURCE_WORDS
 from pes_agent.guided.quotes import without_quotes
-from pes_agent.guided.words import meanings, stems, word_stem
+from pes_agent.guided.words import meanings, name_words, stems, word_stem
 
 __all__ = [
     "named_options",
@@ -239,7 +239,7 @@ def introduced_choice(schema: Mapping[str, Any], name: str, text: str, given_in:
     options = schema.get("enum")
     if not isinstance(options, list):
         return None
-    words = {w for w in re.findall(r"[a-z]+", re.sub(r"([a-z])([A-Z])", r"\1 \2", name).casefold()) if w}
+    words = set(name_words(name))
     lowered = " ".join(re.findall(r"[\w-]+", text.casefold()))
     values = {
         o: " ".join(re.findall(r"[\w-]+", o.casefold())) for o in options if isinstance(o, str) and o.strip()
@@ -268,9 +268,7 @@ def _suffix_unit(options: Sequence[Any], field: str) -> list[Any]:
 def is_source(name: str) -> bool:
     """An argument named for where a value comes from (``from_unit``, ``sourceCurrency``): of a pair
     of arguments sharing one set of options, the one a value is converted from."""
-    return bool(
-        SOURCE_WORDS & set(re.findall(r"[a-z]+", re.sub(r"([a-z])([A-Z])", r"\1 \2", name).casefold()))
-    )
+    return bool(SOURCE_WORDS & set(name_words(name)))
 
 
 def source_taken(schema: Mapping[str, Any], name: str, text: str) -> list[Any]:

@@ -25,7 +25,7 @@ FEW = 3
 more, it names a family."""
 
 _LIST = re.compile(
-    r"(?P<items>[A-Za-z][\w'-]*(?: [A-Za-z][\w'-]*){0,2}"
+    r"(?<![\w'-])(?P<items>[A-Za-z][\w'-]*(?: [A-Za-z][\w'-]*){0,2}"
     r"(?:(?:,\s*(?:and\s+)?|\s+and\s+)[A-Za-z][\w'-]*(?: [A-Za-z][\w'-]*){0,2})+)"
 )
 _SEPARATOR = re.compile(r",\s*(?:and\s+)?|\s+and\s+")
@@ -56,6 +56,8 @@ def _naming_words(tools: Mapping[str, str]) -> dict[str, frozenset[str]]:
 
 
 def _split(part: str, naming: Mapping[str, frozenset[str]]) -> list[str]:
+    """``part`` once per item of the first list in it whose items name different tools each; the
+    part alone when it holds no such list."""
     masked, quotes = mask_quotes(part)
     for match in _LIST.finditer(masked):
         items = _trimmed([i.strip() for i in _SEPARATOR.split(match["items"]) if i.strip()])

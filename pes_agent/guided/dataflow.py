@@ -32,7 +32,6 @@ that promises no fields provides nothing by name. Nothing here knows a tool, a d
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -42,7 +41,7 @@ from pes_agent.guided.grounding import Candidate, explicit_values, grounded_prop
 from pes_agent.guided.kinds import alike, claimed, declared, free_text, numeric, shaped, unclaimed
 from pes_agent.guided.language import language
 from pes_agent.guided.shapes import ToolShape, compatible, prepared
-from pes_agent.guided.words import meant, stems
+from pes_agent.guided.words import common_words, meant, stems
 
 __all__ = ["Binding", "ImpliedStep", "ToolShape", "implied_steps", "suppliable"]
 """``ToolShape`` is re-exported: callers plan with shapes and data flow together."""
@@ -53,8 +52,6 @@ NAMED = 2
 """Weight of an output field the part names ("the capital of Japan" names ``capital``)."""
 SAME_NAME = 2
 """Weight of an output field that shares a word with the argument (``start_date`` for ``start``)."""
-COMMON_SHARE = 5
-"""A word in the descriptions of more than one tool in this many is common (``_common``)."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -109,7 +106,7 @@ class _Search:
         ask = last_sentence(self.part)
         self.asked = frozenset(stems(ask)) | meant(ask, (prepared(t).text for t in self.tools.values()))
         self.related = frozenset(stems(" ".join(language().of_words(ask))))
-        self.common = _common(self.tools)
+        self.common = common_words(prepared(t).about for t in self.tools.values())
 
 
 def implied_steps(
@@ -337,12 +334,6 @@ def _suppliable(search: _Search, name: str, used: frozenset[str], depth: int) ->
     missing = _ungrounded(prepared(shape).schema, search.spans)
     offered = {a for a, _, _, _ in _wanted(search, shape, used, depth)}
     return bool(missing) and missing <= offered
-
-
-def _common(tools: Mapping[str, ToolShape]) -> frozenset[str]:
-    """Words in the descriptions of more than a fifth of the tools (of more than two, when few)."""
-    counts = Counter(w for shape in tools.values() for w in prepared(shape).about)
-    return frozenset(w for w, n in counts.items() if n > max(2, len(tools) // COMMON_SHARE))
 
 
 def _ungrounded(schema: Mapping[str, Any], spans: Sequence[Candidate]) -> set[str]:

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -31,6 +31,7 @@ from pes_agent.guided.arithmetic import Operation
 from pes_agent.guided.language import language
 from pes_agent.guided.language.en import NAME_PARTICLES, STOPWORDS, STREET_WORDS
 from pes_agent.guided.numbers import as_number
+from pes_agent.guided.phrases import phrases
 from pes_agent.guided.quotes import mask_quotes
 from pes_agent.llm.composition import COMPOSED_LEFT, COMPOSED_OF, COMPOSED_OPS, COMPOSED_RIGHT, COMPOSED_TWICE
 
@@ -142,35 +143,8 @@ def text_spans(text: str, actions: Collection[str] = ()) -> list[str]:
             and language().stem(w.casefold()) not in actions
         )
 
-    found.extend(_phrases(plain, data))
+    found.extend(phrases(plain, data))
     return list(dict.fromkeys(s.strip() for s in found if s.strip()))
-
-
-def _phrases(plain: str, data: Callable[[str], bool]) -> list[str]:
-    """The data words of a text, lower-case words written next to each other as one value: "the
-    olive tree" offers "olive tree", never "olive" (a small model picks the first word of a thing
-    it is offered in pieces, and the lookup finds nothing). A capitalised word is a name of its own
-    (``_names``)."""
-    out: list[str] = []
-    run: list[re.Match[str]] = []
-    for m in [*_WORD.finditer(plain), None]:
-        joins = m is not None and m.group().islower() and (not run or run[-1].group().islower())
-        if (
-            m is not None
-            and data(m.group())
-            and (not run or (joins and plain[run[-1].end() : m.start()] == " "))
-        ):
-            run.append(m)
-            continue
-        if run:
-            out.append(plain[run[0].start() : run[-1].end()] if len(run) <= MAX_PHRASE else run[0].group())
-            out.extend(r.group() for r in run[1:] if len(run) > MAX_PHRASE)
-        run = [m] if m is not None and data(m.group()) else []
-    return out
-
-
-MAX_PHRASE = 3
-"""Words a phrase holds at most; a longer run of data words is read word by word."""
 
 
 def stated_names(text: str, actions: Collection[str] = ()) -> list[str]:

@@ -16,34 +16,43 @@ from pes_agent.guided.language.en import PROVENANCE
 from pes_agent.guided.named import introduced_values, stated_for
 from pes_agent.guided.numbers import as_number
 from pes_agent.guided.pairs import GENERIC
-from pes_agent.guided.words import stems
+from pes_agent.guided.shapes import types_of
+from pes_agent.guided.words import name_words, stems
 
 __all__ = ["alike", "claimed", "declared", "free_text", "numeric", "shaped", "unclaimed"]
 
 
 def declared(description: str, producer: str) -> bool:
-    """Whether an argument's description says the value comes from the tool: the last two words of
+    """Whether an argument's description says the value comes from the tool: two or more words of
     the tool's name, in order, after a word of provenance ("… extracted from the Search Airport API"
     for ``SkyScrapperSearchAirport``; "a rental branch id" names no source, whatever tool is called
     ``find_rental_branch``)."""
-    name = re.findall(r"[a-z]+", re.sub(r"([a-z])([A-Z])", r"\1 \2", producer).replace("_", " ").casefold())
+    name = name_words(producer)
     if len(name) < 2 or not description:
         return False
     said = " " + " ".join(re.findall(r"[a-z]+", description.casefold())) + " "
-    tail = " ".join(name[-2:])
-    return any(f" {word} {tail} " in said or f" {word} the {tail} " in said for word in PROVENANCE)
+    runs = {" ".join(name[i:j]) for i in range(len(name)) for j in range(i + 2, len(name) + 1)}
+    return any(f" {w} {run} " in said or f" {w} the {run} " in said for w in PROVENANCE for run in runs)
+
+
+_WORDING = frozenset({"description", "title", "examples", "default"})
+"""Keys of a schema that word or illustrate a value rather than constrain it."""
+
+
+def _constraints(schema: Mapping[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in schema.items() if k not in _WORDING}
 
 
 def alike(properties: Mapping[str, Any], a: str, b: str, field: str) -> bool:
     """Two arguments of one kind, each a value of its own from a call of its own: the same schema but
-    for its description, with a shape (a pattern, a format), or both named for the output ``field``
-    that fills them (``originSkyId`` and ``destinationSkyId`` for ``skyId``; a ``departure_time`` is
-    no second ``departure_date``)."""
+    for its wording (description, title, examples, default), with a shape (a pattern, a format), or
+    both named for the output ``field`` that fills them (``originSkyId`` and ``destinationSkyId`` for
+    ``skyId``; a ``departure_time`` is no second ``departure_date``)."""
     one, two = properties.get(a), properties.get(b)
     if not isinstance(one, Mapping) or not isinstance(two, Mapping) or a == b:
         return False
-    if {k: v for k, v in one.items() if k != "description"} != {
-        k: v for k, v in two.items() if k != "description"
+    if {k: v for k, v in one.items() if k not in _WORDING} != {
+        k: v for k, v in two.items() if k not in _WORDING
     }:
         return False
     words = set(stems(field.replace("[0]", " "))) - GENERIC
@@ -63,6 +72,7 @@ def claimed(argument: str, schema: Mapping[str, Any], part: str) -> set[str]:
 
 
 def unclaimed(values: Sequence[Candidate], taken: set[str]) -> list[Candidate]:
+    """``values`` less those ``taken`` (``claimed`` by other arguments), as text or as numbers."""
     return [c for c in values if c.value.casefold() not in taken and str(as_number(c.value)) not in taken]
 
 
@@ -75,12 +85,7 @@ def numeric(schema: Mapping[str, Any]) -> bool:
     """A number: a field shares a word with it by name only when one name holds the other
     (``total`` for ``total_price``); numbers are everywhere, so "amount" alone ties a loan's amount
     to a tip's, and "interest" a rate to the interest earned."""
-    return _types_of(schema) & {"number", "integer"} != set()
-
-
-def _types_of(schema: Mapping[str, Any]) -> set[str]:
-    declared = schema.get("type")
-    return {declared} if isinstance(declared, str) else {t for t in declared or () if isinstance(t, str)}
+    return types_of(schema) & {"number", "integer"} != set()
 
 
 def shaped(schema: Mapping[str, Any]) -> bool:

@@ -19,7 +19,7 @@ from pes_agent.guided.language import language
 from pes_agent.guided.language.en import ARTICLES, FLAG_VERBS, NEGATIONS, STOPWORDS, UNITS, VALUE_LINKS
 from pes_agent.guided.numbers import number_value
 from pes_agent.guided.pairs import GENERIC
-from pes_agent.guided.words import stems
+from pes_agent.guided.words import name_words, stems
 
 __all__ = ["converted_for", "introduced_values", "named_optional", "stated_for"]
 
@@ -45,7 +45,7 @@ def stated_for(name: str, part: str) -> float | int | None:
 
 def _name_words(name: str) -> set[str]:
     """An argument name's words, stemmed, short units included (``radius_km`` has km)."""
-    parts = re.findall(r"[a-z]+", re.sub(r"([a-z])([A-Z])", r"\1 \2", name).casefold())
+    parts = name_words(name)
     return (set(stems(name)) | {w for w in parts if len(w) == 2}) - GENERIC
 
 

@@ -15,7 +15,6 @@ evaluated prefix across the calls of a run.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from functools import partial
 from typing import Any
@@ -35,6 +34,7 @@ from pes_agent.guided.grounding import (
     holds_data,
 )
 from pes_agent.guided.references import References, fed, part_scores, references
+from pes_agent.guided.words import name_words
 from pes_agent.llm.markers import sanitize_user_text
 from pes_agent.llm.types import Message, PromptRequest
 from pes_agent.prompts.templates import (
@@ -76,8 +76,8 @@ def guided_plan_schema(
     """One property per part, in order, each a choice among the tools whose required values the
     part can supply (``grounding.can_ground``, given their input ``schemas``, or through the steps
     it implies, ``dataflow``) and, among those, the ones the part's words point to
-    (``choices.tool_choices``), ties broken by what the part holds (``choices.best_fitting``): the
-    plan in as few tokens as it takes to name the tools.
+    (``choices.tool_scores``, with ``references.part_scores``), ties broken by what the part holds
+    (``choices.best_fitting``): the plan in as few tokens as it takes to name the tools.
 
     With the tools' declared ``outputs``, a tool is scored together with the fields its implied steps
     give it: "What is the weather in the capital of Japan?" points to the weather with the capital
@@ -99,8 +99,11 @@ def guided_plan_schema(
         before = " ".join(parts[:i])
         earlier = {n for p in parts[:i] for n in properties[p]["enum"]}
         # inputs an earlier part's tool outputs under their names: the value flows from that result
+        # (``earlier`` holds every tool an earlier part was offered: the model picks among them later)
         flow = (
-            {n: fed(shapes[n], [shapes[e] for e in earlier if e in shapes]) for n in tools} if shapes else {}
+            {n: fed(shapes[n], [shapes[e] for e in earlier if e in shapes]) for n in tools if n in shapes}
+            if shapes
+            else {}
         )
         fitting = {
             n: s
@@ -170,7 +173,7 @@ def _less(schema: Mapping[str, Any], given: Collection[str]) -> dict[str, Any]:
 
 def _spaced(names: Iterable[str]) -> str:
     """Argument names as words: ``loan_term`` and ``returnDate`` both say two."""
-    return " ".join(re.sub(r"([a-z])([A-Z])", r"\1 \2", n).replace("_", " ") for n in names)
+    return " ".join(" ".join(name_words(n)) for n in names)
 
 
 def _uncarried(choices: list[str], producers: Mapping[str, list[str]], own: Mapping[str, int]) -> list[str]:

@@ -90,12 +90,12 @@ def part_scores(
     for the tools that output them, plus the output fields it names (``named_outputs``) and its
     ``affinity``: how many of its inputs earlier results give by name (``fed``)."""
     out = tool_scores(part, texts, options, inputs)
-    for name, count in (affinity or {}).items():
-        if name in out:
-            out[name] += count
     again = {n: texts[n] for n in said.again if n in texts}
     if again:
         out |= tool_scores(said.text, again, options, inputs)
+    for name, count in (affinity or {}).items():
+        if name in out:
+            out[name] += count
     if shapes is not None:
         for name in out:
             if name in shapes:
@@ -105,8 +105,10 @@ def part_scores(
 
 def fed(tool: ToolShape, earlier: Sequence[ToolShape]) -> frozenset[str]:
     """The required inputs of ``tool`` that an earlier part's tool outputs under the same name: "Find
-    a bus … and buy me a ticket" gives the ticket its origin, destination, date, time and group size
-    from the bus found, and no ticket tool of another kind takes those."""
+    a trip … and book it" gives the booking its origin, destination, time and group size from the
+    trip found, and no booking tool of another kind takes those. Unlike data flow's fields
+    (``PreparedTool.fields``), an output echoing its tool's own input counts here: the trip found
+    *from* a city is the continuation's evidence, though it produces no new value."""
     schema = prepared(tool).schema
     required = set(schema.get("required") or ())
     found: set[str] = set()

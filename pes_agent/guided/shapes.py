@@ -11,7 +11,7 @@ from typing import Any
 from pes_agent.guided.words import stems
 from pes_agent.prompts.schemas import inline_refs
 
-__all__ = ["PreparedTool", "ToolShape", "compatible", "output_fields", "prepared"]
+__all__ = ["PreparedTool", "ToolShape", "compatible", "output_fields", "prepared", "types_of"]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -94,24 +94,25 @@ def output_fields(
 _NUMERIC = {"number", "integer"}
 
 
-def _types(schema: Mapping[str, Any]) -> set[str]:
+def types_of(schema: Mapping[str, Any]) -> set[str]:
+    """The JSON types a schema allows, through ``anyOf``/``oneOf`` (an ``Optional[float]``)."""
     declared = schema.get("type")
     if isinstance(declared, str):
         return {declared}
     if isinstance(declared, list):
         return {t for t in declared if isinstance(t, str)}
     alternatives = schema.get("anyOf") or schema.get("oneOf") or ()
-    return {t for a in alternatives if isinstance(a, Mapping) for t in _types(a)}
+    return {t for a in alternatives if isinstance(a, Mapping) for t in types_of(a)}
 
 
 def _scalar(schema: Mapping[str, Any]) -> bool:
-    return bool(_types(schema) & {"string", "number", "integer", "boolean"})
+    return bool(types_of(schema) & {"string", "number", "integer", "boolean"})
 
 
 def compatible(out: Mapping[str, Any], argument: Mapping[str, Any]) -> bool:
     """Whether an output field can fill an argument: the same JSON type (any number for a number),
     and for a shaped string (``format``), the same shape when the output declares one."""
-    have, want = _types(out) - {"null"}, _types(argument) - {"null"}
+    have, want = types_of(out) - {"null"}, types_of(argument) - {"null"}
     if not have or not want:
         return False
     if want & _NUMERIC and have & _NUMERIC:

@@ -7,13 +7,14 @@ from __future__ import annotations
 
 import functools
 import re
+from collections import Counter
 from collections.abc import Iterable
 
 from pes_agent.guided.language import language
 from pes_agent.guided.language.en import NUMBER_WORDS, STOPWORDS, TOOL_STOPWORDS
 from pes_agent.guided.quotes import without_quotes
 
-__all__ = ["meanings", "meant", "stems", "word_stem"]
+__all__ = ["COMMON_SHARE", "common_words", "meanings", "meant", "name_words", "stems", "word_stem"]
 
 
 def meanings(part: str, texts: Iterable[str]) -> tuple[frozenset[str], ...]:
@@ -57,13 +58,36 @@ def stems(text: str) -> list[str]:
 
 @functools.lru_cache(maxsize=8192)
 def _stemmed(text: str) -> tuple[str, ...]:
-    """Cached: planning compares the same tool texts for every part and candidate."""
-    words = re.findall(r"[a-z]+", _CAMEL.sub(r"\1 \2", text).replace("_", " ").casefold())
+    """Cached: planning compares the same tool texts for every part and candidate. A word written in
+    camel case counts as its words and, after them, as itself ("YouTube" is "you", "tube" and
+    "youtube", so it still meets a ``youtube_search`` tool)."""
+    words: list[str] = []
+    for token in re.findall(r"[A-Za-z]+", text):
+        split = name_words(token)
+        words += split + ([token.casefold()] if len(split) > 1 else [])
     return tuple(word_stem(w) for w in words if len(w) > 2 and w not in TOOL_STOPWORDS)
 
 
+COMMON_SHARE = 5
+"""A word in the texts of more than one tool in this many (and of more than two) is common."""
+
+
+def common_words(texts: Iterable[Iterable[str]]) -> frozenset[str]:
+    """Words (stems) in more than a fifth of the given tools' word sets, and in more than two:
+    "calculate" in a catalogue of calculators, "search" in one of search APIs. Said of every tool,
+    they point to none in particular."""
+    sets = [set(t) for t in texts]
+    counts = Counter(w for words in sets for w in words)
+    return frozenset(w for w, n in counts.items() if n > max(2, len(sets) // COMMON_SHARE))
+
+
+def name_words(name: str) -> list[str]:
+    """An identifier's words, lower-case: ``SearchHotels``, ``skyId``, ``price_usd`` and
+    ``from-unit`` are two words each (a lower-case letter before a capital joins two words)."""
+    return re.findall(r"[a-z]+", _CAMEL.sub(r"\1 \2", name).casefold())
+
+
 _CAMEL = re.compile(r"([a-z])([A-Z])")
-"""A lower-case letter before a capital joins two words of a name (``SearchHotels``, ``skyId``)."""
 
 
 def word_stem(word: str) -> str:
