@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from benchmarks.local_implied_6 import IMPLIED_6
+from benchmarks.local_implied_7 import IMPLIED_7
 from benchmarks.local_tasks import Call, Says, Task
 
 
@@ -497,4 +498,6 @@ words (n02, n03, n09, n12), a clock time (n07 "7:30 pm"), a quoted name (n06), a
 (n05), context sentences (n08, n12), questions (n04, n05, n09, n12), a near-duplicate pair (quote or
 pay for parking: n04, n08, n10), two independent asks joined by "and" (n10), controls (n05, n11)."""
 
-IMPLIED_BY_ID = {t.id: t for t in IMPLIED + IMPLIED_2 + IMPLIED_3 + IMPLIED_4 + IMPLIED_5 + IMPLIED_6}
+IMPLIED_BY_ID = {
+    t.id: t for t in IMPLIED + IMPLIED_2 + IMPLIED_3 + IMPLIED_4 + IMPLIED_5 + IMPLIED_6 + IMPLIED_7
+}

@@ -45,6 +45,13 @@ KNOWN_MISSES = {
     "p06": "'how many e-bikes are left at the dock there' offers find_dock, not get_dock_status",
     "p10": "'text the encrypted PIN to 555-0101': send_sms is not offered",
     "p12": "'what would a 1.5-hour classic bike ride cost' offers parking_quote, not calculate_ride_cost",
+    "s01": "'get us a table … at Casa Lúcia' offers book_room and hotel_room, not search_restaurants nor "
+    "reserve_table",
+    "s03": "'how much would new brake pads set me back in euros': convert_currency is not offered",
+    "s10": "'what would two adults and three children pay to visit the … Museum' offers days_between, not "
+    "find_museum nor price_museum_visit",
+    "s11": "'email it to sam.reid@example.org': send_email is not offered",
+    "s12": "'Quote an oil change' offers stock_quote and company_ticker, not quote_service",
 }
 """(j01, two airport codes from one producer, passes here: both tools are offered, but the plan has one
 producer step where the task needs two.)"""
