@@ -30,6 +30,7 @@ from pes_agent.guided.grounding import (
     text_spans,
 )
 from pes_agent.guided.language.en import SEVERAL
+from pes_agent.guided.layouts import assigned
 from pes_agent.guided.lists import stated_lists
 from pes_agent.guided.named import converted_for, introduced_values, named_optional, stated_for
 from pes_agent.guided.numbers import as_number
@@ -111,6 +112,8 @@ def guided_arguments_schema(
         for n in names
         if isinstance(properties[n], Mapping)
     }
+    laid = assigned(properties, names, part)
+    laid |= {n: v for n, v in assigned(properties, names, query).items() if n not in laid}
     narrowed = {}
     claimed: dict[str, list[Any]] = {}
     for name in names:
@@ -127,6 +130,12 @@ def guided_arguments_schema(
             narrowed[name] = {k: v for k, v in schema.items() if k in ("description", "title")} | {
                 "enum": [bindings[name]]
             }
+            continue
+        if name in laid:  # a date or time in the layout the argument asks for, nothing else
+            chosen = {k: v for k, v in schema.items() if k in ("description", "title")} | {"enum": laid[name]}
+            narrowed[name] = _without_value(chosen, avoid[name]) if avoid and name in avoid else chosen
+            if len(laid[name]) == 1:
+                claimed[name] = laid[name]
             continue
         stated = stated_for(name, part) if _numeric(schema) else None
         if stated is None and _numeric(schema):

@@ -110,8 +110,8 @@ def _stated(text: str) -> tuple[list[str], str]:
         found += [month.text, month.iso]
         plain = plain.replace(month.text, " ")
     for time in language().times(plain):
-        found.append(time)
-        plain = plain.replace(time, " ", 1)
+        found.append(time.text)
+        plain = plain.replace(time.text, " ", 1)
     found += [m.group(0) for m in _RANGE.finditer(plain)]  # "2019-2020", "3-1": whole, then its numbers
     for street in _STREET.finditer(plain):
         found.append(street.group(0))

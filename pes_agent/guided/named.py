@@ -17,6 +17,7 @@ from typing import Any
 from pes_agent.guided.grounding import explicit_values
 from pes_agent.guided.language import language
 from pes_agent.guided.language.en import ARTICLES, FLAG_VERBS, NEGATIONS, STOPWORDS, UNITS, VALUE_LINKS
+from pes_agent.guided.layouts import laid_out, layout_of
 from pes_agent.guided.numbers import number_value
 from pes_agent.guided.pairs import GENERIC
 from pes_agent.guided.words import name_words, stems
@@ -133,21 +134,18 @@ def _flag_named(name: str, lowered: str) -> bool:
 
 
 def _dated(schema: Mapping[str, Any], name: str, part: str) -> str | None:
-    """For an argument about a date ("date" in its name, or a date format), the one date the part
-    states: as ISO 8601 when the schema asks for it (a date format, "YYYY-MM-DD" in its
-    description), else as written."""
-    if not (schema.get("format") in ("date", "date-time") or "date" in stems(name)):
+    """For an argument about a date or time, the one the part states: in the layout the argument
+    asks for (``layouts``: a ``format``, "YYYY-MM-DD" in its description), else, for an argument
+    with "date" in its name, as written."""
+    layout = layout_of(schema)
+    if layout is not None:
+        values = laid_out(layout, part)
+        return values[0] if len(values) == 1 else None
+    if "date" not in stems(name):
         return None
     days = {d.iso: d.text for d in language().dates(part)}
     days |= {iso: iso for iso in re.findall(r"\b\d{4}-\d{2}-\d{2}\b", part)}
-    if len(days) != 1:
-        return None
-    ((iso, text),) = days.items()
-    wants_iso = (
-        schema.get("format") in ("date", "date-time")
-        or "yyyy-mm-dd" in str(schema.get("description", "")).casefold()
-    )
-    return iso if wants_iso else text
+    return next(iter(days.values())) if len(days) == 1 else None
 
 
 def converted_for(name: str, schema: Mapping[str, Any], part: str) -> float | int | None:

@@ -8,10 +8,10 @@ functions.
 
 from __future__ import annotations
 
-from pes_agent.guided.language.base import DateSpan, Language
+from pes_agent.guided.language.base import DateSpan, Language, TimeSpan
 from pes_agent.guided.language.en import ENGLISH
 
-__all__ = ["DateSpan", "Language", "language"]
+__all__ = ["DateSpan", "Language", "TimeSpan", "language"]
 
 
 def language() -> Language:

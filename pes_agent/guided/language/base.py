@@ -6,12 +6,20 @@ from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Protocol
 
-__all__ = ["DateSpan", "Language"]
+__all__ = ["DateSpan", "Language", "TimeSpan"]
 
 
 @dataclass(frozen=True, kw_only=True)
 class DateSpan:
     """A date as the request wrote it, and the same day as ISO 8601 (``2024-01-15``)."""
+
+    text: str
+    iso: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class TimeSpan:
+    """A clock time as the request wrote it, and the same time on the 24-hour clock (``20:00``)."""
 
     text: str
     iso: str
@@ -34,8 +42,9 @@ class Language(Protocol):
         """The months of a year the text writes ("January 2026"), with ISO's ``2026-01``."""
         ...
 
-    def times(self, text: str) -> list[str]:
-        """The clock times the text writes, whole and in order ("9:00pm", "10:00 AM", "7 PM", "14:30")."""
+    def times(self, text: str) -> list[TimeSpan]:
+        """The clock times the text writes, whole and in order ("9:00pm", "10:00 AM", "7 PM", "14:30"),
+        each also as ``HH:MM`` on the 24-hour clock (``HH:MM:SS`` when it gives seconds)."""
         ...
 
     def of_words(self, text: str) -> list[str]:

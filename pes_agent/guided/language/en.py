@@ -10,7 +10,7 @@ import datetime as dt
 import re
 from collections.abc import Collection
 
-from pes_agent.guided.language.base import DateSpan
+from pes_agent.guided.language.base import DateSpan, TimeSpan
 from pes_agent.guided.language.similar import similar_words
 
 __all__ = [
@@ -203,7 +203,7 @@ _MONTH_OF_YEAR = re.compile(rf"\b(?P<mname>{_MONTH})\.?,?\s+{_YEAR}\b", re.IGNOR
 _DATE_FORMS = [
     re.compile(r"\b(?P<year>\d{4})-(?P<month>\d{1,2})-(?P<day>\d{1,2})\b"),
     re.compile(r"\b(?P<a>\d{1,2})/(?P<b>\d{1,2})/(?P<year>\d{4})\b"),
-    re.compile(rf"\b(?P<mname>{_MONTH})\.?\s+{_DAY},?\s+{_YEAR}\b", re.IGNORECASE),
+    re.compile(rf"\b(?P<mname>{_MONTH})(?:\.\s*|\s+){_DAY},?\s*{_YEAR}\b", re.IGNORECASE),
     re.compile(rf"\b{_DAY}\s+(?:of\s+)?(?P<mname>{_MONTH})\.?,?\s+{_YEAR}\b", re.IGNORECASE),
 ]
 _TIME = re.compile(
@@ -261,8 +261,8 @@ class English:
                     found.append((match.start(), DateSpan(text=match.group(0), iso=day.isoformat())))
         return [span for _, span in sorted(found, key=lambda f: f[0])]
 
-    def times(self, text: str) -> list[str]:
-        return [m.group(0) for m in _TIME.finditer(text)]
+    def times(self, text: str) -> list[TimeSpan]:
+        return [TimeSpan(text=m.group(0), iso=_clock(m.group(0))) for m in _TIME.finditer(text)]
 
     def months(self, text: str) -> list[DateSpan]:
         taken = [range(m.start(), m.end()) for form in _DATE_FORMS for m in form.finditer(text)]
@@ -315,6 +315,17 @@ def _day(match: re.Match[str]) -> dt.date | None:
         return dt.date(year, month, day)
     except (ValueError, KeyError):
         return None
+
+
+def _clock(written: str) -> str:
+    """A clock time as ``HH:MM`` (``HH:MM:SS`` with seconds) on the 24-hour clock: "8pm" is 20:00,
+    "12 AM" 00:00, "12:30 p.m." 12:30."""
+    numbers = [int(n) for n in re.findall(r"\d+", written)]
+    hour, rest = numbers[0], numbers[1:]
+    half = re.search(r"([ap])\.?m\.?", written.casefold())
+    if half is not None:
+        hour = hour % 12 + (12 if half.group(1) == "p" else 0)
+    return ":".join(f"{n:02d}" for n in [hour, *(rest or [0])])
 
 
 ENGLISH = English()
