@@ -20,8 +20,16 @@ def _options(schema: dict[str, Any], name: str) -> list[Any]:
     [
         ({"type": "string", "format": "date"}, "Book it for 3 February 2027.", ["2027-02-03"]),
         ({"type": "string", "description": "Day of the visit (MM/DD/YYYY)"}, "on 2027-02-03", ["02/03/2027"]),
-        ({"type": "string", "description": "Visit day, format dd.mm.yyyy"}, "on Feb. 3, 2027", ["03.02.2027"]),
-        ({"type": "string", "description": "Pickup in format YYYY-MM-DD"}, "pickup Sept.9,2026", ["2026-09-09"]),
+        (
+            {"type": "string", "description": "Visit day, format dd.mm.yyyy"},
+            "on Feb. 3, 2027",
+            ["03.02.2027"],
+        ),
+        (
+            {"type": "string", "description": "Pickup in format YYYY-MM-DD"},
+            "pickup Sept.9,2026",
+            ["2026-09-09"],
+        ),
         ({"type": "string", "description": "Opening time, HH:MM (24h)"}, "opens at 7:30 pm", ["19:30"]),
         (
             {"type": "string", "description": "When, as 'YYYY-MM-DDTHH:MM:SS'"},

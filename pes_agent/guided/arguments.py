@@ -22,6 +22,7 @@ from pes_agent.guided.choices import (
     named_options,
     source_taken,
 )
+from pes_agent.guided.currencies import as_currency_choice
 from pes_agent.guided.grounding import (
     Candidate,
     grounded_property,
@@ -91,7 +92,10 @@ def guided_arguments_schema(
     puts the value found in its place, so "Japan" cannot stand in for the capital looked up.
     """
     input_schema = inline_refs(input_schema)
-    properties: Mapping[str, Any] = input_schema.get("properties") or {}
+    properties: Mapping[str, Any] = {
+        n: (as_currency_choice(s, n, query) or s) if isinstance(s, Mapping) else s
+        for n, s in (input_schema.get("properties") or {}).items()
+    }
     required = [n for n in input_schema.get("required") or () if n in properties]
     flags = named_optional(properties, required, part)
     names = (

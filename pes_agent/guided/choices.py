@@ -249,10 +249,24 @@ def introduced_choice(schema: Mapping[str, Any], name: str, text: str, given_in:
             return option
     if is_source(name):
         given = [o for o, value in values.items() if re.search(rf"\d {re.escape(value)}\b", lowered)]
+        given = given or _amount_in(options, text, described(schema))
         carried = _named(options, given_in.replace("_", " "), described(schema)) if given_in else []
         given = given or carried or _suffix_unit(options, given_in)
         return given[0] if len(given) == 1 else None
     return None
+
+
+def _amount_in(options: Sequence[Any], text: str, words: Mapping[str, str]) -> list[Any]:
+    """The options an amount is written in by the words the schema gives them (``described``):
+    "500 US dollars", "$100", "EUR 40" (a number right after or right before those words)."""
+    found = []
+    for option in options:
+        written = words.get(option) if isinstance(option, str) else None
+        if written and re.search(
+            rf"\d\s?{re.escape(written)}(?!\w)|(?<!\w){re.escape(written)}\s?\d", text, re.IGNORECASE
+        ):
+            found.append(option)
+    return found
 
 
 def _suffix_unit(options: Sequence[Any], field: str) -> list[Any]:

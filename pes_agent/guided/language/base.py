@@ -6,7 +6,7 @@ from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Protocol
 
-__all__ = ["DateSpan", "Language", "TimeSpan"]
+__all__ = ["Coded", "DateSpan", "Language", "TimeSpan"]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -25,6 +25,14 @@ class TimeSpan:
     iso: str
 
 
+@dataclass(frozen=True, kw_only=True)
+class Coded:
+    """A thing the request names in words, and its standard code ("Canadian dollars", ``CAD``)."""
+
+    text: str
+    code: str
+
+
 class Language(Protocol):
     def is_context(self, part: str) -> bool:
         """Whether a sentence only gives context ("A tent weighs 4 pounds.") rather than asking."""
@@ -36,6 +44,11 @@ class Language(Protocol):
 
     def dates(self, text: str) -> list[DateSpan]:
         """The whole dates the text writes, in order ("01/15/2024", "18 March 2025")."""
+        ...
+
+    def currencies(self, text: str) -> list[Coded]:
+        """The currencies the text names, in order, each as written and as its ISO 4217 code
+        ("500 US dollars" → USD, "in euros" → EUR, "£20" → GBP, "JPY" → JPY)."""
         ...
 
     def months(self, text: str) -> list[DateSpan]:

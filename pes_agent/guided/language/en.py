@@ -10,7 +10,7 @@ import datetime as dt
 import re
 from collections.abc import Collection
 
-from pes_agent.guided.language.base import DateSpan, TimeSpan
+from pes_agent.guided.language.base import Coded, DateSpan, TimeSpan
 from pes_agent.guided.language.similar import similar_words
 
 __all__ = [
@@ -143,8 +143,9 @@ NEGATIONS = frozenset({"not", "no", "without", "don't", "dont", "never", "exclud
 FLAG_VERBS = frozenset({"include", "show", "use", "enable", "with", "return", "add", "get", "has", "is"})
 """Words of flag names that say how, not what (``include_images``: the images are what is named)."""
 
-SOURCE_WORDS = frozenset({"from", "source"})
-"""Words of an argument name for where a value comes from (``from_unit``, ``sourceCurrency``)."""
+SOURCE_WORDS = frozenset({"from", "source", "base"})
+"""Words of an argument name for where a value comes from (``from_unit``, ``sourceCurrency``,
+``base_currency``)."""
 
 PROVENANCE = frozenset({"from", "by"})
 """Words before a tool's name in an argument's description that say the value comes from that tool
@@ -211,6 +212,35 @@ _TIME = re.compile(
     re.IGNORECASE,
 )
 """A clock time: with am/pm ("7 PM", "9:00pm", "10:30 a.m.") or on the 24-hour clock ("14:30")."""
+_CURRENCY_NAMES = {
+    "dollar": "USD", "us dollar": "USD", "u.s. dollar": "USD", "american dollar": "USD", "buck": "USD",
+    "euro": "EUR", "pound": "GBP", "british pound": "GBP", "pound sterling": "GBP", "sterling": "GBP",
+    "pounds sterling": "GBP", "yen": "JPY", "japanese yen": "JPY", "yuan": "CNY", "chinese yuan": "CNY",
+    "renminbi": "CNY", "rupee": "INR", "indian rupee": "INR", "canadian dollar": "CAD",
+    "australian dollar": "AUD", "new zealand dollar": "NZD", "hong kong dollar": "HKD",
+    "singapore dollar": "SGD", "swiss franc": "CHF", "franc": "CHF", "mexican peso": "MXN", "peso": "MXN",
+    "korean won": "KRW", "south korean won": "KRW", "ruble": "RUB", "rouble": "RUB", "russian ruble": "RUB",
+    "brazilian real": "BRL", "swedish krona": "SEK", "krona": "SEK", "norwegian krone": "NOK",
+    "danish krone": "DKK", "south african rand": "ZAR", "turkish lira": "TRY", "lira": "TRY",
+    "zloty": "PLN", "polish zloty": "PLN", "shekel": "ILS", "israeli shekel": "ILS", "dirham": "AED",
+    "baht": "THB", "thai baht": "THB",
+}  # fmt: skip
+"""Currencies by their English names (the singular; a plural adds s or es): the longest name read
+first ("Canadian dollars" is CAD, "dollars" alone USD). Names that are common words alone ("won",
+"real", "rand") count only with their country's word."""
+_CURRENCY_SYMBOLS = {"US$": "USD", "$": "USD", "€": "EUR", "£": "GBP", "¥": "JPY", "₹": "INR", "₩": "KRW"}
+_CURRENCY = re.compile(
+    r"(?<![\w.])(?:"
+    + "|".join(re.escape(n) + "(?:e?s)?" for n in sorted(_CURRENCY_NAMES, key=len, reverse=True))
+    + r")(?![\w])|(?:"
+    + "|".join(re.escape(s) for s in sorted(_CURRENCY_SYMBOLS, key=len, reverse=True))
+    + r")(?=\s?\d)|\b(?:"
+    + "|".join(sorted(set(_CURRENCY_NAMES.values())))
+    + r")\b",
+    re.IGNORECASE,
+)
+"""A currency named: by name ("Canadian dollars", "euros"), by symbol before an amount ("£20"), or
+by its code written in capitals ("JPY")."""
 _POSSESSIVE = re.compile(r"(?:'s|’s|'|’)$")
 _OF = re.compile(r"\b((?:[a-z]+\s)?[a-z]+)\s+of\b(?!\s+[$€£]?\d)", re.IGNORECASE)
 """The one or two words before "of": "the share price of", "the capital of". Not before a value:
@@ -263,6 +293,24 @@ class English:
 
     def times(self, text: str) -> list[TimeSpan]:
         return [TimeSpan(text=m.group(0), iso=_clock(m.group(0))) for m in _TIME.finditer(text)]
+
+    def currencies(self, text: str) -> list[Coded]:
+        out = []
+        for match in _CURRENCY.finditer(text):
+            written = match.group(0)
+            if written.isalpha() and written.isupper() and len(written) == 3:
+                out.append(Coded(text=written, code=written))
+                continue
+            if written in _CURRENCY_SYMBOLS:
+                out.append(Coded(text=written, code=_CURRENCY_SYMBOLS[written]))
+                continue
+            name = written.casefold()
+            code = next(
+                (_CURRENCY_NAMES[n] for n in (name, name[:-1], name[:-2]) if n in _CURRENCY_NAMES), None
+            )
+            if code is not None:
+                out.append(Coded(text=written, code=code))
+        return out
 
     def months(self, text: str) -> list[DateSpan]:
         taken = [range(m.start(), m.end()) for form in _DATE_FORMS for m in form.finditer(text)]
