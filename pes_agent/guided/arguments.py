@@ -10,7 +10,7 @@ values come from.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -76,6 +76,8 @@ def guided_arguments_schema(
     avoid: Mapping[str, Any] | None = None,
     bindings: Mapping[str, str] | None = None,
     tool_text: str = "",
+    *,
+    tool_names: Collection[str] = (),
 ) -> dict[str, Any]:
     """The tool's arguments with each value narrowed to grounded options.
 
@@ -87,6 +89,8 @@ def guided_arguments_schema(
     ``tool_text`` (the names and descriptions of the tool and of the part's other tools): their
     words are not offered as values, and a name run opening with one starts after it ("Email Omar
     Haddad" offers "Omar Haddad", not "Email").
+    ``tool_names``: the names of those tools, whose words name the work, not an earlier result
+    ("find flights" names no ``relevantFlightParams`` of an airport found before).
     ``bindings`` (argument → ``$step.path``) are the arguments the plan wired to an earlier step's
     output field (a step the request implied): that reference is their one option, and the gate
     puts the value found in its place, so "Japan" cannot stand in for the capital looked up.
@@ -104,7 +108,7 @@ def guided_arguments_schema(
         else list(properties)[:MAX_FREE_ARGUMENTS]
     )
     actions = frozenset(stems(tool_text))
-    flowing = _flowing(earlier, part)
+    flowing = _flowing(earlier, part, frozenset(stems(" ".join(tool_names))))
     near = [Candidate(value=s, source="step") for s in _unnamed(text_spans(part, actions), flowing)]
     near += flowing
     anywhere = [Candidate(value=s, source="query") for s in text_spans(query, actions)]
@@ -168,14 +172,17 @@ def guided_arguments_schema(
     return {"type": "object", "properties": narrowed, "required": names, "additionalProperties": False}
 
 
-def _flowing(earlier: Sequence[EarlierResult], part: str) -> list[Candidate]:
-    """Earlier values that may flow into this step: the fields the part names, from any earlier
-    step; else the values of the steps it depends on (every earlier step when it names none, or
-    when it speaks of several: "them", "both", "together"), and
-    of those, the fields each step's own part asked for when it named any: after "look up the
-    capital of Canada", "convert it to upper case" means the capital, not the country."""
+def _flowing(earlier: Sequence[EarlierResult], part: str, actions: Collection[str] = ()) -> list[Candidate]:
+    """Earlier values that may flow into this step: the fields the part names (by words that are
+    not the tools' own, ``named_leaves``), from any earlier step; else the values of the steps it
+    depends on (every earlier step when it names none, or when it speaks of several: "them",
+    "both", "together"), and of those, the fields each step's own part asked for when it named any:
+    after "look up the capital of Canada", "convert it to upper case" means the capital, not the
+    country. A step made for this same part that this one does not depend on is its sibling (the
+    origin's airport and the destination's, looked up side by side): its values are not this one's."""
+    earlier = [r for r in earlier if r.direct or r.description != part]
     leaves = [c for r in reversed(earlier) for c in output_candidates(r.step_id, r.output)]
-    named = named_leaves(leaves, part)
+    named = named_leaves(leaves, part, actions)
     if named:
         return named
     direct = {r.step_id for r in earlier if r.direct or SEVERAL.search(without_quotes(part))}

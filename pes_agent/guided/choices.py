@@ -35,10 +35,14 @@ __all__ = [
 ]
 
 
-def named_leaves(candidates: Sequence[Candidate], part: str) -> list[Candidate]:
+def named_leaves(
+    candidates: Sequence[Candidate], part: str, actions: Collection[str] = ()
+) -> list[Candidate]:
     """The earlier-output candidates whose field the part names ("the word count" → ``words``,
-    "the capital's name" → ``capital``); none when it names no field."""
-    wanted = set(stems(part))
+    "the capital's name" → ``capital``); none when it names no field. ``actions``: stemmed words
+    of the names of the tools at work, which name the work, not a result: "find flights" names no
+    ``relevantFlightParams`` of an airport found before."""
+    wanted = set(stems(part)) - set(actions)
     return [c for c in candidates if c.path and wanted & set(stems(c.path))]
 
 

@@ -13,13 +13,15 @@ import re
 from collections.abc import Collection, Mapping
 from typing import Any
 
-from pes_agent.guided.language.en import GENERIC_NAME_WORDS, KIND_NAME_WORDS
+from pes_agent.guided.language import language
+from pes_agent.guided.language.en import GENERIC_NAME_WORDS, KIND_NAME_WORDS, WHEN_NAME_WORDS
 from pes_agent.guided.words import stems
 
 __all__ = ["GENERIC", "settle_free"]
 
 GENERIC = frozenset(stems(" ".join(GENERIC_NAME_WORDS)))
 KINDS = frozenset(stems(" ".join(KIND_NAME_WORDS)))
+WHEN = frozenset(stems(" ".join(WHEN_NAME_WORDS)))
 
 
 def settle_free(
@@ -32,14 +34,16 @@ def settle_free(
     values (keys earlier steps looked up, values bound to other arguments) are taken out likewise."""
     out = {name: dict(schema) for name, schema in narrowed.items()}
     for name in free:
-        options = out[name].get("enum")
-        if isinstance(options, list):
-            own = set(stems(name))
-            rest = [o for o in options if o not in spent and not _only_name(o, own)]
+        own = set(stems(name))
+        about = own | set(stems(str(out[name].get("description") or "")))
+        for holder in _enums(out[name]):
+            rest = [o for o in holder["enum"] if o not in spent and not _only_name(o, own)]
             if own & KINDS:  # a kind or a name of something is never a bare number
                 rest = [o for o in rest if not _bare_number(o)] or rest
+            if about & KINDS and not about & WHEN:  # "name of the location": no date, no clock time
+                rest = [o for o in rest if not _dated(o)] or rest
             if rest:
-                out[name]["enum"] = rest
+                holder["enum"] = rest
     claimed: dict[str, list[Any]] = {}
     for name in free:
         options = out[name].get("enum")
@@ -58,6 +62,27 @@ def settle_free(
                 if rest:
                     out[other]["enum"] = rest
     return out
+
+
+def _enums(schema: dict[str, Any]) -> list[dict[str, Any]]:
+    """The schema's list of options: its own ``enum``, or that of its ``anyOf`` alternative (options
+    beside a composition of numbers), each a copy the caller may narrow in place."""
+    if isinstance(schema.get("enum"), list):
+        return [schema]
+    alternatives = schema.get("anyOf")
+    if not isinstance(alternatives, list):
+        return []
+    schema["anyOf"] = copies = [dict(a) if isinstance(a, Mapping) else a for a in alternatives]
+    return [a for a in copies if isinstance(a, dict) and isinstance(a.get("enum"), list)]
+
+
+def _dated(option: Any) -> bool:
+    """A date or a clock time, whole ("August 15, 2024", "2024-08-15", "10 am")."""
+    if not isinstance(option, str):
+        return False
+    text = option.strip()
+    spans = [d.text for d in language().dates(text)] + [t.text for t in language().times(text)]
+    return text in spans or re.fullmatch(r"\d{4}-\d{2}-\d{2}", text) is not None
 
 
 def _bare_number(option: Any) -> bool:

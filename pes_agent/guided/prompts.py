@@ -235,12 +235,20 @@ def build_guided_step(
     settings: PromptSettings,
     avoid: Mapping[str, Any] | None = None,
     bindings: Mapping[str, str] | None = None,
-    part_tools: str = "",
+    part_tools: Mapping[str, str] | None = None,
 ) -> PromptRequest:
-    """``part_tools``: names and descriptions of the other tools planned for this part (the steps it
-    implies): their words name work, not values."""
+    """``part_tools``: the other tools planned for this part (the steps it implies), name →
+    description: their words name work, not values."""
+    others = part_tools or {}
     schema = guided_arguments_schema(
-        input_schema, part, query, earlier, avoid, bindings, f"{tool} {description} {part_tools}"
+        input_schema,
+        part,
+        query,
+        earlier,
+        avoid,
+        bindings,
+        " ".join([tool, description, *(f"{n} {d}" for n, d in others.items())]),
+        tool_names=(tool, *others),
     )
     previous = "".join(f'Result of "{r.description}": {clip(r.text, RESULT_CLIP)}\n' for r in earlier)
     user = GUIDED_STEP.substitute(

@@ -86,9 +86,9 @@ def guided_request(
     )
 
 
-def _part_tools(ctx: RunContext, loop: ItemLoop) -> str:
+def _part_tools(ctx: RunContext, loop: ItemLoop) -> dict[str, str]:
     """The other tools planned for this step's part (producers the part implied, and the tool they
-    serve), as name and description: the words of the work, not of its values."""
+    serve), name → description: the words of the work, not of its values."""
     names = {
         tool
         for item in ctx.state.todo_list
@@ -96,7 +96,7 @@ def _part_tools(ctx: RunContext, loop: ItemLoop) -> str:
         for tool in item.required_tools
     }
     specs = [s for n in sorted(names) if (s := ctx.registry.get(n)) is not None]
-    return " ".join(f"{s.name} {s.summary or s.description}" for s in specs)
+    return {s.name: s.summary or s.description for s in specs}
 
 
 def retry_text(results: list[ToolResult]) -> str | None:

@@ -131,6 +131,13 @@ KIND_NAME_WORDS = frozenset(
 """Words of argument names that ask for a kind or a name of something, never a bare number: "Get 5
 latest news on Bitcoin" gives the topic Bitcoin, not 5."""
 
+WHEN_NAME_WORDS = frozenset(
+    "date day time when year month week hour period deadline due birthday birthdate schedule start end "
+    "until since timestamp datetime".split()
+)
+"""Words of an argument's name or description that ask about when: such an argument may take a date
+or a clock time the request states, where one of a kind (``KIND_NAME_WORDS``) may not."""
+
 STREET_WORDS = frozenset(
     "street st road rd lane ln avenue ave drive dr way square sq boulevard blvd place pl court ct "
     "terrace crescent close row quay parade highway hwy".split()
