@@ -3,9 +3,15 @@ as the right value reaching the right argument."""
 
 from __future__ import annotations
 
-from typing import Any
+import json
+from typing import Annotated, Any, TypedDict
+
+from pydantic import Field
 
 from pes_agent.guided.arguments import EarlierResult, guided_arguments_schema
+from pes_agent.guided.dataflow import ToolShape
+from pes_agent.guided.replies import parse_guided_plan
+from pes_agent.tools.decorators import tool
 
 
 def _options(schema: dict[str, Any], name: str) -> list[Any]:
@@ -68,3 +74,44 @@ def test_an_argument_about_when_still_takes_a_date() -> None:
     }
     part = "Book the vet in Lyon on 12 May 2026"
     assert "12 May 2026" in _options(guided_arguments_schema(schema, part, part, []), "when")
+
+
+class _Stop(TypedDict):
+    stop_id: str
+
+
+class _Trip(TypedDict):
+    trip_id: str
+
+
+@tool
+def find_stop(name: str) -> _Stop:
+    """Find a bus stop by its name."""
+    return {"stop_id": "BS-1"}
+
+
+@tool
+def bus_trips(
+    from_stop: Annotated[str, Field(pattern="^BS-[0-9]+$", description="Stop the trip leaves from")],
+    to_stop: Annotated[str, Field(pattern="^BS-[0-9]+$", description="Stop the trip arrives at")],
+) -> _Trip:
+    """List the bus trips between two stops."""
+    return {"trip_id": "T-1"}
+
+
+def test_two_lookups_a_part_implies_do_not_depend_on_each_other() -> None:
+    shapes = {
+        s.name: ToolShape(
+            name=s.name, input_schema=s.input_schema, output_schema=s.output_schema, description=s.summary
+        )
+        for s in (find_stop, bus_trips)
+    }
+    part = "List the bus trips from Ashby to Crewe"
+    plan = parse_guided_plan(json.dumps({part: "bus_trips"}), [part], list(shapes), shapes, part)
+    assert [i.required_tools[0] for i in plan.items] == ["find_stop", "find_stop", "bus_trips"]
+    first, second, trips = plan.items
+    assert first.id not in second.dependencies
+    assert trips.dependencies and dict(trips.bindings) == {
+        "from_stop": f"${first.id}.stop_id",
+        "to_stop": f"${second.id}.stop_id",
+    }

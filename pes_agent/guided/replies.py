@@ -8,6 +8,7 @@ unparseable plan, a truncated step.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -113,7 +114,7 @@ def parse_guided_plan(
                     step_type="tool",
                     required_tools=(step.tool,),
                     expected_outcome=f"what {step.provides} needs" if step.provides else None,
-                    dependencies=(items[-1].id,) if items else (),
+                    dependencies=_depends(step, bindings, items, first),
                     bindings=bindings,
                 )
             )
@@ -127,6 +128,20 @@ def parse_guided_plan(
         warnings=tuple(warnings),
         unplanned=tuple(unplanned),
     )
+
+
+def _depends(
+    step: ImpliedStep, bindings: Sequence[tuple[str, str]], items: Sequence[PlannedItem], first: int
+) -> tuple[str, ...]:
+    """What a step's values come from. A producer the request implied follows the steps of the
+    parts before its own, and its own producers (its bindings), not the producers planned beside
+    it for the same part: the destination's airport is not looked up with the origin's. Any other
+    step follows the one before it."""
+    if step.provides is None:
+        return (items[-1].id,) if items else ()
+    before = [items[first - 1].id] if first > 0 else []
+    bound = [re.split(r"[.\[]", reference.removeprefix("$"), maxsplit=1)[0] for _, reference in bindings]
+    return tuple(dict.fromkeys([*before, *bound]))
 
 
 def forced_arguments(schema: Mapping[str, Any] | None) -> dict[str, Any] | None:
