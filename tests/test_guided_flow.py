@@ -115,3 +115,29 @@ def test_two_lookups_a_part_implies_do_not_depend_on_each_other() -> None:
         "from_stop": f"${first.id}.stop_id",
         "to_stop": f"${second.id}.stop_id",
     }
+
+
+def test_a_value_the_description_names_and_the_request_says_is_the_one_offered() -> None:
+    schema = {
+        "type": "object",
+        "properties": {
+            "covering": {
+                "type": "string",
+                "description": "Floor covering e.g. Oak parquet, Vinyl tiles etc.",
+            },
+            "rooms": {"type": "integer"},
+        },
+        "required": ["covering", "rooms"],
+    }
+    part = "Quote 3 rooms of vinyl tile flooring for the Harbourside flat"
+    assert _options(guided_arguments_schema(schema, part, part, []), "covering") == ["Vinyl tiles"]
+
+
+def test_a_description_s_example_the_request_does_not_say_changes_nothing() -> None:
+    schema = {
+        "type": "object",
+        "properties": {"town": {"type": "string", "description": "A town, e.g. Lyon"}},
+        "required": ["town"],
+    }
+    part = "What is the weather in Porto"
+    assert _options(guided_arguments_schema(schema, part, part, []), "town")[0] == "Porto"

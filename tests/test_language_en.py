@@ -112,3 +112,18 @@ def test_a_month_of_a_year_is_read_with_its_iso_form() -> None:
         ("Dec. 2025", "2025-12"),
     ]
     assert EN.months("on March 3, 2026") == []  # a whole date is a date
+
+
+@pytest.mark.parametrize(
+    ("description", "values"),
+    [
+        ("Kind of pet. 'cat' means a house cat, 'dog' any dog.", ["cat", "dog"]),
+        ("Sort order, either 'newest' or 'oldest'.", ["newest", "oldest"]),
+        ("Floor covering e.g. Oak parquet, Vinyl etc.", ["Oak parquet", "Vinyl"]),
+        ("Unit of the amount. Supports 'litre', 'gallon', etc.", ["litre", "gallon"]),
+        ("A neighbourhood such as Old Town or Harbourside.", ["Old Town", "Harbourside"]),
+        ("The day of the visit, format YYYY-MM-DD", []),
+    ],
+)
+def test_the_values_a_description_names_for_its_argument(description: str, values: list[str]) -> None:
+    assert EN.mentioned_values(description) == values

@@ -10,6 +10,7 @@ values come from.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -30,6 +31,7 @@ from pes_agent.guided.grounding import (
     output_candidates,
     text_spans,
 )
+from pes_agent.guided.language import language
 from pes_agent.guided.language.en import SEVERAL
 from pes_agent.guided.layouts import assigned
 from pes_agent.guided.lists import stated_lists
@@ -37,7 +39,7 @@ from pes_agent.guided.named import converted_for, introduced_values, named_optio
 from pes_agent.guided.numbers import as_number
 from pes_agent.guided.pairs import settle_free
 from pes_agent.guided.quotes import without_quotes
-from pes_agent.guided.words import stems
+from pes_agent.guided.words import stems, word_stem
 from pes_agent.prompts.schemas import inline_refs
 
 __all__ = ["MAX_FREE_ARGUMENTS", "REQUEST_MARK", "EarlierResult", "guided_arguments_schema"]
@@ -157,6 +159,7 @@ def guided_arguments_schema(
         chosen = (
             ({**schema, "enum": [own]} if own is not None else None)
             or given
+            or _mentioned(schema, part)
             or _listed(schema, part)
             or enum_choices(schema, part, values, taken)
             or grounded_property(schema, near, operation)
@@ -212,6 +215,29 @@ def _given(schema: Mapping[str, Any], name: str, part: str) -> dict[str, Any] | 
         grounded_property(schema, [Candidate(value=v, source="step") for v in values]) if values else None
     )
     return narrowed if narrowed is not None and isinstance(narrowed.get("enum"), list) else None
+
+
+def _mentioned(schema: Mapping[str, Any], part: str) -> dict[str, Any] | None:
+    """A free string narrowed to the values its description names that the part names too ("'gas'
+    refers to a gasoline vehicle" and "my gas car"; "e.g. Living room, Bathroom" and "two living
+    rooms"), written as the description writes them: the tool's author said what it understands,
+    where the request's other words would be noise to choose among. None when the part names none."""
+    if schema.get("type") not in ("string", None) or any(k in schema for k in ("enum", "const", "format")):
+        return None
+    lowered = part.casefold()
+    said = set(stems(part)) | set(re.findall(r"[\w'-]+", lowered))
+    found = []
+    for value in language().mentioned_values(str(schema.get("description") or "")):
+        at = re.search(rf"(?<!\w){re.escape(value.casefold())}(?!\w)", lowered)
+        words = re.findall(r"[\w'-]+", value.casefold())
+        if at is not None or (words and all(w in said or word_stem(w) in said for w in words)):
+            found.append((at.start() if at else len(lowered), value))
+    named = [v for _, v in sorted(found, key=lambda f: f[0])]
+    return (
+        {k: v for k, v in schema.items() if k in ("description", "title")} | {"enum": named}
+        if named
+        else None
+    )
 
 
 def _listed(schema: Mapping[str, Any], part: str) -> dict[str, Any] | None:

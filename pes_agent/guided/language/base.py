@@ -83,3 +83,9 @@ class Language(Protocol):
         """The example values a description gives ("an IANA time zone such as Europe/Paris" gives
         Europe/Paris), as written."""
         ...
+
+    def mentioned_values(self, description: str) -> list[str]:
+        """Every value a description names for its argument, as written: quoted ones ("'gas' refers
+        to a gasoline vehicle", "either 'summary' or 'full'") and those it lists as examples ("e.g.
+        Living room, Bathroom etc.", "such as kitchen or bathroom")."""
+        ...

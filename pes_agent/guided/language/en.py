@@ -270,6 +270,14 @@ _EXAMPLE = re.compile(
     r"\b(?:such as|e\.g\.,?|for example,?|for instance,?|like)\s+[\"'`]?([^\s\"'`,;()]+)", re.IGNORECASE
 )
 """A value a description gives as an example: "such as Europe/Paris", "e.g. P-1234"."""
+_QUOTED_VALUE = re.compile(r"(?<!\w)'([^'\n]{1,40})'(?!\w)|\"([^\"\n]{1,40})\"|`([^`\n]{1,40})`")
+_EXAMPLE_LIST = re.compile(
+    r"\b(?:such as|e\.g\.?|eg|for example|for instance|like|supports|either|one of)[:,]?\s+"
+    r"([^.;()!?]{1,120})",
+    re.IGNORECASE,
+)
+_NOT_A_VALUE = STOPWORDS | {"etc", "etc."}
+_LIST_BREAK = re.compile(r"\s*,\s*|\s+or\s+|\s+and\s+|\s+etc\b\.?", re.IGNORECASE)
 
 
 class English:
@@ -334,6 +342,15 @@ class English:
 
     def examples(self, description: str) -> list[str]:
         return [m.group(1).rstrip(".:") for m in _EXAMPLE.finditer(description)]
+
+    def mentioned_values(self, description: str) -> list[str]:
+        found = [next(g for g in m.groups() if g) for m in _QUOTED_VALUE.finditer(description)]
+        for listing in _EXAMPLE_LIST.finditer(_QUOTED_VALUE.sub(" ", description)):
+            found += [v.strip(" '\"`") for v in _LIST_BREAK.split(listing.group(1))]
+        kept = [v.strip() for v in found if v.strip() and len(v.split()) <= 4]
+        return list(
+            dict.fromkeys(v for v in kept if any(w not in _NOT_A_VALUE for w in v.casefold().split()))
+        )
 
     def name_core(self, name: str) -> str:
         return _POSSESSIVE.sub("", name.strip())
