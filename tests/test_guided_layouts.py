@@ -113,3 +113,19 @@ def test_start_and_end_times_on_one_day_each_take_their_own() -> None:
     schema = guided_arguments_schema(event, part, part, [])
     assert _options(schema, "begins") == ["2026-06-14 18:00"]
     assert _options(schema, "ends") == ["2026-06-14 20:30"]
+
+
+def test_a_date_found_before_is_not_replaced_by_one_the_request_states_elsewhere() -> None:
+    weekday = {
+        "type": "object",
+        "properties": {"day": {"type": "string", "format": "date"}},
+        "required": ["day"],
+    }
+    query = "Move the deadline of 2027-03-01 by 12 days, then tell me the weekday of the new deadline"
+    part = "tell me the weekday of the new deadline"
+    moved = EarlierResult(
+        step_id="s1", description="Move the deadline", output={"date": "2027-03-13"}, text=""
+    )
+    options = _options(guided_arguments_schema(weekday, part, query, [moved]), "day")
+    assert "2027-03-13" in options
+    assert "2027-03-01" not in options

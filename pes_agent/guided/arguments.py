@@ -123,7 +123,8 @@ def guided_arguments_schema(
         if isinstance(properties[n], Mapping)
     }
     laid = assigned(properties, names, part)
-    laid |= {n: v for n, v in assigned(properties, names, query).items() if n not in laid}
+    if not flowing:  # the rest of the request only where no earlier result gives this step values
+        laid |= {n: v for n, v in assigned(properties, names, query).items() if n not in laid}
     narrowed = {}
     claimed: dict[str, list[Any]] = {}
     for name in names:
