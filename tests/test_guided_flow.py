@@ -141,3 +141,20 @@ def test_a_description_s_example_the_request_does_not_say_changes_nothing() -> N
     }
     part = "What is the weather in Porto"
     assert _options(guided_arguments_schema(schema, part, part, []), "town")[0] == "Porto"
+
+
+WEATHER = {
+    "type": "object",
+    "properties": {"where": {"type": "string", "description": "The town and country, e.g. Ghent, Belgium"}},
+    "required": ["where"],
+}
+
+
+def test_a_place_written_with_its_region_stays_whole_where_the_tool_asks_so() -> None:
+    part = "I'm in Tartu, Estonia today; how cold is it?"
+    assert _options(guided_arguments_schema(WEATHER, part, part, []), "where") == ["Tartu, Estonia"]
+
+
+def test_a_list_of_places_is_not_read_as_one_place_with_its_region() -> None:
+    part = "How cold is it in Tartu, Narva and Parnu?"
+    assert "Tartu, Narva" not in _options(guided_arguments_schema(WEATHER, part, part, []), "where")

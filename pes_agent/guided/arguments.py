@@ -38,6 +38,7 @@ from pes_agent.guided.lists import stated_lists
 from pes_agent.guided.named import converted_for, introduced_values, named_optional, stated_for
 from pes_agent.guided.numbers import as_number
 from pes_agent.guided.pairs import settle_free
+from pes_agent.guided.places import places_with_region, wants_region
 from pes_agent.guided.quotes import without_quotes
 from pes_agent.guided.words import stems, word_stem
 from pes_agent.prompts.schemas import inline_refs
@@ -161,6 +162,7 @@ def guided_arguments_schema(
             ({**schema, "enum": [own]} if own is not None else None)
             or given
             or _mentioned(schema, part)
+            or _placed(schema, part)
             or _listed(schema, part)
             or enum_choices(schema, part, values, taken)
             or grounded_property(schema, near, operation)
@@ -237,6 +239,17 @@ def _mentioned(schema: Mapping[str, Any], part: str) -> dict[str, Any] | None:
     return (
         {k: v for k, v in schema.items() if k in ("description", "title")} | {"enum": named}
         if named
+        else None
+    )
+
+
+def _placed(schema: Mapping[str, Any], part: str) -> dict[str, Any] | None:
+    """A place argument that asks for the region too (``places``) narrowed to the places the part
+    writes so ("Riga, Latvia"); None when it writes none."""
+    places = places_with_region(part) if wants_region(schema) else []
+    return (
+        {k: v for k, v in schema.items() if k in ("description", "title")} | {"enum": places}
+        if places
         else None
     )
 

@@ -138,6 +138,10 @@ WHEN_NAME_WORDS = frozenset(
 """Words of an argument's name or description that ask about when: such an argument may take a date
 or a clock time the request states, where one of a kind (``KIND_NAME_WORDS``) may not."""
 
+REGION_WORDS = frozenset("state country region province county prefecture".split())
+"""Words a description uses for the second half of a place written with its region ("The city and
+state, e.g. San Francisco, CA"; "'City, Country' if there is no state")."""
+
 STREET_WORDS = frozenset(
     "street st road rd lane ln avenue ave drive dr way square sq boulevard blvd place pl court ct "
     "terrace crescent close row quay parade highway hwy".split()
