@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from typing import Annotated, Any, TypedDict
 
+import pytest
 from pydantic import Field
 
 from pes_agent.guided.arguments import EarlierResult, guided_arguments_schema
@@ -158,3 +159,64 @@ def test_a_place_written_with_its_region_stays_whole_where_the_tool_asks_so() ->
 def test_a_list_of_places_is_not_read_as_one_place_with_its_region() -> None:
     part = "How cold is it in Tartu, Narva and Parnu?"
     assert "Tartu, Narva" not in _options(guided_arguments_schema(WEATHER, part, part, []), "where")
+
+
+def test_a_number_set_by_the_argument_s_name_is_that_argument_s() -> None:
+    schema = {
+        "type": "object",
+        "properties": {n: {"type": "number"} for n in ("p", "q", "r")},
+        "required": ["p", "q", "r"],
+    }
+    part = "Evaluate the cubic with p = 4, q=-2 and r: 7."
+    got = guided_arguments_schema(schema, part, part, [])
+    assert [_options(got, n) for n in ("p", "q", "r")] == [[4], [-2], [7]]
+
+
+def test_numbered_arguments_take_the_numbers_of_their_unit_in_order() -> None:
+    schema = {
+        "type": "object",
+        "properties": {
+            "volume1": {"type": "number"},
+            "volume2": {"type": "number"},
+            "minutes": {"type": "integer"},
+        },
+        "required": ["volume1", "volume2", "minutes"],
+    }
+    part = "Mix 250 ml of syrup with 750 ml of water for 3 minutes"
+    got = guided_arguments_schema(schema, part, part, [])
+    assert (_options(got, "volume1"), _options(got, "volume2")) == ([250], [750])
+
+
+def test_ordinal_arguments_are_numbered_too() -> None:
+    schema = {
+        "type": "object",
+        "properties": {"first_speed": {"type": "number"}, "second_speed": {"type": "number"}},
+        "required": ["first_speed", "second_speed"],
+    }
+    part = "Compare a cyclist at 18 kmh with a runner at 11 kmh"
+    got = guided_arguments_schema(schema, part, part, [])
+    assert (_options(got, "first_speed"), _options(got, "second_speed")) == ([18], [11])
+
+
+@pytest.mark.parametrize(
+    ("description", "fraction"),
+    [
+        ("Yearly growth rate in decimal form.", True),
+        ("Yearly growth, e.g. 3% is 0.03", True),
+        ("Yearly growth rate in percent.", False),  # the tool takes percent: the number as written
+    ],
+)
+def test_a_percentage_goes_as_a_fraction_where_the_rate_is_taken_in_decimal_form(
+    description: str, fraction: bool
+) -> None:
+    schema = {
+        "type": "object",
+        "properties": {
+            "growth": {"type": "number", "description": description},
+            "years": {"type": "integer"},
+        },
+        "required": ["growth", "years"],
+    }
+    part = "Project a town of 12000 growing 4% a year for 6 years"
+    options = _options(guided_arguments_schema(schema, part, part, []), "growth")
+    assert options == [0.04] if fraction else (4 in options and 0.04 not in options)

@@ -33,9 +33,10 @@ from pes_agent.guided.grounding import (
 )
 from pes_agent.guided.language import language
 from pes_agent.guided.language.en import SEVERAL
-from pes_agent.guided.layouts import assigned
+from pes_agent.guided.layouts import assigned, laid_out, layout_of
 from pes_agent.guided.lists import stated_lists
-from pes_agent.guided.named import converted_for, introduced_values, named_optional, stated_for
+from pes_agent.guided.named import as_fraction, converted_for, introduced_values, named_optional, stated_for
+from pes_agent.guided.numbered import numbered_values
 from pes_agent.guided.numbers import as_number
 from pes_agent.guided.pairs import settle_free
 from pes_agent.guided.places import places_with_region, wants_region
@@ -123,9 +124,13 @@ def guided_arguments_schema(
         for n in names
         if isinstance(properties[n], Mapping)
     }
+    numbered = numbered_values(properties, names, part)
     laid = assigned(properties, names, part)
-    if not flowing:  # the rest of the request only where no earlier result gives this step values
-        laid |= {n: v for n, v in assigned(properties, names, query).items() if n not in laid}
+    laid |= {  # the rest of the request's, where no earlier result gives this argument one
+        n: v
+        for n, v in assigned(properties, names, query).items()
+        if n not in laid and not _dated_before(properties[n], flowing)
+    }
     narrowed = {}
     claimed: dict[str, list[Any]] = {}
     for name in names:
@@ -149,12 +154,19 @@ def guided_arguments_schema(
             if len(laid[name]) == 1:
                 claimed[name] = laid[name]
             continue
-        stated = stated_for(name, part) if _numeric(schema) else None
+        stated = numbered.get(name)
+        if stated is None and _numeric(schema):
+            stated = stated_for(name, part)
         if stated is None and _numeric(schema):
             stated = converted_for(name, schema, part)
+        fraction = as_fraction(name, schema, part) if _numeric(schema) else None
+        if fraction is not None:
+            stated = fraction  # "5%" for a rate taken in decimal form
         if own is None and stated is not None:
             own = stated
             claimed[name] = [stated]
+            if fraction is not None:  # the percentage as written is this argument's too
+                claimed[name].append(round(fraction * 100, 8))
         given = _given(schema, name, part) if own is None else None
         if given is not None:
             claimed[name] = list(given["enum"])
@@ -218,6 +230,12 @@ def _given(schema: Mapping[str, Any], name: str, part: str) -> dict[str, Any] | 
         grounded_property(schema, [Candidate(value=v, source="step") for v in values]) if values else None
     )
     return narrowed if narrowed is not None and isinstance(narrowed.get("enum"), list) else None
+
+
+def _dated_before(schema: Mapping[str, Any], flowing: Sequence[Candidate]) -> bool:
+    """Whether an earlier result flowing here holds a date or time for an argument with a layout."""
+    layout = layout_of(schema)
+    return layout is not None and any(laid_out(layout, str(c.value)) for c in flowing)
 
 
 def _mentioned(schema: Mapping[str, Any], part: str) -> dict[str, Any] | None:

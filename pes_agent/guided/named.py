@@ -16,23 +16,37 @@ from typing import Any
 
 from pes_agent.guided.grounding import explicit_values
 from pes_agent.guided.language import language
-from pes_agent.guided.language.en import ARTICLES, FLAG_VERBS, NEGATIONS, STOPWORDS, UNITS, VALUE_LINKS
+from pes_agent.guided.language.en import (
+    ARTICLES,
+    FLAG_VERBS,
+    FRACTION_WORDS,
+    NEGATIONS,
+    RATE_WORDS,
+    STOPWORDS,
+    UNITS,
+    VALUE_LINKS,
+)
 from pes_agent.guided.layouts import laid_out, layout_of
 from pes_agent.guided.numbers import number_value
 from pes_agent.guided.pairs import GENERIC
 from pes_agent.guided.words import name_words, stems
 
-__all__ = ["converted_for", "introduced_values", "named_optional", "stated_for"]
+__all__ = ["as_fraction", "converted_for", "introduced_values", "named_optional", "stated_for"]
 
 _NUMBER = r"[$€£]?(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)%?"
 _LINK = "|".join(re.escape(w) for w in sorted(VALUE_LINKS))
+_ASSIGNED = re.compile(r"(?<![\w.])([A-Za-z_]\w*)\s*[=:]\s*(-?\d+(?:\.\d+)?)(?!\w|\.\d)")
+"""A name set to a number, as in code or maths: "a=1", "c = -4", "rate: 5"."""
 
 
 def stated_for(name: str, part: str) -> float | int | None:
     """The number the part states beside a word of the argument's name: "to 6 servings" for
     ``servings``, "quantity 3" for ``quantity``, "a bill of $50" for ``bill_total``, "18% tip" for
-    ``tip_percentage``. That number is the argument's, though an earlier result holds another (the
-    recipe's own 4 servings); None unless exactly one number is stated so."""
+    ``tip_percentage``; "c = -4" for ``c``. That number is the argument's, though an earlier result
+    holds another (the recipe's own 4 servings); None unless exactly one number is stated so."""
+    assigned = {number_value(v) for n, v in _ASSIGNED.findall(part) if n.casefold() == name.casefold()}
+    if len(assigned) == 1:  # "a=1, b=-3, c=2": the argument's own name, set to a number
+        return assigned.pop()
     own = _name_words(name)
     text = part.casefold()
     pairs = [(m.group(1), m.group(2)) for m in re.finditer(rf"(?<![\w.,/:-]){_NUMBER}\s*([a-z]+)", text)]
@@ -146,6 +160,19 @@ def _dated(schema: Mapping[str, Any], name: str, part: str) -> str | None:
     days = {d.iso: d.text for d in language().dates(part)}
     days |= {iso: iso for iso in re.findall(r"\b\d{4}-\d{2}-\d{2}\b", part)}
     return next(iter(days.values())) if len(days) == 1 else None
+
+
+def as_fraction(name: str, schema: Mapping[str, Any], part: str) -> float | None:
+    """The one percentage the part states ("an annual rate of 5%"), as a fraction of one (0.05), for
+    a numeric argument whose description says it takes rates so ("in decimal form", "5% is 0.05");
+    None otherwise."""
+    about = str(schema.get("description") or "").casefold()
+    words = set(re.findall(r"[a-z]+", about))
+    shown = re.search(r"\d\s*%\s*\S+\s+0?\.\d", about)  # "e.g. 5% is 0.05"
+    if not (shown or (FRACTION_WORDS & words and RATE_WORDS & (words | set(name_words(name))))):
+        return None
+    found = {float(n) for n in re.findall(r"(?<![\w.])(\d+(?:\.\d+)?)\s?%", part)}
+    return round(found.pop() / 100, 10) if len(found) == 1 else None
 
 
 def converted_for(name: str, schema: Mapping[str, Any], part: str) -> float | int | None:

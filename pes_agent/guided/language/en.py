@@ -138,6 +138,16 @@ WHEN_NAME_WORDS = frozenset(
 """Words of an argument's name or description that ask about when: such an argument may take a date
 or a clock time the request states, where one of a kind (``KIND_NAME_WORDS``) may not."""
 
+FRACTION_WORDS = frozenset({"decimal", "fraction", "proportion"})
+"""Words of a numeric argument's description that say a rate is given as a fraction of one ("The
+annual interest rate in decimal form"): "5%" is 0.05 there."""
+
+RATE_WORDS = frozenset({"rate", "percent", "percentage", "yield", "return", "growth", "interest", "discount"})
+"""Words of an argument's name or description that make it a rate (a fraction of one, or percent)."""
+
+ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "1st": 1, "2nd": 2, "3rd": 3, "4th": 4}
+"""Ordinal words that number an argument (``first_note_frequency``, ``second_note_frequency``)."""
+
 REGION_WORDS = frozenset("state country region province county prefecture".split())
 """Words a description uses for the second half of a place written with its region ("The city and
 state, e.g. San Francisco, CA"; "'City, Country' if there is no state")."""
