@@ -220,3 +220,18 @@ def test_a_percentage_goes_as_a_fraction_where_the_rate_is_taken_in_decimal_form
     part = "Project a town of 12000 growing 4% a year for 6 years"
     options = _options(guided_arguments_schema(schema, part, part, []), "growth")
     assert options == [0.04] if fraction else (4 in options and 0.04 not in options)
+
+
+def test_numbered_list_arguments_take_the_lists_in_the_order_written() -> None:
+    schema = {
+        "type": "object",
+        "properties": {
+            "before_B": {"type": "array", "items": {"type": "number"}},
+            "before_A": {"type": "array", "items": {"type": "number"}},
+        },
+        "required": ["before_B", "before_A"],
+    }
+    part = "Compare the yields of field one [4.1, 3.9, 4.4] with field two [5.0, 5.2, 4.8, 5.1]"
+    got = guided_arguments_schema(schema, part, part, [])
+    assert _options(got, "before_A") == [[4.1, 3.9, 4.4]]
+    assert _options(got, "before_B") == [[5.0, 5.2, 4.8, 5.1]]

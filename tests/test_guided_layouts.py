@@ -37,6 +37,12 @@ def _options(schema: dict[str, Any], name: str) -> list[Any]:
             ["2026-05-04T09:00:00"],
         ),
         ({"type": "string", "description": "Start, YYYY-MM-DD HH:MM"}, "on 2026-05-04", []),  # no time said
+        (
+            {"type": "string", "description": "e.g. 'YYYY-MM-DDTHH:MM:SSZ'"},
+            "May 4, 2026 at 9am",
+            ["2026-05-04T09:00:00"],
+        ),
+        ({"type": "string", "format": "date"}, "from June 29 to July 2, 2027", ["2027-06-29", "2027-07-02"]),
     ],
 )
 def test_a_date_or_time_is_offered_in_the_layout_the_schema_asks(

@@ -36,7 +36,7 @@ from pes_agent.guided.language.en import SEVERAL
 from pes_agent.guided.layouts import assigned, laid_out, layout_of
 from pes_agent.guided.lists import stated_lists
 from pes_agent.guided.named import as_fraction, converted_for, introduced_values, named_optional, stated_for
-from pes_agent.guided.numbered import numbered_values
+from pes_agent.guided.numbered import numbered_lists, numbered_values
 from pes_agent.guided.numbers import as_number
 from pes_agent.guided.pairs import settle_free
 from pes_agent.guided.places import places_with_region, wants_region
@@ -125,6 +125,7 @@ def guided_arguments_schema(
         if isinstance(properties[n], Mapping)
     }
     numbered = numbered_values(properties, names, part)
+    listed = numbered_lists(properties, names, part)
     laid = assigned(properties, names, part)
     laid |= {  # the rest of the request's, where no earlier result gives this argument one
         n: v
@@ -162,6 +163,9 @@ def guided_arguments_schema(
         fraction = as_fraction(name, schema, part) if _numeric(schema) else None
         if fraction is not None:
             stated = fraction  # "5%" for a rate taken in decimal form
+        if own is None and name in listed:  # "Group A [3, 4] and Group B [7, 8]"
+            own = listed[name]
+            claimed[name] = [own]
         if own is None and stated is not None:
             own = stated
             claimed[name] = [stated]

@@ -26,8 +26,9 @@ from pes_agent.guided.words import stems
 __all__ = ["Layout", "assigned", "layout_of", "laid_out"]
 
 _TOKEN = r"(?:YYYY|yyyy|YY|yy|MM|mm|DD|dd|HH|hh|SS|ss)"
-_LAYOUT = re.compile(rf"(?<![A-Za-z]){_TOKEN}(?:[-/.: T]{_TOKEN}|T{_TOKEN})+(?![A-Za-z])")
-"""A layout written with the usual letters: at least two fields joined by separators."""
+_LAYOUT = re.compile(rf"(?<![A-Za-z]){_TOKEN}(?:[-/.: T]{_TOKEN}|T{_TOKEN})+(?:Z|(?![A-Za-z]))")
+"""A layout written with the usual letters: at least two fields joined by separators (a closing
+``Z``, UTC's designator, is read and not written: the request's time is not known to be UTC)."""
 
 _FORMATS = {"date": "YYYY-MM-DD", "date-time": "YYYY-MM-DDTHH:MM:SS", "time": "HH:MM:SS"}
 """JSON Schema's own formats, as layouts (RFC 3339's full date, date-time without offset, time)."""
@@ -93,7 +94,7 @@ def layout_of(schema: Mapping[str, Any]) -> Layout | None:
 def _parsed(written: str) -> Layout | None:
     pieces: list[str] = []
     timed = False
-    for token in re.findall(rf"{_TOKEN}|.", written):
+    for token in re.findall(rf"{_TOKEN}|.", written.removesuffix("Z")):
         upper = token.upper()
         if upper in ("YYYY", "YY", "DD", "SS"):
             pieces.append(upper)

@@ -26,17 +26,20 @@ _NAME = r"[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*"
 _NAMES = re.compile(rf"(?<![\w]){_NAME}(?:{_JOIN}{_NAME})+")
 
 
-def stated_lists(text: str, schema: Mapping[str, Any]) -> list[list[Any]]:
-    """The lists ``text`` writes out that are valid for the array ``schema``, longest first."""
+def stated_lists(text: str, schema: Mapping[str, Any], *, in_order: bool = False) -> list[list[Any]]:
+    """The lists ``text`` writes out that are valid for the array ``schema``, longest first (in the
+    order written, with ``in_order``)."""
     masked, quotes = mask_quotes(text)
-    found: list[list[Any]] = []
+    found: list[tuple[int, list[Any]]] = []
     for match in _NUMBERS.finditer(masked):
-        found.append([number_value(n) for n in re.findall(_NUMBER, match.group(0))])
+        found.append((match.start(), [number_value(n) for n in re.findall(_NUMBER, match.group(0))]))
     for match in _QUOTES.finditer(masked):
-        found.append([quotes[int(i)] for i in re.findall(r"\x00(\d+)\x00", match.group(0))])
+        found.append((match.start(), [quotes[int(i)] for i in re.findall(r"\x00(\d+)\x00", match.group(0))]))
     for match in _NAMES.finditer(re.sub(_MASKED, " ", masked)):
         items = [n.strip() for n in re.split(_JOIN, match.group(0)) if n.strip()]
-        found.append(items)
+        found.append((match.start(), items))
     validator = checking(schema)
-    valid = [items for items in found if len(items) > 1 and validator.is_valid(items)]
-    return sorted(valid, key=len, reverse=True)
+    valid = [(at, items) for at, items in found if len(items) > 1 and validator.is_valid(items)]
+    if in_order:
+        return [items for _, items in sorted(valid, key=lambda f: f[0])]
+    return [items for _, items in sorted(valid, key=lambda f: len(f[1]), reverse=True)]

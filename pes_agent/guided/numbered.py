@@ -16,9 +16,10 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pes_agent.guided.language.en import ORDINALS
+from pes_agent.guided.lists import stated_lists
 from pes_agent.guided.numbers import number_value
 
-__all__ = ["numbered_values"]
+__all__ = ["numbered_lists", "numbered_values"]
 
 _NUMBER = re.compile(r"(?<![\w.,/:-])(-?\d+(?:\.\d+)?)(?:\s*([A-Za-z°µ]+))?(?![\d.])")
 
@@ -54,12 +55,35 @@ def numbered_values(properties: Mapping[str, Any], names: Sequence[str], part: s
     return out
 
 
+def numbered_lists(properties: Mapping[str, Any], names: Sequence[str], part: str) -> dict[str, list[Any]]:
+    """Each numbered list argument among ``names`` (``group1``/``group2``, ``dataset_A``/``dataset_B``)
+    with the list the part writes in its place, when it writes exactly as many lists as they are."""
+    groups: dict[str, list[tuple[int, str]]] = {}
+    for name in names:
+        schema = properties.get(name)
+        if isinstance(schema, Mapping) and schema.get("type") == "array" and (key := _numbered(name)):
+            groups.setdefault(key[0], []).append((key[1], name))
+    out: dict[str, list[Any]] = {}
+    for members in groups.values():
+        if len(members) < 2 or len({i for i, _ in members}) != len(members):
+            continue
+        ordered = [name for _, name in sorted(members)]
+        lists = stated_lists(part, properties[ordered[0]], in_order=True)
+        if len(lists) == len(ordered):
+            out |= dict(zip(ordered, lists, strict=True))
+    return out
+
+
 def _numbered(name: str) -> tuple[str, int] | None:
     """An argument name's stem and number: ``mass2`` is (mass, 2), ``second_note_frequency``
-    (note_frequency, 2), ``x1`` (x, 1); None for a name without one."""
+    (note_frequency, 2), ``x1`` (x, 1), ``dataset_B`` and ``pointB`` (…, 2); None for a name
+    without one."""
     match = re.fullmatch(r"(.*?[A-Za-z])_?(\d)", name)
     if match:
         return match.group(1).casefold(), int(match.group(2))
+    match = re.fullmatch(r"(.*?[a-z])_?([A-D])", name)
+    if match:
+        return match.group(1).casefold(), ord(match.group(2)) - ord("A") + 1
     words = re.split(r"[_\s]+|(?<=[a-z])(?=[A-Z])", name)
     for i, word in enumerate(words):
         if word.casefold() in ORDINALS:

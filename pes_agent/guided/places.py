@@ -36,4 +36,5 @@ def wants_region(schema: Mapping[str, Any]) -> bool:
 
 def places_with_region(text: str) -> list[str]:
     """The places ``text`` writes with their region, whole, in order ("Riga, Latvia")."""
-    return list(dict.fromkeys(f"{m.group(1)}, {m.group(2)}" for m in _WITH_REGION.finditer(text)))
+    found = [(m.group(1), re.split(r"\.\s", m.group(2))[0]) for m in _WITH_REGION.finditer(text)]
+    return list(dict.fromkeys(f"{place}, {region}" for place, region in found))  # not past a sentence

@@ -228,6 +228,11 @@ _DATE_FORMS = [
     re.compile(rf"\b(?P<mname>{_MONTH})(?:\.\s*|\s+){_DAY},?\s*{_YEAR}\b", re.IGNORECASE),
     re.compile(rf"\b{_DAY}\s+(?:of\s+)?(?P<mname>{_MONTH})\.?,?\s+{_YEAR}\b", re.IGNORECASE),
 ]
+_RANGE_START = re.compile(
+    rf"\b(?P<start>(?P<mname>{_MONTH})\.?\s+{_DAY})\s*(?:to|until|till|through|-|–|and)\s+(?P<end>(?:{_MONTH})\b)",
+    re.IGNORECASE,
+)
+"""A day written without its year, opening a range whose end gives one ("April 3rd to April 5th 2023")."""
 _TIME = re.compile(
     r"(?<![\w:.])(?:(?:[01]?\d|2[0-3])(?::[0-5]\d)?\s?(?:a\.m\.|p\.m\.|[ap]m\b)|(?:[01]?\d|2[0-3]):[0-5]\d(?::[0-5]\d)?(?![\d:]))",
     re.IGNORECASE,
@@ -318,6 +323,15 @@ class English:
                 if day is not None:
                     taken.append(range(match.start(), match.end()))
                     found.append((match.start(), DateSpan(text=match.group(0), iso=day.isoformat())))
+        for match in _RANGE_START.finditer(text):  # "from April 3rd to April 5th 2023": the year is both's
+            end = next((f for f in found if f[0] == match.start("end")), None)
+            if end is not None and not any(match.start() in r for r in taken):
+                month, day_of = _MONTHS[match["mname"].casefold()], int(match["day"])
+                try:
+                    start = dt.date(int(end[1].iso[:4]), month, day_of)
+                except ValueError:
+                    continue
+                found.append((match.start(), DateSpan(text=match.group("start"), iso=start.isoformat())))
         return [span for _, span in sorted(found, key=lambda f: f[0])]
 
     def times(self, text: str) -> list[TimeSpan]:
