@@ -82,7 +82,9 @@ def test_a_name_that_chose_an_option_by_its_description_was_taken() -> None:
     }
     items = [_step("convert", {"to": "GBP"})]
     assert unused_values("What is it in British pounds?", items, schemas={"convert": schema}) == []
-    assert unused_values("What is it in British pounds?", items) == ["British"]
+    assert unused_values("What is it in British pounds?", items) == []  # GBP is its code too
+    other = [_step("convert", {"to": "JPY"})]
+    assert unused_values("What is it in British pounds?", other) == ["British pounds"]
 
 
 def test_one_value_in_two_arguments_is_a_guess_unless_stated_twice_or_offered_by_the_schema() -> None:
@@ -216,3 +218,16 @@ async def test_a_run_that_left_a_named_tool_unrun_is_partial() -> None:
         )
     unmet_reasons = list((response.ui_metadata or {}).get("unmet", []))
     assert response.status == "partial" and any("offers" in r for r in unmet_reasons), unmet_reasons
+
+
+def test_a_currency_the_request_asks_the_answer_in_is_held_to_a_call() -> None:
+    query = "What does the Bergen ferry cost for two in Swiss francs?"
+    priced = [_step("ferry_fare", {"route": "Bergen", "people": 2})]
+    converted = [*priced, _step("convert", {"amount": 84, "from": "NOK", "to": "CHF"})]
+    assert unused_values(query, priced) == ["Swiss francs"]
+    assert unused_values(query, converted) == []
+
+
+def test_a_currency_an_amount_is_written_in_asks_for_nothing() -> None:
+    items = [_step("split", {"total": 60, "people": 3})]
+    assert unused_values("Split 60 euros between three friends", items) == []

@@ -4,7 +4,8 @@ Every step can complete while the request was not done: "$50" reached no call; t
 as the bill and 18 as the percentage; both currencies of a conversion were "Euros". The answer then
 states a figure of a calculation nobody asked for, and ``success`` would be a lie. Two things are
 known exactly, without any model: the values the request states outright (quoted text, addresses,
-dates, times, numbers, names) and the arguments every call was given. So a run is held to them:
+dates, times, numbers, names, a currency asked for: "in euros") and the arguments every call was
+given. So a run is held to them:
 
 - a stated value no call took is a part of the request left undone (the run is ``partial`` and
   says which value);
@@ -26,6 +27,7 @@ from typing import Any
 
 from pes_agent.guided.grounding import explicit_values, leaves, stated_names
 from pes_agent.guided.language import language
+from pes_agent.guided.language.en import TARGET_WORDS
 from pes_agent.guided.numbers import AMOUNT, as_number
 from pes_agent.guided.words import common_words, meant, stems
 from pes_agent.state.models import TodoItem
@@ -70,12 +72,17 @@ def stated_values(query: str, tool_text: str = "") -> list[Stated]:
         percent = bool(re.search(rf"(?<![\w.]){re.escape(value)}\s*%", query))
         out.append(Stated(text=value, forms=forms, percent=percent))
     actions = set(stems(tool_text))
-    written = [v.casefold() for v in explicit_values(query)]
+    currencies = language().currencies(query)
+    written = [v.casefold() for v in [*explicit_values(query), *(c.text for c in currencies)]]
     for name in stated_names(query, frozenset(actions)):
         words = stems(name)
         inside = any(name.casefold() in value for value in written)  # "February" of "February 2026"
         if len(name) > 1 and words and not set(words) <= actions and not inside:
             out.append(Stated(text=name, forms=(name, *_without_opening_word(name, query))))
+    for currency in currencies:  # "how much in euros": the request asks for that form
+        before = query[: query.find(currency.text)].split()
+        if before and before[-1].casefold() in TARGET_WORDS and not currency.text.isupper():
+            out.append(Stated(text=currency.text, forms=(currency.text, currency.code)))
     unique: dict[str, Stated] = {}
     for stated in out:
         unique.setdefault(stated.text.casefold(), stated)

@@ -138,6 +138,10 @@ WHEN_NAME_WORDS = frozenset(
 """Words of an argument's name or description that ask about when: such an argument may take a date
 or a clock time the request states, where one of a kind (``KIND_NAME_WORDS``) may not."""
 
+TARGET_WORDS = frozenset({"in", "into", "to"})
+"""Words before a currency or unit that ask for a result in it ("how much is that in euros"), where
+"50 euros" only says what an amount is in."""
+
 FRACTION_WORDS = frozenset({"decimal", "fraction", "proportion"})
 """Words of a numeric argument's description that say a rate is given as a fraction of one ("The
 annual interest rate in decimal form"): "5%" is 0.05 there."""
