@@ -1,7 +1,8 @@
-"""English, as guided mode reads it: context sentences, dates, names.
+"""English, as guided mode reads it: context sentences, dates, times, names, currencies.
 
-Closed word classes only (determiners, pronouns, month names, ordinal suffixes): never a verb or a
-noun a tool might use, so nothing here knows a tool or a domain.
+Closed word classes (determiners, pronouns, month names, ordinals) and the words any request or
+schema uses of its values (units, currencies, "state" and "country" of a place, "decimal" of a
+rate): never a word of one tool or one domain, so nothing here knows a tool or a benchmark.
 """
 
 from __future__ import annotations
@@ -35,6 +36,12 @@ __all__ = [
     "STREET_WORDS",
     "UNITS",
     "TOOL_STOPWORDS",
+    "FRACTION_WORDS",
+    "ORDINALS",
+    "RATE_WORDS",
+    "REGION_WORDS",
+    "TARGET_WORDS",
+    "WHEN_NAME_WORDS",
     "English",
 ]
 
@@ -204,22 +211,10 @@ raining ...")."""
 _MONTHS = {
     name: i + 1
     for i, names in enumerate(
-        [
-            ("january", "jan"),
-            ("february", "feb"),
-            ("march", "mar"),
-            ("april", "apr"),
-            ("may",),
-            ("june", "jun"),
-            ("july", "jul"),
-            ("august", "aug"),
-            ("september", "sep", "sept"),
-            ("october", "oct"),
-            ("november", "nov"),
-            ("december", "dec"),
-        ]
+        "january jan|february feb|march mar|april apr|may|june jun|july jul|august aug|"
+        "september sep sept|october oct|november nov|december dec".split("|")
     )
-    for name in names
+    for name in names.split()
 }
 _MONTH = "|".join(sorted(_MONTHS, key=len, reverse=True))
 _DAY = r"(?P<day>[0-3]?\d)(?:st|nd|rd|th)?"
