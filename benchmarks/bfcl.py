@@ -461,8 +461,20 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--label", help="appended to the results' file names")
     parser.add_argument("--out-dir", type=Path, default=RESULTS_DIR, help="where results are saved")
     parser.add_argument("--json", action="store_true", help="print the saved JSON instead of the table")
+    parser.add_argument(
+        "--first-option",
+        action="store_true",
+        help="no model: every grammar's first option (benchmarks/first_option.py), in this process",
+    )
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     return parser
+
+
+async def _first_option_run(requests: Sequence[Request], config: Mapping[str, Any]) -> list[Outcome]:
+    """Every request in this process on ``FirstOptionProvider``: no model, no child, no timeout."""
+    from benchmarks.first_option import FirstOptionProvider
+
+    return [await run_request(request, config, FirstOptionProvider()) for request in requests]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -475,7 +487,8 @@ def main(argv: list[str] | None = None) -> int:
 
     config = child_config(args.threads or None, args.model_path)
     try:
-        gguf = locate_model("local", provider_config(config))
+        model = "none: the first option of every grammar" if args.first_option else ""
+        model = model or locate_model("local", provider_config(config)).name
     except PesAgentError as exc:
         print(f"bfcl benchmark: {exc}", file=sys.stderr)
         return 2
@@ -487,7 +500,9 @@ def main(argv: list[str] | None = None) -> int:
         "command": " ".join(["python benchmarks/bfcl.py", *(argv if argv is not None else sys.argv[1:])]),
         "commit": git_commit(),
         "machine": machine(),
-        "model": f"{gguf.name} ({args.model_path or provider_config(config).model_package})",
+        "model": model
+        if args.first_option
+        else f"{model} ({args.model_path or provider_config(config).model_package})",
         "provider": config["providers"]["local"],
         "threads": args.threads or None,
         "timeout_s": args.timeout,
@@ -495,11 +510,14 @@ def main(argv: list[str] | None = None) -> int:
         "data": f"BFCL v4 ({', '.join(CATEGORIES.values())}) from {data}",
     }
     with LoadSampler() as sampler:
-        outcomes = run_all(
-            requests,
-            child_launcher(__file__, args.threads or None, args.model_path, "--data", str(data)),
-            args.timeout,
-        )
+        if args.first_option:
+            outcomes = asyncio.run(_first_option_run(requests, config))
+        else:
+            outcomes = run_all(
+                requests,
+                child_launcher(__file__, args.threads or None, args.model_path, "--data", str(data)),
+                args.timeout,
+            )
     run["machine"]["load_average_after"] = load_average()
     run["load"] = sampler.summary()
     text = report(run, outcomes)
