@@ -9,6 +9,7 @@ import pytest
 from pes_agent.guided.arguments import guided_arguments_schema
 from pes_agent.guided.currencies import as_currency_choice
 from pes_agent.guided.language import language
+from tests.offered import offered
 
 EXCHANGE = {
     "type": "object",
@@ -20,10 +21,6 @@ EXCHANGE = {
     },
     "required": ["from_ccy", "want", "sum"],
 }
-
-
-def _options(schema: dict[str, Any], name: str) -> list[Any]:
-    return list(schema["properties"][name].get("enum") or [])
 
 
 @pytest.mark.parametrize(
@@ -51,8 +48,8 @@ def test_the_amount_s_currency_is_the_source_and_the_other_the_target(
     part: str, source: str, target: str
 ) -> None:
     schema = guided_arguments_schema(EXCHANGE, part, part, [])
-    assert _options(schema, "from_ccy") == [source]
-    assert _options(schema, "want") == [target]
+    assert offered(schema, "from_ccy") == [source]
+    assert offered(schema, "want") == [target]
 
 
 def test_a_currency_argument_the_schema_constrains_keeps_its_constraint() -> None:

@@ -4,7 +4,7 @@ as the right value reaching the right argument."""
 from __future__ import annotations
 
 import json
-from typing import Annotated, Any, TypedDict
+from typing import Annotated, TypedDict
 
 import pytest
 from pydantic import Field
@@ -13,13 +13,7 @@ from pes_agent.guided.arguments import EarlierResult, guided_arguments_schema
 from pes_agent.guided.dataflow import ToolShape
 from pes_agent.guided.replies import parse_guided_plan
 from pes_agent.tools.decorators import tool
-
-
-def _options(schema: dict[str, Any], name: str) -> list[Any]:
-    prop = schema["properties"][name]
-    if "enum" in prop:
-        return list(prop["enum"])
-    return [o for alt in prop.get("anyOf", []) for o in alt.get("enum", [])]
+from tests.offered import offered
 
 
 def test_a_word_of_the_tool_s_name_does_not_name_an_earlier_result() -> None:
@@ -32,7 +26,7 @@ def test_a_word_of_the_tool_s_name_does_not_name_an_earlier_result() -> None:
     schema = {"type": "object", "properties": {"station": {"type": "string"}}, "required": ["station"]}
     part = "show the train timetable for that station"
     got = guided_arguments_schema(schema, part, part, [station], tool_names=("TrainTimetable",))
-    assert "ST-9" in _options(got, "station")
+    assert "ST-9" in offered(got, "station")
 
 
 def test_a_lookup_made_beside_this_one_for_the_same_part_gives_it_nothing() -> None:
@@ -50,7 +44,7 @@ def test_a_lookup_made_beside_this_one_for_the_same_part_gives_it_nothing() -> N
         "properties": {"name": {"type": "string", "description": "Name of the town"}},
         "required": ["name"],
     }
-    got = _options(guided_arguments_schema(schema, part, part, [first]), "name")
+    got = offered(guided_arguments_schema(schema, part, part, [first]), "name")
     assert got[0] == "Crewe"
     assert "BS-1" not in got
 
@@ -62,7 +56,7 @@ def test_a_name_or_place_is_offered_no_date() -> None:
         "required": ["town"],
     }
     part = "What will the weather be in Lyon on 12 May 2026?"
-    got = _options(guided_arguments_schema(schema, part, part, []), "town")
+    got = offered(guided_arguments_schema(schema, part, part, []), "town")
     assert "Lyon" in got
     assert not {"12 May 2026", "2026-05-12"} & set(got)
 
@@ -74,7 +68,7 @@ def test_an_argument_about_when_still_takes_a_date() -> None:
         "required": ["when"],
     }
     part = "Book the vet in Lyon on 12 May 2026"
-    assert "12 May 2026" in _options(guided_arguments_schema(schema, part, part, []), "when")
+    assert "12 May 2026" in offered(guided_arguments_schema(schema, part, part, []), "when")
 
 
 class _Stop(TypedDict):
@@ -131,7 +125,7 @@ def test_a_value_the_description_names_and_the_request_says_is_the_one_offered()
         "required": ["covering", "rooms"],
     }
     part = "Quote 3 rooms of vinyl tile flooring for the Harbourside flat"
-    assert _options(guided_arguments_schema(schema, part, part, []), "covering") == ["Vinyl tiles"]
+    assert offered(guided_arguments_schema(schema, part, part, []), "covering") == ["Vinyl tiles"]
 
 
 def test_a_description_s_example_the_request_does_not_say_changes_nothing() -> None:
@@ -141,7 +135,7 @@ def test_a_description_s_example_the_request_does_not_say_changes_nothing() -> N
         "required": ["town"],
     }
     part = "What is the weather in Porto"
-    assert _options(guided_arguments_schema(schema, part, part, []), "town")[0] == "Porto"
+    assert offered(guided_arguments_schema(schema, part, part, []), "town")[0] == "Porto"
 
 
 WEATHER = {
@@ -153,12 +147,12 @@ WEATHER = {
 
 def test_a_place_written_with_its_region_stays_whole_where_the_tool_asks_so() -> None:
     part = "I'm in Tartu, Estonia today; how cold is it?"
-    assert _options(guided_arguments_schema(WEATHER, part, part, []), "where") == ["Tartu, Estonia"]
+    assert offered(guided_arguments_schema(WEATHER, part, part, []), "where") == ["Tartu, Estonia"]
 
 
 def test_a_list_of_places_is_not_read_as_one_place_with_its_region() -> None:
     part = "How cold is it in Tartu, Narva and Parnu?"
-    assert "Tartu, Narva" not in _options(guided_arguments_schema(WEATHER, part, part, []), "where")
+    assert "Tartu, Narva" not in offered(guided_arguments_schema(WEATHER, part, part, []), "where")
 
 
 def test_a_number_set_by_the_argument_s_name_is_that_argument_s() -> None:
@@ -169,7 +163,7 @@ def test_a_number_set_by_the_argument_s_name_is_that_argument_s() -> None:
     }
     part = "Evaluate the cubic with p = 4, q=-2 and r: 7."
     got = guided_arguments_schema(schema, part, part, [])
-    assert [_options(got, n) for n in ("p", "q", "r")] == [[4], [-2], [7]]
+    assert [offered(got, n) for n in ("p", "q", "r")] == [[4], [-2], [7]]
 
 
 def test_numbered_arguments_take_the_numbers_of_their_unit_in_order() -> None:
@@ -184,7 +178,7 @@ def test_numbered_arguments_take_the_numbers_of_their_unit_in_order() -> None:
     }
     part = "Mix 250 ml of syrup with 750 ml of water for 3 minutes"
     got = guided_arguments_schema(schema, part, part, [])
-    assert (_options(got, "volume1"), _options(got, "volume2")) == ([250], [750])
+    assert (offered(got, "volume1"), offered(got, "volume2")) == ([250], [750])
 
 
 def test_ordinal_arguments_are_numbered_too() -> None:
@@ -195,7 +189,7 @@ def test_ordinal_arguments_are_numbered_too() -> None:
     }
     part = "Compare a cyclist at 18 kmh with a runner at 11 kmh"
     got = guided_arguments_schema(schema, part, part, [])
-    assert (_options(got, "first_speed"), _options(got, "second_speed")) == ([18], [11])
+    assert (offered(got, "first_speed"), offered(got, "second_speed")) == ([18], [11])
 
 
 @pytest.mark.parametrize(
@@ -218,7 +212,7 @@ def test_a_percentage_goes_as_a_fraction_where_the_rate_is_taken_in_decimal_form
         "required": ["growth", "years"],
     }
     part = "Project a town of 12000 growing 4% a year for 6 years"
-    options = _options(guided_arguments_schema(schema, part, part, []), "growth")
+    options = offered(guided_arguments_schema(schema, part, part, []), "growth")
     assert options == [0.04] if fraction else (4 in options and 0.04 not in options)
 
 
@@ -233,5 +227,5 @@ def test_numbered_list_arguments_take_the_lists_in_the_order_written() -> None:
     }
     part = "Compare the yields of field one [4.1, 3.9, 4.4] with field two [5.0, 5.2, 4.8, 5.1]"
     got = guided_arguments_schema(schema, part, part, [])
-    assert _options(got, "before_A") == [[4.1, 3.9, 4.4]]
-    assert _options(got, "before_B") == [[5.0, 5.2, 4.8, 5.1]]
+    assert offered(got, "before_A") == [[4.1, 3.9, 4.4]]
+    assert offered(got, "before_B") == [[5.0, 5.2, 4.8, 5.1]]

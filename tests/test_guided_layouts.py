@@ -9,10 +9,7 @@ import pytest
 from pes_agent.guided.arguments import EarlierResult, guided_arguments_schema
 from pes_agent.guided.language import language
 from pes_agent.guided.layouts import assigned, laid_out, layout_of
-
-
-def _options(schema: dict[str, Any], name: str) -> list[Any]:
-    return list(schema["properties"][name].get("enum") or [])
+from tests.offered import offered
 
 
 @pytest.mark.parametrize(
@@ -102,8 +99,8 @@ def test_a_date_argument_is_offered_no_earlier_result_nor_other_words() -> None:
     part = "Book the bike repair at the shop found, dropping it off on March 2nd, 2027"
     earlier = [EarlierResult(step_id="s1", description="find the Elm shop", output={"shop": "EL-4"}, text="")]
     schema = guided_arguments_schema(REPAIR, part, part, earlier)
-    assert _options(schema, "drop_off") == ["2027-03-02"]
-    assert "2027-03-02" not in _options(schema, "shop_id")
+    assert offered(schema, "drop_off") == ["2027-03-02"]
+    assert "2027-03-02" not in offered(schema, "shop_id")
 
 
 def test_start_and_end_times_on_one_day_each_take_their_own() -> None:
@@ -117,8 +114,8 @@ def test_start_and_end_times_on_one_day_each_take_their_own() -> None:
     }
     part = "Put the choir rehearsal in the calendar on 14 June 2026 from 6 pm to 8:30 pm"
     schema = guided_arguments_schema(event, part, part, [])
-    assert _options(schema, "begins") == ["2026-06-14 18:00"]
-    assert _options(schema, "ends") == ["2026-06-14 20:30"]
+    assert offered(schema, "begins") == ["2026-06-14 18:00"]
+    assert offered(schema, "ends") == ["2026-06-14 20:30"]
 
 
 def test_a_date_found_before_is_not_replaced_by_one_the_request_states_elsewhere() -> None:
@@ -132,6 +129,6 @@ def test_a_date_found_before_is_not_replaced_by_one_the_request_states_elsewhere
     moved = EarlierResult(
         step_id="s1", description="Move the deadline", output={"date": "2027-03-13"}, text=""
     )
-    options = _options(guided_arguments_schema(weekday, part, query, [moved]), "day")
+    options = offered(guided_arguments_schema(weekday, part, query, [moved]), "day")
     assert "2027-03-13" in options
     assert "2027-03-01" not in options
