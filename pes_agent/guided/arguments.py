@@ -145,12 +145,10 @@ def guided_arguments_schema(
             if not isinstance(own, bool):
                 claimed[name] = [own]
         if bindings and name in bindings:  # the reference, whatever the type: the gate checks the value
-            narrowed[name] = {k: v for k, v in schema.items() if k in ("description", "title")} | {
-                "enum": [bindings[name]]
-            }
+            narrowed[name] = _options(schema, [bindings[name]])
             continue
         if name in laid:  # a date or time in the layout the argument asks for, nothing else
-            chosen = {k: v for k, v in schema.items() if k in ("description", "title")} | {"enum": laid[name]}
+            chosen = _options(schema, laid[name])
             narrowed[name] = _without_value(chosen, avoid[name]) if avoid and name in avoid else chosen
             if len(laid[name]) == 1:
                 claimed[name] = laid[name]
@@ -258,22 +256,14 @@ def _mentioned(schema: Mapping[str, Any], part: str) -> dict[str, Any] | None:
         if at is not None or (words and all(w in said or word_stem(w) in said for w in words)):
             found.append((at.start() if at else len(lowered), value))
     named = [v for _, v in sorted(found, key=lambda f: f[0])]
-    return (
-        {k: v for k, v in schema.items() if k in ("description", "title")} | {"enum": named}
-        if named
-        else None
-    )
+    return _options(schema, named) if named else None
 
 
 def _placed(schema: Mapping[str, Any], part: str) -> dict[str, Any] | None:
     """A place argument that asks for the region too (``places``) narrowed to the places the part
     writes so ("Riga, Latvia"); None when it writes none."""
     places = places_with_region(part) if wants_region(schema) else []
-    return (
-        {k: v for k, v in schema.items() if k in ("description", "title")} | {"enum": places}
-        if places
-        else None
-    )
+    return _options(schema, places) if places else None
 
 
 def _listed(schema: Mapping[str, Any], part: str) -> dict[str, Any] | None:
@@ -284,13 +274,14 @@ def _listed(schema: Mapping[str, Any], part: str) -> dict[str, Any] | None:
     items = schema.get("items")
     named = named_options(items, part) if isinstance(items, Mapping) else []
     if named:  # a list of choices: the ones the part names, in its order ("paper, glass and plastic")
-        return {**{k: v for k, v in schema.items() if k in ("description", "title")}, "enum": [named]}
+        return _options(schema, [named])
     lists = stated_lists(part, schema)
-    return (
-        {**{k: v for k, v in schema.items() if k in ("description", "title")}, "enum": lists}
-        if lists
-        else None
-    )
+    return _options(schema, lists) if lists else None
+
+
+def _options(schema: Mapping[str, Any], options: Sequence[Any]) -> dict[str, Any]:
+    """``schema`` as a choice among ``options``, keeping the words a prompt shows of it."""
+    return {k: v for k, v in schema.items() if k in ("description", "title")} | {"enum": list(options)}
 
 
 def _unclaimed(narrowed: dict[str, Any], claimed: Mapping[str, Sequence[Any]]) -> dict[str, Any]:
