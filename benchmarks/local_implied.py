@@ -15,6 +15,7 @@ from typing import Any
 
 from benchmarks.local_implied_6 import IMPLIED_6
 from benchmarks.local_implied_7 import IMPLIED_7
+from benchmarks.local_implied_8 import IMPLIED_8
 from benchmarks.local_tasks import Call, Says, Task
 
 
@@ -499,5 +500,6 @@ words (n02, n03, n09, n12), a clock time (n07 "7:30 pm"), a quoted name (n06), a
 pay for parking: n04, n08, n10), two independent asks joined by "and" (n10), controls (n05, n11)."""
 
 IMPLIED_BY_ID = {
-    t.id: t for t in IMPLIED + IMPLIED_2 + IMPLIED_3 + IMPLIED_4 + IMPLIED_5 + IMPLIED_6 + IMPLIED_7
+    t.id: t
+    for t in IMPLIED + IMPLIED_2 + IMPLIED_3 + IMPLIED_4 + IMPLIED_5 + IMPLIED_6 + IMPLIED_7 + IMPLIED_8
 }

@@ -75,6 +75,7 @@ from benchmarks.implied_tools_4 import IMPLIED_TOOLS_4
 from benchmarks.implied_tools_5 import IMPLIED_TOOLS_5
 from benchmarks.implied_tools_6 import IMPLIED_TOOLS_6
 from benchmarks.implied_tools_7 import IMPLIED_TOOLS_7
+from benchmarks.implied_tools_8 import IMPLIED_TOOLS_8
 from benchmarks.local_holdout import (
     HOLDOUT,
     HOLDOUT_2,
@@ -88,6 +89,7 @@ from benchmarks.local_holdout import (
 from benchmarks.local_implied import IMPLIED, IMPLIED_2, IMPLIED_3, IMPLIED_4, IMPLIED_5, IMPLIED_BY_ID
 from benchmarks.local_implied_6 import IMPLIED_6
 from benchmarks.local_implied_7 import IMPLIED_7
+from benchmarks.local_implied_8 import IMPLIED_8
 from benchmarks.local_server import (
     SERVER_SUFFIX,
     LogFindings,
@@ -142,6 +144,7 @@ TASK_SETS = {
     "implied5": IMPLIED_5,
     "implied6": IMPLIED_6,
     "implied7": IMPLIED_7,
+    "implied8": IMPLIED_8,
 }
 ALL_TASKS = {**TASKS_BY_ID, **HOLDOUT_BY_ID, **IMPLIED_BY_ID}
 WATCHED = (EventType.PLAN, EventType.TOOL_EXECUTION)
@@ -222,6 +225,7 @@ def harness_tools(
         IMPLIED_TOOLS_5,
         IMPLIED_TOOLS_6,
         IMPLIED_TOOLS_7,
+        IMPLIED_TOOLS_8,
     ]
     extra = [spec for tools in implied_sets for spec in tools] if implied else []
     own = [recorded(spec, log) for spec in [*LOCAL_TOOLS, *BENCHMARK_TOOLS, *extra]]
@@ -725,7 +729,7 @@ def _parser() -> argparse.ArgumentParser:
         choices=tuple(TASK_SETS),
         default="dev",
         help="dev: the 24 tasks the product was tuned on; holdout..holdout7: held out (see local_holdout); "
-        "implied..implied7: steps the request only implies (see local_implied, local_implied_6, _7)",
+        "implied..implied8: steps the request only implies (see local_implied, local_implied_6, _7, _8)",
     )
     parser.add_argument("--tasks", type=int, default=0, help="run only the first N tasks")
     parser.add_argument("--model-path", help="a GGUF file instead of the packaged model")

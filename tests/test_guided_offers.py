@@ -40,6 +40,8 @@ KNOWN_MISSES = {
     "m05": "the email found is the message, not the address: send_email (to, subject) outranks notify",
     "m06": "two temperature converters on offer: the generic convert_units wins the options tie",
     "m07": "as k08: two length converters, the options tie them and the task's one loses",
+    "m12": "since implied8's tools joined the catalogue: 'Where is the Applied Statistics course taught?' "
+    "offers find_rail_station, get_train, search_trains and local_time, not find_course nor course_room",
     "n07": "'tickets' offers the support-ticket tools (open_ticket), not find_cinema nor buy_tickets",
     "n09": "'When is Dune showing at the Rialto' offers weather_forecast, not find_cinema nor showtimes",
     "p06": "'how many e-bikes are left at the dock there' offers find_dock, not get_dock_status",
@@ -52,6 +54,22 @@ KNOWN_MISSES = {
     "find_museum nor price_museum_visit",
     "s11": "'email it to sam.reid@example.org': send_email is not offered",
     "s12": "'Quote an oil change' offers stock_quote and company_ticker, not quote_service",
+    "v01": "'reserve me a seat on the cheapest train': reserve_seat is not offered (find_rail_station and "
+    "search_trains are)",
+    "v02": "'Which platform does the IC 718 leave from? … text her the platform' offers only calculator, "
+    "not get_train nor send_sms",
+    "v04": "'place the order … What does that come to in pounds?' offers send_email, notify, convert_units "
+    "and find_dock, not order_translation nor convert_currency",
+    "v06": "'what would a 2 kg carrot cake cost me in US dollars': convert_currency is not offered "
+    "(price_cake and calculate_ride_cost are)",
+    "v07": "'Could we have her again … for three and a half hours' (Ana-Lucía Gómez) offers the storage, "
+    "course, employee and subscription tools, not find_babysitter nor book_babysitter",
+    "v08": "'what would that come to altogether': calculator is not offered (find_babysitter, parking_quote "
+    "and parking_zone are)",
+    "v10": "'Can you book me a unit at your site there?': rent_storage_unit is not offered "
+    "(find_storage_site and quote_storage_unit are)",
+    "v11": "'What's the fee for renewing an adult passport …' offers search_plants and search_products, not "
+    "passport_fee",
 }
 """(j01, two airport codes from one producer, passes here: both tools are offered, but the plan has one
 producer step where the task needs two.)"""
