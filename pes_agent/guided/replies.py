@@ -14,6 +14,7 @@ from typing import Any
 
 from pes_agent.errors import ParseError
 from pes_agent.gate.references import reference_text
+from pes_agent.guided.consumers import consumer_steps
 from pes_agent.guided.dataflow import ImpliedStep, ToolShape, implied_steps
 from pes_agent.guided.language import language
 from pes_agent.guided.language.en import SEQUENCING
@@ -78,7 +79,9 @@ def parse_guided_plan(
     part that asks something (a question) and got no tool is ``unplanned``: nothing will find its
     answer, and the run says so (``partial``) rather than let the answer make one up. With
     the offered tools' ``shapes``, a part's tool is preceded by the steps it implies (producers of
-    the values it needs, ``dataflow``), its arguments bound to their outputs."""
+    the values it needs, ``dataflow``), its arguments bound to their outputs, and followed by the
+    steps its result is for (a conversion to the currency asked for, a message to the address
+    given, ``consumers``)."""
     reply = _object(text)
     if reply is None:
         raise ParseError(f"the guided plan is not one JSON object: {text[:120]!r}")
@@ -88,6 +91,7 @@ def parse_guided_plan(
     unplanned = []
     picks = _one_call_each(parts, [reply.get(p) for p in parts], tool_names, query)
     parts = [p for p, _ in picks]
+    chosen_tools = {str(c) for _, c in picks if c in tool_names}
     for i, (part, choice) in enumerate(picks):
         if choice not in tool_names:
             if choice is None:
@@ -98,6 +102,7 @@ def parse_guided_plan(
         picked = str(choice)
         if shapes is not None and picked in shapes:
             steps = implied_steps(picked, part, " ".join(parts[:i]), shapes, planned)
+            steps += consumer_steps(steps, part, shapes, chosen_tools)
         else:
             steps = [ImpliedStep(tool=picked)]
         first = len(items)
