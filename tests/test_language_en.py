@@ -25,6 +25,8 @@ EN = language()
         ("I need the weather in Oslo", False),  # "I" asks
         ("Is the office in Lisbon?", False),  # a question is never context
         ("What is the weather there", False),
+        ("Hi, my router light has been red since breakfast", True),  # a greeting, then a statement
+        ("Hello, book a table for two", False),  # a greeting, then the ask
     ],
 )
 def test_a_statement_is_context_and_an_ask_is_not(sentence: str, context: bool) -> None:

@@ -21,6 +21,7 @@ from pes_agent.config import RetrievalConfig
 from pes_agent.errors import ParseError
 from pes_agent.events import EventType
 from pes_agent.guided.parts import query_parts
+from pes_agent.guided.producers import needed_producers
 from pes_agent.llm.parser import parse_plan
 from pes_agent.llm.plans import find_tools_request
 from pes_agent.llm.replies import ParsedPlan, ParseWarning
@@ -49,8 +50,10 @@ async def offer_tools(
     ``TOOLS_OFFERED`` event tells when that is not simply every tool: chosen by retrieval (with
     scores), or all for want of the extra. ``guided``: the offer of guided planning, whose small
     model chooses a tool per part among a few candidates each (``choose_tools``); else the fair
-    merge of the parts' rankings a free-form planner is shown. ``parts``: the query's parts when the
-    caller has split it already (``query_parts``), else split here."""
+    merge of the parts' rankings a free-form planner is shown. Guided planning is also offered the
+    producers of the ids its offered tools require (``producers``): it plans by data flow.
+    ``parts``: the query's parts when the caller has split it already (``query_parts``), else split
+    here."""
     offer = every_tool(ctx.enabled_tools, ctx.retrieval, ctx.finder)
     if offer is None:
         assert ctx.finder is not None  # every_tool offers all without one
@@ -62,6 +65,10 @@ async def offer_tools(
             offer = choose_tools(
                 ctx.query, ctx.enabled_tools, ctx.retrieval, searcher, parts=parts, guided=guided, keep=keep
             )
+            if guided:  # the lookups its tools need, which no word of the request names
+                offer = offer.with_producers(
+                    needed_producers(offer.names, ctx.enabled_tools, ctx.registry, ctx.query)
+                )
     if offer.mode != "all":
         await ctx.emit(EventType.TOOLS_OFFERED, offer.event_data(ctx.retrieval.k))
     return offer

@@ -46,6 +46,9 @@ class ToolOffer:
     """What was searched for: the query (and its parts), or the planner's ``findTools`` phrases."""
     parts: tuple[tuple[str, tuple[str, ...]], ...] = ()
     """Each part of the query searched on its own, with its best tools (``PART_SHOWN``)."""
+    producers: tuple[str, ...] = ()
+    """Described too, found by no word of the request: tools whose output gives an id an offered
+    tool requires (``guided.producers``)."""
     ranking: str = "bm25"
     reason: str = ""
     """Why every tool is shown (mode ``all`` or ``all_unindexed``), or why configured embeddings
@@ -65,6 +68,18 @@ class ToolOffer:
         """Every tool a plan may name: those described, then those named only."""
         return self.names + tuple(hit_names(self.named))
 
+    def with_producers(self, producers: Sequence[str]) -> ToolOffer:
+        """This offer with ``producers`` described after the tools retrieval found."""
+        if not producers:
+            return self
+        hits = tuple(ToolHit(name=name, score=0.0) for name in producers)
+        return replace(
+            self,
+            names=self.names + tuple(producers),
+            hits=self.hits + hits,
+            producers=self.producers + tuple(producers),
+        )
+
     def event_data(self, k: int, *, added: Sequence[ToolHit] = ()) -> dict[str, Any]:
         """``TOOLS_OFFERED``: enough to debug a missing tool (was it searched for, how did it score)."""
         data: dict[str, Any] = {"mode": self.mode, "total": self.total, "shown": len(self.names), "k": k}
@@ -75,6 +90,8 @@ class ToolOffer:
                 data["parts"] = [{"part": part, "found": list(found)} for part, found in self.parts]
             data["tools"] = [_hit_data(h) for h in (added or self.hits)]
             data["named"] = [_hit_data(h) for h in self.named]
+            if self.producers and not added:
+                data["producers"] = list(self.producers)
         if self.reason:
             data["reason"] = self.reason
         return data

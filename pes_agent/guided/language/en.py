@@ -193,6 +193,9 @@ SEVERAL = re.compile(r"\b(?:them|both|together|the two|each of)\b", re.IGNORECAS
 
 # --- context, questions, dates, names ------------------------------------------------------------
 
+_GREETINGS = frozenset("hi hello hey dear greetings".split())
+"""Words a message opens with before what it says: "Hi, my router is dead" states, "Hello, book a
+table" asks; the word after them tells."""
 _CONTEXT_OPENERS = frozenset(
     "a an the our my his her their its this these those there we he she they it i'm we're".split()
 )
@@ -303,8 +306,10 @@ class English:
         text = part.strip()
         if not text or text.endswith("?"):
             return False
-        first = text.split()[0].casefold().strip(",")
-        return first in _CONTEXT_OPENERS
+        words = [w.casefold().strip(",!") for w in text.split()]
+        while len(words) > 1 and words[0] in _GREETINGS:  # "Hi, my internet is down": a statement
+            words.pop(0)
+        return words[0] in _CONTEXT_OPENERS
 
     def is_question(self, part: str) -> bool:
         text = part.strip()
