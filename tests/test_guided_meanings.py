@@ -659,6 +659,40 @@ def test_a_quantity_stated_in_another_unit_is_given_in_the_unit_the_argument_ask
 
 
 @tool
+def rent_locker(months: int, deposit_cents: int) -> Slot:
+    """Rent a locker."""
+    raise NotImplementedError
+
+
+@tool
+def book_sitter(minutes: Annotated[int, Field(description="How long, in minutes.")]) -> Slot:
+    """Book a sitter."""
+    raise NotImplementedError
+
+
+@tool
+def hold_parcel(days: int) -> Slot:
+    """Hold a parcel at the depot."""
+    raise NotImplementedError
+
+
+@pytest.mark.parametrize(
+    ("tool_", "request_", "argument", "value"),
+    [
+        (rent_locker, "Rent a locker for a year with a $40.50 deposit", "months", 12),  # counted in words
+        (rent_locker, "Rent a locker for a year with a $40.50 deposit", "deposit_cents", 4050),  # a symbol
+        (rent_locker, "Rent a locker for two years, deposit 30 euros", "months", 24),
+        (book_sitter, "Book a sitter for three hours", "minutes", 180),
+        (hold_parcel, "Hold my parcel for two weeks", "days", 14),
+    ],
+)
+def test_counts_in_words_calendar_units_and_money_in_cents_convert_too(
+    tool_: Any, request_: str, argument: str, value: int
+) -> None:
+    assert _step_schema(tool_, request_)[argument] == [value]
+
+
+@tool
 def parcel_record(address: str, parcel: str) -> Slot:
     """The land registry record of a parcel."""
     raise NotImplementedError
@@ -696,3 +730,14 @@ def test_the_choices_a_list_takes_are_words_of_its_tool() -> None:
     from pes_agent.guided.choices import tool_options
 
     assert {"wifi", "water", "power"} <= set(tool_options({"s": berth_services.input_schema})["s"].split())
+
+
+@tool
+def footprint(daily_miles: int, meat_meals_per_week: int) -> Slot:
+    """Estimate a lifestyle's carbon footprint."""
+    raise NotImplementedError
+
+
+def test_a_rate_s_unit_is_no_quantity_to_convert() -> None:
+    options = _step_schema(footprint, "I drive 20 miles a day and eat 3 meat meals a week")
+    assert options["meat_meals_per_week"] == [3]

@@ -154,10 +154,10 @@ def guided_arguments_schema(
                 claimed[name] = laid[name]
             continue
         stated = numbered.get(name)
+        if stated is None and _numeric(schema):  # "a $40.50 deposit" for deposit_cents: 4050
+            stated = converted_for(name, schema, part)
         if stated is None and _numeric(schema):
             stated = stated_for(name, part)
-        if stated is None and _numeric(schema):
-            stated = converted_for(name, schema, part)
         fraction = as_fraction(name, schema, part) if _numeric(schema) else None
         if fraction is not None:
             stated = fraction  # "5%" for a rate taken in decimal form

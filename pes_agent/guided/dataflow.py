@@ -203,7 +203,7 @@ def _wanted(
         name = set(stems(argument))
         own = name | set(stems(str(prop.get("description") or "")))
         formatted = set(stems(str(prop.get("format") or "").replace("-", " ")))
-        sole = _sole_producer(search, argument, prop, used)
+        sole = None if free_text(prop) else _sole_producer(search, argument, prop, used)
         for producer, candidate in search.tools.items():
             if producer in used or candidate.output_schema is None:
                 continue
@@ -302,7 +302,9 @@ def _sole_producer(
 ) -> tuple[str, str] | None:
     """The one tool on offer whose output has a field of the argument's very name and type (an
     ``isbn`` from the book search, a ``tracking_number`` from the order): no other tool could
-    provide it, so no word of the request needs to point to it. None when several could."""
+    provide it, so no word of the request needs to point to it. None when several could. Not asked
+    for free text: a ``name`` is anything's, and the one tool on offer giving a name (a storage
+    site's) gives no plant's name."""
     found = [
         (producer, path)
         for producer, candidate in search.tools.items()

@@ -21,7 +21,9 @@ from pes_agent.guided.language.en import (
     FLAG_VERBS,
     FRACTION_WORDS,
     NEGATIONS,
+    QUANTITY_WORDS,
     RATE_WORDS,
+    SPAN_WORDS,
     STOPWORDS,
     UNITS,
     VALUE_LINKS,
@@ -175,23 +177,46 @@ def as_fraction(name: str, schema: Mapping[str, Any], part: str) -> float | None
     return round(found.pop() / 100, 10) if len(found) == 1 else None
 
 
+_COUNTED = re.compile(rf"\b({'|'.join(QUANTITY_WORDS)})\s+([a-z]+)\b")
+_SYMBOLED = re.compile(rf"([$€£])\s?{_NUMBER}(?![\w,]|\.\d)")
+
+
+def _quantities(part: str) -> list[tuple[int | float, str]]:
+    """(amount, unit) for each quantity the part states: "5 minutes", "2kg", "for a year", "two
+    weeks", "$86.40" (a currency's symbol is its unit); not a rate's unit ("20 miles a day")."""
+    lowered = part.casefold()
+    found: list[tuple[int | float, str]] = [
+        (number_value(n), u) for n, u in re.findall(rf"(?<![\w.,/:$€£-]){_NUMBER}\s*([a-z]+)\b", lowered)
+    ]
+    for counted in _COUNTED.finditer(lowered):
+        word, unit = counted.groups()
+        before = lowered[: counted.start()].split()[-1:]
+        if word not in ("a", "an") or (before and before[0] in SPAN_WORDS):  # not "20 miles a day"
+            found.append((QUANTITY_WORDS[word], unit))
+    found += [(number_value(n), symbol) for symbol, n in _SYMBOLED.findall(part)]
+    return found
+
+
 def converted_for(name: str, schema: Mapping[str, Any], part: str) -> float | int | None:
     """The quantity the part states in another unit of the dimension the argument asks in, given in
     the argument's unit: "record for 5 minutes" for a ``duration`` "in seconds" is 300, "a 5km
     radius" for a radius "in meters" 5000. None unless the argument names a unit ("seconds" in its
     description, ``_km`` in its name) and the part states exactly one quantity of that dimension in
     another unit."""
-    last = re.split(r"[_\W]+|(?<=[a-z])(?=[A-Z])", name.strip())[-1].casefold()  # a suffix unit: radius_km
+    pieces = [p.casefold() for p in re.split(r"[_\W]+|(?<=[a-z])(?=[A-Z])", name.strip())]
+    if "per" in pieces:  # a rate (meals_per_week): a count in its unit, no length of time
+        return None
+    last = pieces[-1]  # a suffix unit: radius_km
     described = re.findall(r"[a-z]+", str(schema.get("description") or "").casefold())
     wanted = [UNITS[w] for w in [last, *described] if w in UNITS and len(w) > 1]  # not min_humidity's min
     if not wanted:
         return None
     dimension, size = wanted[0]
     found = set()
-    for number, unit in re.findall(rf"(?<![\w.,/:-]){_NUMBER}\s*([a-z]+)\b", part.casefold()):
+    for amount, unit in _quantities(part):
         stated = UNITS.get(unit)
         if stated is not None and stated[0] == dimension and stated[1] != size:
-            found.add(number_value(number) * stated[1] / size)
+            found.add(amount * stated[1] / size)
     if len(found) != 1:
         return None
     value = found.pop()

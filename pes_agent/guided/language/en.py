@@ -35,6 +35,8 @@ __all__ = [
     "STOPWORDS",
     "STREET_WORDS",
     "UNITS",
+    "QUANTITY_WORDS",
+    "SPAN_WORDS",
     "TOOL_STOPWORDS",
     "FRACTION_WORDS",
     "ORDINALS",
@@ -125,10 +127,39 @@ UNITS: dict[str, tuple[str, float]] = {
     **dict.fromkeys(["centimeter", "centimeters", "centimetre", "centimetres", "cm"], ("length", 0.01)),
     **dict.fromkeys(["gram", "grams", "g"], ("mass", 1.0)),
     **dict.fromkeys(["kilogram", "kilograms", "kg", "kgs"], ("mass", 1000.0)),
+    **dict.fromkeys(["week", "weeks"], ("time", 604800.0)),
+    **dict.fromkeys(["month", "months"], ("calendar", 1.0)),
+    **dict.fromkeys(["year", "years"], ("calendar", 12.0)),
+    **dict.fromkeys(["cent", "cents", "pence", "penny"], ("money", 0.01)),
+    **dict.fromkeys(["dollar", "dollars", "euro", "euros", "$", "€", "£"], ("money", 1.0)),
 }
 """Units a quantity is stated in, each with its dimension and its size in that dimension's base: a
 value stated in one ("5 minutes") is given in the unit an argument asks for ("in seconds": 300).
-Only units that convert by a factor, and no ambiguous ones (miles, pounds, ounces)."""
+Only units that convert by a factor, and no ambiguous ones (miles, pounds, ounces). Months and
+years convert to each other only (a month has no fixed number of days); money converts between a
+currency and its hundredth ("$86.40" is 8640 cents), never between currencies."""
+
+QUANTITY_WORDS: dict[str, int] = {
+    "a": 1,
+    "an": 1,
+    "one": 1,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
+    "ten": 10,
+    "eleven": 11,
+    "twelve": 12,
+}
+"""Counts written as words before a unit ("for a year", "two weeks"): the quantity they state."""
+
+SPAN_WORDS = frozenset("for in within after over under than about around nearly almost only just".split())
+"""Words before "a"/"an" and a unit that make it a length of time or an amount ("for a year",
+"within an hour"); elsewhere it is a rate ("20 miles a day", "3 meals a week"), no quantity."""
 
 KIND_NAME_WORDS = frozenset(
     "topic type kind cuisine sport genre city country location place language category title author "
