@@ -4,7 +4,7 @@ as the right value reaching the right argument."""
 from __future__ import annotations
 
 import json
-from typing import Annotated, TypedDict
+from typing import Annotated, Any, TypedDict
 
 import pytest
 from pydantic import Field
@@ -229,3 +229,62 @@ def test_numbered_list_arguments_take_the_lists_in_the_order_written() -> None:
     got = guided_arguments_schema(schema, part, part, [])
     assert offered(got, "before_A") == [[4.1, 3.9, 4.4]]
     assert offered(got, "before_B") == [[5.0, 5.2, 4.8, 5.1]]
+
+
+class _Venue(TypedDict):
+    venue_id: str
+    lat: float
+    lng: float
+
+
+class _Reviews(TypedDict):
+    review_text: str
+
+
+class _Post(TypedDict):
+    lat: float
+    lng: float
+
+
+@tool
+def venue_search(query: str, lat: float, lng: float) -> _Venue:
+    """Search venues by a query near a point."""
+    raise NotImplementedError
+
+
+@tool
+def venue_reviews(venue_id: str, limit: int = 20) -> _Reviews:
+    """Reviews of a venue."""
+    raise NotImplementedError
+
+
+@tool
+def photo_post(handle: str) -> _Post:
+    """A photo post, with where it was taken."""
+    raise NotImplementedError
+
+
+def _planned(part: str, choice: str, tools: list[Any]) -> list[str]:
+    shapes = {
+        t.name: ToolShape(
+            name=t.name, input_schema=t.input_schema, output_schema=t.output_schema, description=t.summary
+        )
+        for t in tools
+    }
+    plan = parse_guided_plan(json.dumps({part: choice}), [part], list(shapes), shapes, query=part)
+    return [i.required_tools[0] for i in plan.items]
+
+
+def test_a_name_is_no_id_so_the_search_giving_the_id_comes_first() -> None:
+    """ "Las Vegas" is no venue id and "100" is the limit's: the search that gives an id is planned,
+    and its own coordinates are left to the request (no photo post looked up for them)."""
+    part = "Find open jazz venues in Las Vegas with limit 100 and show their reviews"
+    assert _planned(part, "venue_reviews", [venue_search, venue_reviews, photo_post]) == [
+        "venue_search",
+        "venue_reviews",
+    ]
+
+
+def test_an_id_the_request_writes_needs_no_search() -> None:
+    part = "Show the reviews of venue VN-2231"
+    assert _planned(part, "venue_reviews", [venue_search, venue_reviews, photo_post]) == ["venue_reviews"]

@@ -38,7 +38,17 @@ from typing import Any
 
 from pes_agent.guided.choices import can_ground, last_sentence
 from pes_agent.guided.grounding import Candidate, explicit_values, grounded_property, stated_names, text_spans
-from pes_agent.guided.kinds import alike, claimed, declared, free_text, numeric, shaped, unclaimed
+from pes_agent.guided.kinds import (
+    alike,
+    claimed,
+    declared,
+    free_text,
+    identifier,
+    numeric,
+    of_its_kind,
+    shaped,
+    unclaimed,
+)
 from pes_agent.guided.language import language
 from pes_agent.guided.shapes import ToolShape, compatible, prepared
 from pes_agent.guided.words import common_words, meant, stems
@@ -184,6 +194,14 @@ def _wanted(
     if asked_first:  # arguments: those take a field of their own name, never one the part only names
         required = [a for a, p in properties.items() if isinstance(p, Mapping) and "default" not in p][:3]
     claims = {a: claimed(a, properties[a], search.part) for a in required}
+    # what the part states beside an optional argument's name is that one's too ("with limit 100":
+    # no business id), though the argument is not asked for
+    optional = {
+        v
+        for a, p in properties.items()
+        if a not in claims and isinstance(p, Mapping)
+        for v in claimed(a, p, search.part)
+    }
     # the words of the tool's own inputs name those inputs, not a field to look up ("the client name
     # 'Molly Brown'" names no product name for the due date)
     inputs = {w for a in properties for w in stems(a)}
@@ -191,10 +209,16 @@ def _wanted(
         prop = properties[argument]
         if "enum" in prop or "const" in prop or prop.get("type") == "boolean":
             continue
+        if depth > 0 and not (shaped(prop) or identifier(argument)):  # a lookup's own inputs come
+            continue  # from the request, but for an id only another lookup gives (no coordinates
+            # from an Instagram post for a business search)
         # what the part states beside another argument's name is that one's ("a basic salary of 2000
         # and an allowance equal to the GCD": 2000 is no allowance)
         taken = {v for a, values in claims.items() if a != argument for v in values} - claims[argument]
-        held = grounded_property(prop, search.values) is not None
+        kindred = [
+            v for v in unclaimed(search.values, taken | optional) if of_its_kind(argument, prop, v.value)
+        ]
+        held = grounded_property(prop, kindred) is not None
         # stated outright (quoted, a date, a number), enough of them for every argument of this shape
         # ("between her start date and 2025-01-01": one date for two, so the start is looked up)
         fits = grounded_property(prop, unclaimed(search.stated, taken))

@@ -12,14 +12,25 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pes_agent.guided.grounding import Candidate, grounded_property
+from pes_agent.guided.language import language
 from pes_agent.guided.language.en import PROVENANCE
 from pes_agent.guided.named import introduced_values, stated_for
 from pes_agent.guided.numbers import as_number
-from pes_agent.guided.pairs import GENERIC
+from pes_agent.guided.pairs import GENERIC, KINDS, WHEN, bare_number, dated
 from pes_agent.guided.shapes import types_of
 from pes_agent.guided.words import name_words, stems
 
-__all__ = ["alike", "claimed", "declared", "free_text", "numeric", "shaped", "unclaimed"]
+__all__ = [
+    "alike",
+    "claimed",
+    "declared",
+    "free_text",
+    "identifier",
+    "numeric",
+    "of_its_kind",
+    "shaped",
+    "unclaimed",
+]
 
 
 def declared(description: str, producer: str) -> bool:
@@ -64,11 +75,17 @@ def claimed(argument: str, schema: Mapping[str, Any], part: str) -> set[str]:
     and texts that are no numbers and fit the argument ("a loan of $10,000 … a term of 5 years"
     claims no 10,000 for ``loan_term``; "'Inception' released in 2010" no title for ``release_year``)."""
     number = stated_for(argument, part)
+    if number is not None and not numeric(schema) and grounded_property(schema, [_candidate(number)]) is None:
+        number = None  # "the recipe for 10": no recipe id of the form R-123
     texts = [v for v in introduced_values(argument, part) if as_number(v) is None]
     fitting = grounded_property(schema, [Candidate(value=v, source="step") for v in texts]) if texts else None
     return {str(v).casefold() for v in (fitting or {}).get("enum") or ()} | (
         {str(float(number))} if number is not None else set()
     )
+
+
+def _candidate(number: float) -> Candidate:
+    return Candidate(value=str(int(number)) if float(number).is_integer() else str(number), source="step")
 
 
 def unclaimed(values: Sequence[Candidate], taken: set[str]) -> list[Candidate]:
@@ -92,3 +109,35 @@ def shaped(schema: Mapping[str, Any]) -> bool:
     """An argument whose value has a shape (a pattern, a format): a field named in the request fills
     it only when the field's own name speaks of the argument too (an airport code is no start date)."""
     return "pattern" in schema or "format" in schema
+
+
+IDENTIFIER_WORDS = frozenset({"id", "ids", "identifier", "uuid"})
+"""Last words of an argument's name that ask for an identifier (``business_id``, ``courseId``)."""
+_IDENTIFIER = re.compile(r"\S*(?:\d|[-_:.]|[a-z][A-Z])\S*")
+"""An identifier as written: one token with a digit, a joiner or a capital inside it ("RS-3307",
+"ChIJ8f2", "user_42"); "Las Vegas" and "Houston" are names, not ids."""
+
+
+def identifier(argument: str) -> bool:
+    """Whether an argument's name asks for an identifier (``business_id``, ``courseId``)."""
+    words = name_words(argument)
+    return bool(words) and words[-1] in IDENTIFIER_WORDS
+
+
+def of_its_kind(argument: str, schema: Mapping[str, Any], value: str) -> bool:
+    """Whether a value the request states can be a free text argument's at all, by what its name
+    asks for: an id is written as an identifier, a kind or a name of something is no bare number or
+    date, a clock time is no date. A value that cannot leaves the argument to an earlier step's
+    output (``dataflow``): "Find open nightclubs in Las Vegas and show their reviews" holds no
+    business id, so the search that gives one is planned first."""
+    if not free_text(schema):
+        return True
+    words = name_words(argument)
+    if identifier(argument):
+        return _IDENTIFIER.fullmatch(value.strip()) is not None
+    about = set(stems(f"{argument} {schema.get('description') or ''}"))
+    if about & KINDS and not about & WHEN and (bare_number(value) or dated(value)):
+        return False
+    if "time" in words and not {"date", "datetime", "timestamp"} & set(words):
+        return not (dated(value) and not language().times(value))
+    return True

@@ -17,7 +17,7 @@ from pes_agent.guided.language import language
 from pes_agent.guided.language.en import GENERIC_NAME_WORDS, KIND_NAME_WORDS, WHEN_NAME_WORDS
 from pes_agent.guided.words import stems
 
-__all__ = ["GENERIC", "settle_free"]
+__all__ = ["GENERIC", "bare_number", "dated", "settle_free"]
 
 GENERIC = frozenset(stems(" ".join(GENERIC_NAME_WORDS)))
 KINDS = frozenset(stems(" ".join(KIND_NAME_WORDS)))
@@ -39,9 +39,9 @@ def settle_free(
         for holder in _enums(out[name]):
             rest = [o for o in holder["enum"] if o not in spent and not _only_name(o, own)]
             if own & KINDS:  # a kind or a name of something is never a bare number
-                rest = [o for o in rest if not _bare_number(o)] or rest
+                rest = [o for o in rest if not bare_number(o)] or rest
             if about & KINDS and not about & WHEN:  # "name of the location": no date, no clock time
-                rest = [o for o in rest if not _dated(o)] or rest
+                rest = [o for o in rest if not dated(o)] or rest
             if rest:
                 holder["enum"] = rest
     claimed: dict[str, list[Any]] = {}
@@ -76,7 +76,7 @@ def _enums(schema: dict[str, Any]) -> list[dict[str, Any]]:
     return [a for a in copies if isinstance(a, dict) and isinstance(a.get("enum"), list)]
 
 
-def _dated(option: Any) -> bool:
+def dated(option: Any) -> bool:
     """A date or a clock time, whole ("August 15, 2024", "2024-08-15", "10 am")."""
     if not isinstance(option, str):
         return False
@@ -85,7 +85,7 @@ def _dated(option: Any) -> bool:
     return text in spans or re.fullmatch(r"\d{4}-\d{2}-\d{2}", text) is not None
 
 
-def _bare_number(option: Any) -> bool:
+def bare_number(option: Any) -> bool:
     if isinstance(option, bool):
         return False
     return isinstance(option, int | float) or (
