@@ -288,3 +288,20 @@ def test_a_name_is_no_id_so_the_search_giving_the_id_comes_first() -> None:
 def test_an_id_the_request_writes_needs_no_search() -> None:
     part = "Show the reviews of venue VN-2231"
     assert _planned(part, "venue_reviews", [venue_search, venue_reviews, photo_post]) == ["venue_reviews"]
+
+
+@tool
+def roundtrip_search(
+    origin_city: Annotated[str, Field(description="Starting city for the trip")],
+    departure_date: Annotated[str, Field(description="Start date for the trip")],
+) -> _Reviews:
+    """Search round-trip flights."""
+    raise NotImplementedError
+
+
+def test_a_city_named_so_takes_no_date_and_a_date_named_so_only_dates() -> None:
+    """The description's "Starting" is no reason to offer a city a date: the name says city."""
+    part = "Book a round trip flight from New York to Los Angeles that departs on July 5, 2024"
+    got = guided_arguments_schema(roundtrip_search.input_schema, part, part, [], tool_text="roundtrip search")
+    assert "July 5, 2024" not in offered(got, "origin_city") and "New York" in offered(got, "origin_city")
+    assert offered(got, "departure_date") and "New York" not in offered(got, "departure_date")

@@ -22,6 +22,8 @@ __all__ = ["GENERIC", "bare_number", "dated", "settle_free"]
 GENERIC = frozenset(stems(" ".join(GENERIC_NAME_WORDS)))
 KINDS = frozenset(stems(" ".join(KIND_NAME_WORDS)))
 WHEN = frozenset(stems(" ".join(WHEN_NAME_WORDS)))
+DAY_WORDS = frozenset(stems("date day birthday birthdate deadline"))
+"""Words of an argument's name that ask for a day (not a clock time, a year or a period)."""
 
 
 def settle_free(
@@ -40,8 +42,12 @@ def settle_free(
             rest = [o for o in holder["enum"] if o not in spent and not _only_name(o, own)]
             if own & KINDS:  # a kind or a name of something is never a bare number
                 rest = [o for o in rest if not bare_number(o)] or rest
-            if about & KINDS and not about & WHEN:  # "name of the location": no date, no clock time
+            # "name of the location", an origin_city "Starting city for the trip": no date, no clock
+            # time (the name says what it is before the description's words do)
+            if (own & KINDS and not own & WHEN) or (about & KINDS and not about & WHEN):
                 rest = [o for o in rest if not dated(o)] or rest
+            elif own & DAY_WORDS:  # a departure_date: the dates, when the request states any
+                rest = [o for o in rest if dated(o)] or rest
             if rest:
                 holder["enum"] = rest
     claimed: dict[str, list[Any]] = {}
