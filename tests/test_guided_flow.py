@@ -305,3 +305,34 @@ def test_a_city_named_so_takes_no_date_and_a_date_named_so_only_dates() -> None:
     got = guided_arguments_schema(roundtrip_search.input_schema, part, part, [], tool_text="roundtrip search")
     assert "July 5, 2024" not in offered(got, "origin_city") and "New York" in offered(got, "origin_city")
     assert offered(got, "departure_date") and "New York" not in offered(got, "departure_date")
+
+
+@tool
+def museum_price(
+    museum: str, adults: int, children: Annotated[int, Field(description="Children under 16.")] = 0
+) -> _Reviews:
+    """Price a museum visit."""
+    raise NotImplementedError
+
+
+def test_counts_in_words_are_values_and_an_optional_count_the_request_names_is_given() -> None:
+    part = "What would two adults and three children pay at the 'Halden' museum"
+    got = guided_arguments_schema(museum_price.input_schema, part, part, [], tool_text="museum price")
+    assert offered(got, "adults") == [2] and offered(got, "children") == [3]
+
+
+def test_an_option_written_with_an_underscore_is_named_by_its_words() -> None:
+    from pes_agent.guided.choices import can_ground
+
+    schema = {
+        "type": "object",
+        "properties": {"service": {"type": "string", "enum": ["oil_change", "brakes"]}},
+        "required": ["service"],
+    }
+    assert can_ground(schema, "Quote an oil change for my van", "")
+
+
+def test_a_count_that_only_counts_is_not_held_to_a_call() -> None:
+    from pes_agent.guided.accounting import stated_values
+
+    assert [s.text for s in stated_values("the lengths of the other two sides are 4 and 5")] == ["4", "5"]

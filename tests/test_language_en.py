@@ -129,3 +129,11 @@ def test_a_month_of_a_year_is_read_with_its_iso_form() -> None:
 )
 def test_the_values_a_description_names_for_its_argument(description: str, values: list[str]) -> None:
     assert EN.mentioned_values(description) == values
+
+
+def test_counts_in_words_are_read_from_two_up_and_not_inside_a_compound() -> None:
+    assert [(c.text, c.value) for c in EN.counts("two adults and Three children")] == [
+        ("two", 2),
+        ("Three", 3),
+    ]
+    assert EN.counts("one of them uses two-factor codes") == []

@@ -65,9 +65,12 @@ def stated_values(query: str, tool_text: str = "") -> list[Stated]:
     days = {d.text: d.iso for d in [*language().dates(query), *language().months(query)]}
     isos = set(days.values())
     out: list[Stated] = []
+    counted = {c.text for c in language().counts(query)}
     for value in explicit:
         if value in isos and value not in query:
             continue  # the ISO form of a date written otherwise: a form of that value, not another
+        if value in counted:
+            continue  # a count in words ("the other two sides, 4 and 5") often counts, not asks
         forms = (value, days[value]) if value in days else (value,)
         percent = bool(re.search(rf"(?<![\w.]){re.escape(value)}\s*%", query))
         out.append(Stated(text=value, forms=forms, percent=percent))

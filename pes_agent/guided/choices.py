@@ -343,16 +343,20 @@ def enum_choices(
     return {**schema, "enum": kept}
 
 
+_WORDS = re.compile(r"[^\W_]+(?:-[^\W_]+)*")
+"""Words as options and texts are compared: a hyphen joins, an underscore separates."""
+
+
 def _named(options: Sequence[Any], text: str, words: Mapping[str, str] | None = None) -> list[Any]:
     """The string options ``text`` names, as words or stems, in the order it names them; also by
     the ``words`` the schema gives an option (``described``: "euros" names EUR)."""
-    lowered = " " + " ".join(re.findall(r"[\w-]+", text.casefold())) + " "
+    lowered = " " + " ".join(_WORDS.findall(text.casefold())) + " "
     said = set(stems(text))
     found = []
     for option in options:
         if not isinstance(option, str) or not option.strip():
             continue
-        value = " ".join(re.findall(r"[\w-]+", option.casefold()))
+        value = " ".join(_WORDS.findall(option.casefold()))  # "oil_change" is named "oil change"
         at = lowered.find(f" {value} ")
         if at < 0 and word_stem(value) in said:
             at = len(lowered)

@@ -89,8 +89,9 @@ class Candidate:
 
 
 def explicit_values(text: str) -> list[str]:
-    """The values a text states outright: quoted text, addresses, dates and numbers (``text_spans``
-    without names and words). An argument one of them fills was given by the request."""
+    """The values a text states outright: quoted text, addresses, dates and numbers, in digits or
+    in words ("three children": 3) (``text_spans`` without names and words). An argument one of
+    them fills was given by the request."""
     return _stated(text)[0]
 
 
@@ -117,6 +118,7 @@ def _stated(text: str) -> tuple[list[str], str]:
         found.append(street.group(0))
     plain = _STREET.sub(" ", plain)
     found += [m.group(0) for m in _NUMBER.finditer(plain)]
+    found += [count.text for count in language().counts(plain)]  # "two adults": 2 (``_typed``)
     return found, plain
 
 
@@ -344,7 +346,13 @@ def composable(schema: Mapping[str, Any], validator: Draft202012Validator) -> bo
 
 
 def _typed(value: Any, schema: Mapping[str, Any]) -> Iterator[Any]:
-    """``value`` as each JSON type the schema may want (the text "84" is also the number 84)."""
+    """``value`` as each JSON type the schema may want (the text "84" is also the number 84); a
+    count in words is only its number: "two adults" gives ``adults`` 2 and no museum's name "two";
+    being no digits, it is never an operand of arithmetic ("add the two prices" adds the prices)."""
+    counted = language().counts(value) if isinstance(value, str) else []
+    if len(counted) == 1 and counted[0].text == value.strip():  # "two" is 2, never a name
+        yield counted[0].value
+        return
     yield value
     if isinstance(value, str):
         number = as_number(value.strip()) if _NUMBER.fullmatch(value.strip()) else None

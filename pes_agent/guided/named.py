@@ -44,8 +44,9 @@ _ASSIGNED = re.compile(r"(?<![\w.])([A-Za-z_]\w*)\s*[=:]\s*(-?\d+(?:\.\d+)?)(?!\
 def stated_for(name: str, part: str) -> float | int | None:
     """The number the part states beside a word of the argument's name: "to 6 servings" for
     ``servings``, "quantity 3" for ``quantity``, "a bill of $50" for ``bill_total``, "18% tip" for
-    ``tip_percentage``; "c = -4" for ``c``. That number is the argument's, though an earlier result
-    holds another (the recipe's own 4 servings); None unless exactly one number is stated so."""
+    ``tip_percentage``; "c = -4" for ``c``; "three children" for ``children``. That number is the
+    argument's, though an earlier result holds another (the recipe's own 4 servings); None unless
+    exactly one number is stated so."""
     assigned = {number_value(v) for n, v in _ASSIGNED.findall(part) if n.casefold() == name.casefold()}
     if len(assigned) == 1:  # "a=1, b=-3, c=2": the argument's own name, set to a number
         return assigned.pop()
@@ -57,6 +58,10 @@ def stated_for(name: str, part: str) -> float | int | None:
         for m in re.finditer(rf"([a-z]+)(?:\s+(?:{_LINK}))?\s*{_NUMBER}(?![-/:.,]?\d)", text)
     ]
     found = {number_value(n) for n, word in pairs if _word_forms(word) & own}
+    for count in language().counts(part):  # "three children" for children
+        after = re.match(r"\s*([a-z]+)", text[text.find(count.text.casefold()) + len(count.text) :])
+        if after is not None and _word_forms(after.group(1)) & own:
+            found.add(count.value)
     return found.pop() if len(found) == 1 else None
 
 

@@ -8,10 +8,10 @@ functions.
 
 from __future__ import annotations
 
-from pes_agent.guided.language.base import Coded, DateSpan, Language, TimeSpan
+from pes_agent.guided.language.base import Coded, Counted, DateSpan, Language, TimeSpan
 from pes_agent.guided.language.en import ENGLISH
 
-__all__ = ["Coded", "DateSpan", "Language", "TimeSpan", "language"]
+__all__ = ["Coded", "Counted", "DateSpan", "Language", "TimeSpan", "language"]
 
 
 def language() -> Language:

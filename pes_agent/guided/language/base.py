@@ -33,6 +33,14 @@ class Coded:
     code: str
 
 
+@dataclass(frozen=True, kw_only=True)
+class Counted:
+    """A count the request writes in words, and its value ("three children": three, 3)."""
+
+    text: str
+    value: int
+
+
 class Language(Protocol):
     def is_context(self, part: str) -> bool:
         """Whether a sentence only gives context ("A tent weighs 4 pounds.") rather than asking."""
@@ -49,6 +57,11 @@ class Language(Protocol):
     def currencies(self, text: str) -> list[Coded]:
         """The currencies the text names, in order, each as written and as its ISO 4217 code
         ("500 US dollars" → USD, "in euros" → EUR, "£20" → GBP, "JPY" → JPY)."""
+        ...
+
+    def counts(self, text: str) -> list[Counted]:
+        """The counts the text writes in words, in order ("two adults and three children" → 2,
+        3): not "one" or "a", which say more often which than how many."""
         ...
 
     def months(self, text: str) -> list[DateSpan]:

@@ -11,7 +11,7 @@ import datetime as dt
 import re
 from collections.abc import Collection
 
-from pes_agent.guided.language.base import Coded, DateSpan, TimeSpan
+from pes_agent.guided.language.base import Coded, Counted, DateSpan, TimeSpan
 from pes_agent.guided.language.similar import similar_words
 
 __all__ = [
@@ -156,6 +156,11 @@ QUANTITY_WORDS: dict[str, int] = {
     "twelve": 12,
 }
 """Counts written as words before a unit ("for a year", "two weeks"): the quantity they state."""
+
+_COUNT = re.compile(
+    rf"(?<![\w-])(?:{'|'.join(w for w, n in QUANTITY_WORDS.items() if n > 1)})(?![\w-])", re.IGNORECASE
+)
+"""A count from two up, as a word of its own ("two-factor" is no count)."""
 
 SPAN_WORDS = frozenset("for in within after over under than about around nearly almost only just".split())
 """Words before "a"/"an" and a unit that make it a length of time or an amount ("for a year",
@@ -389,6 +394,12 @@ class English:
             if code is not None:
                 out.append(Coded(text=written, code=code))
         return out
+
+    def counts(self, text: str) -> list[Counted]:
+        return [
+            Counted(text=m.group(0), value=QUANTITY_WORDS[m.group(0).casefold()])
+            for m in _COUNT.finditer(text)
+        ]
 
     def months(self, text: str) -> list[DateSpan]:
         taken = [range(m.start(), m.end()) for form in _DATE_FORMS for m in form.finditer(text)]
