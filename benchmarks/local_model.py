@@ -761,6 +761,11 @@ def _parser() -> argparse.ArgumentParser:
         type=Path,
         help="with --base-url: a saved run's in-process figures, not a new pass",
     )
+    parser.add_argument(
+        "--first-option",
+        action="store_true",
+        help="no model: every grammar's first option (benchmarks/first_option.py), in this process",
+    )
     parser.add_argument("--child", dest="child_setting", choices=SETTINGS, help=argparse.SUPPRESS)
     parser.add_argument("--ids", help=argparse.SUPPRESS)
     return parser
@@ -783,6 +788,23 @@ def _options(args: argparse.Namespace) -> Options:
     )
 
 
+async def _first_option_run(options: Options, config: Mapping[str, Any]) -> list[Outcome]:
+    """Every task in this process on ``FirstOptionProvider``: no model, no child, no timeout. A
+    check of what guided mode offers (the right tool and values offered first), in seconds; not a
+    model figure."""
+    from benchmarks.first_option import FirstOptionProvider
+
+    outcomes = []
+    for setting in options.settings:
+        for task_id in options.task_ids:
+            outcome = await run_task(
+                ALL_TASKS[task_id], setting, config, FirstOptionProvider(), options.tools
+            )
+            _progress(outcome)
+            outcomes.append(outcome)
+    return outcomes
+
+
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     if args.child_setting:
@@ -791,7 +813,11 @@ def main(argv: list[str] | None = None) -> int:
     config = run_config(options.structured, options.model_path, options.retrieval)
     source = options.model_path or provider_config(config).model_package
     try:
-        model = f"{locate_model('local', provider_config(config)).name} ({source})"
+        model = (
+            "none: the first option of every grammar"
+            if args.first_option
+            else f"{locate_model('local', provider_config(config)).name} ({source})"
+        )
     except PesAgentError as exc:
         if not (args.base_url and args.in_process_from):  # the in-process pass needs the file
             print(f"local_model benchmark: {exc}", file=sys.stderr)
@@ -811,11 +837,12 @@ def main(argv: list[str] | None = None) -> int:
         "tools_offered": max(options.tools, len(harness_tools([]))),
         "retrieval": options.retrieval,
     }
-    in_process = (
-        saved_outcomes(args.in_process_from, options.task_ids, options.settings)
-        if args.base_url and args.in_process_from
-        else [o for setting in options.settings for o in run_setting(setting, options)]
-    )
+    if args.first_option:
+        in_process = asyncio.run(_first_option_run(options, config))
+    elif args.base_url and args.in_process_from:
+        in_process = saved_outcomes(args.in_process_from, options.task_ids, options.settings)
+    else:
+        in_process = [o for setting in options.settings for o in run_setting(setting, options)]
     outcomes = list(in_process)
     findings: LogFindings | None = None
     if args.base_url:

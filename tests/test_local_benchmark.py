@@ -451,3 +451,16 @@ def test_a_report_is_saved_as_json_and_markdown(tmp_path: Path) -> None:
 def test_unknown_settings_are_refused() -> None:
     with pytest.raises(SystemExit, match="unknown"):
         local_model._options(local_model._parser().parse_args(["--settings", "plans,guess"]))
+
+
+def test_the_first_option_check_runs_tasks_without_a_model(tmp_path: Path) -> None:
+    """``--first-option``: whole runs in this process, every grammar's first option taken; the
+    README job's plan comes out right with no model at all (its arithmetic is a composition, whose
+    first option is no expression)."""
+    code = local_model.main(
+        ["--first-option", "--set", "dev", "--tasks", "1", "--settings", "plans", "--out-dir", str(tmp_path)]
+    )
+    saved = json.loads(next(tmp_path.glob("*.json")).read_text(encoding="utf-8"))
+    assert code == 0 and saved["model"] == "none: the first option of every grammar"
+    (outcome,) = saved["outcomes"]
+    assert outcome["plan_right"] and outcome["crash"] is None
