@@ -321,6 +321,13 @@ def test_counts_in_words_are_values_and_an_optional_count_the_request_names_is_g
     assert offered(got, "adults") == [2] and offered(got, "children") == [3]
 
 
+def test_a_count_written_twice_counts_the_word_after_each_writing() -> None:
+    """The second "two" counts the children, not the adults again: the optional children are 2."""
+    part = "Price it for two adults, two children and three seniors at the 'Halden' museum"
+    got = guided_arguments_schema(museum_price.input_schema, part, part, [], tool_text="museum price")
+    assert offered(got, "adults") == [2] and offered(got, "children") == [2]
+
+
 def test_an_option_written_with_an_underscore_is_named_by_its_words() -> None:
     from pes_agent.guided.choices import can_ground
 

@@ -40,6 +40,8 @@ _LINK = "|".join(re.escape(w) for w in sorted(VALUE_LINKS))
 _ASSIGNED = re.compile(r"(?<![\w.])([A-Za-z_]\w*)\s*[=:]\s*(-?\d+(?:\.\d+)?)(?!\w|\.\d)")
 """A name set to a number, as in code or maths: "a=1", "c = -4", "rate: 5"."""
 
+_NEXT_WORD = re.compile(r"\s*([a-z]+)")
+
 
 def stated_for(name: str, part: str) -> float | int | None:
     """The number the part states beside a word of the argument's name: "to 6 servings" for
@@ -58,8 +60,8 @@ def stated_for(name: str, part: str) -> float | int | None:
         for m in re.finditer(rf"([a-z]+)(?:\s+(?:{_LINK}))?\s*{_NUMBER}(?![-/:.,]?\d)", text)
     ]
     found = {number_value(n) for n, word in pairs if _word_forms(word) & own}
-    for count in language().counts(part):  # "three children" for children
-        after = re.match(r"\s*([a-z]+)", text[text.find(count.text.casefold()) + len(count.text) :])
+    for count in language().counts(text):  # "three children" for children
+        after = _NEXT_WORD.match(text, count.start + len(count.text))
         if after is not None and _word_forms(after.group(1)) & own:
             found.add(count.value)
     return found.pop() if len(found) == 1 else None

@@ -39,6 +39,9 @@ class Counted:
 
     text: str
     value: int
+    start: int
+    """Where ``text`` starts in the text read: the word after it is what it counts, and a count
+    written twice ("two rooms for two adults") counts two things."""
 
 
 class Language(Protocol):

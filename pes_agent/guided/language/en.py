@@ -397,7 +397,7 @@ class English:
 
     def counts(self, text: str) -> list[Counted]:
         return [
-            Counted(text=m.group(0), value=QUANTITY_WORDS[m.group(0).casefold()])
+            Counted(text=m.group(0), value=QUANTITY_WORDS[m.group(0).casefold()], start=m.start())
             for m in _COUNT.finditer(text)
         ]
 
