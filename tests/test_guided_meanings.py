@@ -692,6 +692,11 @@ def test_counts_in_words_calendar_units_and_money_in_cents_convert_too(
     assert _step_schema(tool_, request_)[argument] == [value]
 
 
+def test_an_amount_converted_to_a_whole_number_of_cents_is_offered_as_a_whole_number() -> None:
+    """$19.99 is 1998.9999… cents in floating point: the option is 1999, not 1999.0."""
+    assert json.dumps(_step_schema(rent_locker, "Rent a locker, deposit $19.99")["deposit_cents"]) == "[1999]"
+
+
 @tool
 def parcel_record(address: str, parcel: str) -> Slot:
     """The land registry record of a parcel."""

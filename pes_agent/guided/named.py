@@ -226,5 +226,5 @@ def converted_for(name: str, schema: Mapping[str, Any], part: str) -> float | in
             found.add(amount * stated[1] / size)
     if len(found) != 1:
         return None
-    value = found.pop()
-    return int(value) if float(value).is_integer() else round(value, 6)
+    value = round(float(found.pop()), 6)  # $19.99 is 1998.9999… cents in floating point
+    return int(value) if value.is_integer() else value
