@@ -86,8 +86,8 @@ SHAPES = {
 NAMES = list(SHAPES)
 
 
-def _plan(part: str, choice: str) -> list[tuple[str, dict[str, str]]]:
-    plan = parse_guided_plan(json.dumps({part: choice}), [part], NAMES, SHAPES, query=part)
+def _plan(part: str, choice: str, shapes: dict[str, ToolShape] = SHAPES) -> list[tuple[str, dict[str, str]]]:
+    plan = parse_guided_plan(json.dumps({part: choice}), [part], list(shapes), shapes, query=part)
     return [(i.required_tools[0], dict(i.bindings)) for i in plan.items]
 
 
@@ -159,3 +159,71 @@ async def test_a_run_converts_the_quote_and_states_the_converted_price() -> None
     ]
     assert response.status == "success"
     assert "44.1" in response.response
+
+
+class Rota(TypedDict):
+    summary: str
+    pharmacies: int
+
+
+@tool
+def night_rota(town: str) -> Rota:
+    """Which pharmacies are on night duty in a town."""
+    return {"summary": "Linden pharmacy", "pharmacies": 1}
+
+
+@tool
+def yearly_refills(year: int) -> Rota:
+    """How many refills were dispensed in a year."""
+    return {"summary": "1200 refills", "pharmacies": 3}
+
+
+@tool
+def deliver_in(town: Literal["Thalwil", "Horgen"], note: str) -> Sent:
+    """Arrange a home delivery in a town."""
+    return {"message_id": "D-1"}
+
+
+@tool
+def register_patient(area: Literal["Thalwil", "Horgen"], patient_name: str) -> Sent:
+    """Register a patient with the pharmacies of an area."""
+    return {"message_id": "P-1"}
+
+
+@tool
+def text_patient(mobile: Annotated[str, Field(pattern="^[0-9]{4,12}$")], text: str) -> Sent:
+    """Send a patient a text message."""
+    return {"message_id": "T-1"}
+
+
+def _with(*extra: Any) -> dict[str, ToolShape]:
+    return {
+        **SHAPES,
+        **{
+            t.name: ToolShape(name=t.name, input_schema=t.input_schema, output_schema=t.output_schema)
+            for t in extra
+        },
+    }
+
+
+def test_a_place_the_chosen_tool_takes_is_no_destination_for_a_tool_taking_a_place_too() -> None:
+    """ "in Thalwil" is where the rota is looked up (``town``), not where a delivery goes."""
+    assert _plan(
+        "Which pharmacies are on night duty in Thalwil", "night_rota", _with(night_rota, deliver_in)
+    ) == [("night_rota", {})]
+
+
+def test_a_name_of_something_is_not_filled_by_any_text_the_result_holds() -> None:
+    """A patient's name from the rota's summary would register a pharmacy as a patient."""
+    shapes = _with(night_rota, register_patient)
+    assert _plan("Which pharmacies are on night duty in Thalwil", "night_rota", shapes) == [
+        ("night_rota", {})
+    ]
+
+
+def test_a_value_a_chosen_tools_typed_argument_takes_is_no_destination() -> None:
+    """ "in 2024" is the year counted, though a mobile number's pattern would accept it too."""
+    shapes = _with(yearly_refills, text_patient)
+    assert _plan("How many refills were dispensed in 2024", "yearly_refills", shapes) == [
+        ("yearly_refills", {})
+    ]

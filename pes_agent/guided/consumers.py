@@ -12,7 +12,10 @@ it the answer states the quote in pounds as if in euros, or says a message was s
 
 Decided by schemas: which values an argument accepts, which output fields fit the other inputs. A
 tool that takes the value and nothing an output could give (an account looked up by its email) acts
-on no result, and is never planned this way.
+on no result, and is never planned this way. "In" also says where or when: a value a planned tool's
+typed argument takes ("sales in 2024" for a ``year``), or one a consumer would take by an argument
+named as a planned tool's is ("the weather in Paris": the weather's ``city``, not a hotel's), is
+that tool's input, not a destination.
 """
 
 from __future__ import annotations
@@ -24,9 +27,11 @@ from typing import Any
 
 from pes_agent.guided.currencies import as_currency_choice
 from pes_agent.guided.dataflow import Binding, ImpliedStep, ToolShape
-from pes_agent.guided.grounding import checking, explicit_values
+from pes_agent.guided.grounding import Candidate, checking, explicit_values, grounded_property
+from pes_agent.guided.kinds import free_text
 from pes_agent.guided.language import language
 from pes_agent.guided.language.en import TARGET_WORDS
+from pes_agent.guided.pairs import GENERIC, KINDS
 from pes_agent.guided.shapes import compatible, prepared
 from pes_agent.guided.words import stems
 
@@ -97,14 +102,22 @@ def consumer_steps(
         d
         for d in destinations(part)
         if not any(
-            _takes(prop, name, d, part) for t in using if t in tools for name, prop in _inputs(tools[t])
+            _takes(prop, name, d, part) or _holds(prop, d)
+            for t in using
+            if t in tools
+            for name, prop in _inputs(tools[t])
         )
     ]
+    # a consumer's argument named as a planned tool's (a hotel's ``city`` beside the weather's) would
+    # take what that tool takes: "the weather in Paris" states the weather's city, not a destination
+    planned_words = (
+        frozenset(w for t in using if t in tools for n, _ in _inputs(tools[t]) for w in stems(n)) - GENERIC
+    )
     asked = frozenset(stems(part))
     of = frozenset(stems(" ".join(language().of_words(part))))
     out: list[ImpliedStep] = []
     while wanted:
-        found = _consumer(wanted, tools, using, fields, part, asked)
+        found = _consumer(wanted, tools, using, fields, part, asked, planned_words)
         if found is None:
             break
         name, fed = found
@@ -127,17 +140,24 @@ def _consumer(
     fields: Sequence[tuple[str, Mapping[str, Any], frozenset[str]]],
     part: str,
     asked: frozenset[str],
+    planned_words: frozenset[str],
 ) -> tuple[str, list[str]] | None:
     """The offered tool that takes a wanted destination and whose other required inputs the chosen
     tool's output fields can each fill (at least one), with those inputs; of several, the one the
-    part's words speak of most, then the first offered."""
+    part's words speak of most, then the first offered. An argument sharing a word of its name
+    with a planned tool's arguments (``planned_words``) takes no destination."""
     best: tuple[int, str, list[str]] | None = None
     for name, shape in tools.items():
         if name in using:
             continue
         inputs = dict(_inputs(shape))
         required = [a for a in prepared(shape).schema.get("required") or () if a in inputs]
-        taking = {a for a in required for d in wanted if _takes(inputs[a], a, d, part)}
+        taking = {
+            a
+            for a in required
+            for d in wanted
+            if _takes(inputs[a], a, d, part) and not set(stems(a)) & planned_words
+        }
         if not taking:
             continue
         fed = [a for a in required if a not in taking and not _choice(inputs[a])]
@@ -154,9 +174,10 @@ def _fillable(
 ) -> bool:
     """Whether an output field can fill a consumer's input: any field of its type for a free value
     (a message takes the phone number found), a field sharing a word of its name for one with a
-    ``format`` or ``pattern`` (a vehicle id only from a field of vehicle ids)."""
+    ``format`` or ``pattern`` (a vehicle id only from a field of vehicle ids) or one whose name asks
+    for a kind or a name of something (``KINDS``: a patient's name is no pharmacy's summary)."""
     own = set(stems(argument))
-    shaped = "format" in prop or "pattern" in prop
+    shaped = "format" in prop or "pattern" in prop or bool(own & KINDS)
     return any(compatible(out, prop) and (not shaped or words & own) for _, out, words in fields)
 
 
@@ -167,6 +188,13 @@ def _inputs(shape: ToolShape) -> Iterable[tuple[str, Mapping[str, Any]]]:
 
 def _choice(prop: Mapping[str, Any]) -> bool:
     return "enum" in prop or "const" in prop or prop.get("type") == "boolean"
+
+
+def _holds(prop: Mapping[str, Any], destination: Destination) -> bool:
+    """Whether a typed argument (a number, a date: not free text, which takes any word) takes the
+    destination as its value: "in 2024" is a ``year``'s, not a place to send a result to."""
+    candidates = [Candidate(value=f, source="query") for f in destination.forms]
+    return not free_text(prop) and grounded_property(prop, candidates) is not None
 
 
 def _takes(prop: Mapping[str, Any], name: str, destination: Destination, part: str) -> bool:
