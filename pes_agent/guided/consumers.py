@@ -50,8 +50,9 @@ class Destination:
     shaped: bool = False
 
 
-_WORD_AFTER = re.compile(r"\s+([^\W\d_][\w'-]*)(?![\w.@+-]*[\w@])")
-"""The word after a word of destination, when it is a word and not the start of an address."""
+_WORD_AFTER = re.compile(r"\s+([^\W\d_][\w'-]*+)(?![\w.@+-]*[\w@])")
+"""The word after a word of destination, when it is a word and not the start of an address (taken
+whole, ``*+``: a shorter word is never one, and giving back letters was quadratic in a long token)."""
 
 
 def destinations(part: str) -> list[Destination]:
