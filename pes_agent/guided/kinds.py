@@ -13,7 +13,7 @@ from typing import Any
 
 from pes_agent.guided.grounding import Candidate, grounded_property
 from pes_agent.guided.language import language
-from pes_agent.guided.language.en import PROVENANCE
+from pes_agent.guided.language.en import CLOCK_NAME_WORDS, DATED_NAME_WORDS, ID_NAME_WORDS, PROVENANCE
 from pes_agent.guided.named import introduced_values, stated_for
 from pes_agent.guided.numbers import as_number
 from pes_agent.guided.pairs import GENERIC, KINDS, WHEN, bare_number, dated
@@ -111,8 +111,6 @@ def shaped(schema: Mapping[str, Any]) -> bool:
     return "pattern" in schema or "format" in schema
 
 
-IDENTIFIER_WORDS = frozenset({"id", "ids", "identifier", "uuid"})
-"""Last words of an argument's name that ask for an identifier (``business_id``, ``courseId``)."""
 _IDENTIFIER = re.compile(r"\S*(?:\d|[-_:.]|[a-z][A-Z])\S*")
 """An identifier as written: one token with a digit, a joiner or a capital inside it ("RS-3307",
 "ChIJ8f2", "user_42"); "Las Vegas" and "Houston" are names, not ids."""
@@ -121,7 +119,7 @@ _IDENTIFIER = re.compile(r"\S*(?:\d|[-_:.]|[a-z][A-Z])\S*")
 def identifier(argument: str) -> bool:
     """Whether an argument's name asks for an identifier (``business_id``, ``courseId``)."""
     words = name_words(argument)
-    return bool(words) and words[-1] in IDENTIFIER_WORDS
+    return bool(words) and words[-1] in ID_NAME_WORDS
 
 
 def of_its_kind(argument: str, schema: Mapping[str, Any], value: str) -> bool:
@@ -138,6 +136,6 @@ def of_its_kind(argument: str, schema: Mapping[str, Any], value: str) -> bool:
     about = set(stems(f"{argument} {schema.get('description') or ''}"))
     if about & KINDS and not about & WHEN and (bare_number(value) or dated(value)):
         return False
-    if "time" in words and not {"date", "datetime", "timestamp"} & set(words):
+    if CLOCK_NAME_WORDS & set(words) and not DATED_NAME_WORDS & set(words):
         return not (dated(value) and not language().times(value))
     return True

@@ -21,6 +21,7 @@ from pes_agent.guided.language.en import (
     FLAG_VERBS,
     FRACTION_WORDS,
     NEGATIONS,
+    PER_WORDS,
     QUANTITY_WORDS,
     RATE_WORDS,
     SPAN_WORDS,
@@ -211,7 +212,7 @@ def converted_for(name: str, schema: Mapping[str, Any], part: str) -> float | in
     description, ``_km`` in its name) and the part states exactly one quantity of that dimension in
     another unit."""
     pieces = [p.casefold() for p in re.split(r"[_\W]+|(?<=[a-z])(?=[A-Z])", name.strip())]
-    if "per" in pieces:  # a rate (meals_per_week): a count in its unit, no length of time
+    if PER_WORDS & set(pieces):  # a rate (meals_per_week): a count in its unit, no length of time
         return None
     last = pieces[-1]  # a suffix unit: radius_km
     described = re.findall(r"[a-z]+", str(schema.get("description") or "").casefold())

@@ -14,7 +14,7 @@ from collections.abc import Collection, Mapping
 from typing import Any
 
 from pes_agent.guided.language import language
-from pes_agent.guided.language.en import GENERIC_NAME_WORDS, KIND_NAME_WORDS, WHEN_NAME_WORDS
+from pes_agent.guided.language.en import DAY_NAME_WORDS, GENERIC_NAME_WORDS, KIND_NAME_WORDS, WHEN_NAME_WORDS
 from pes_agent.guided.words import stems
 
 __all__ = ["GENERIC", "bare_number", "dated", "settle_free"]
@@ -22,8 +22,7 @@ __all__ = ["GENERIC", "bare_number", "dated", "settle_free"]
 GENERIC = frozenset(stems(" ".join(GENERIC_NAME_WORDS)))
 KINDS = frozenset(stems(" ".join(KIND_NAME_WORDS)))
 WHEN = frozenset(stems(" ".join(WHEN_NAME_WORDS)))
-DAY_WORDS = frozenset(stems("date day birthday birthdate deadline"))
-"""Words of an argument's name that ask for a day (not a clock time, a year or a period)."""
+DAY_WORDS = frozenset(stems(" ".join(DAY_NAME_WORDS)))
 
 
 def settle_free(

@@ -44,6 +44,11 @@ __all__ = [
     "REGION_WORDS",
     "TARGET_WORDS",
     "WHEN_NAME_WORDS",
+    "DAY_NAME_WORDS",
+    "CLOCK_NAME_WORDS",
+    "DATED_NAME_WORDS",
+    "ID_NAME_WORDS",
+    "PER_WORDS",
     "English",
 ]
 
@@ -180,6 +185,22 @@ WHEN_NAME_WORDS = frozenset(
 )
 """Words of an argument's name or description that ask about when: such an argument may take a date
 or a clock time the request states, where one of a kind (``KIND_NAME_WORDS``) may not."""
+
+DAY_NAME_WORDS = frozenset("date day birthday birthdate deadline".split())
+"""Words of an argument's name that ask for a day (not a clock time, a year or a period)."""
+
+CLOCK_NAME_WORDS = frozenset({"time"})
+"""Words of an argument's name that ask for a clock time, unless one of ``DATED_NAME_WORDS`` says a
+day comes with it (``start_time`` is a time of day, ``date_time`` is not)."""
+
+DATED_NAME_WORDS = frozenset({"date", "datetime", "timestamp"})
+"""Words of an argument's name that ask for a day, whatever else it asks for."""
+
+ID_NAME_WORDS = frozenset({"id", "ids", "identifier", "uuid"})
+"""Last words of an argument's name that ask for an identifier (``business_id``, ``courseId``)."""
+
+PER_WORDS = frozenset({"per"})
+"""Words of an argument's name that make it a rate (``meals_per_week``): a count, no quantity."""
 
 TARGET_WORDS = frozenset({"in", "into", "to"})
 """Words before a currency or unit that ask for a result in it ("how much is that in euros"), where
