@@ -227,3 +227,8 @@ def test_a_value_a_chosen_tools_typed_argument_takes_is_no_destination() -> None
     assert _plan("How many refills were dispensed in 2024", "yearly_refills", shapes) == [
         ("yearly_refills", {})
     ]
+
+
+def test_a_verb_after_to_is_no_destination() -> None:
+    assert destinations("I want to know the phone number of the Linden pharmacy") == []
+    assert [d.text for d in destinations("Translate the leaflet to Spanish")] == ["Spanish"]

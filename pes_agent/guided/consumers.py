@@ -30,8 +30,8 @@ from pes_agent.guided.dataflow import Binding, ImpliedStep, ToolShape
 from pes_agent.guided.grounding import Candidate, checking, explicit_values, grounded_property
 from pes_agent.guided.kinds import free_text
 from pes_agent.guided.language import language
-from pes_agent.guided.language.en import TARGET_WORDS
-from pes_agent.guided.pairs import GENERIC, KINDS
+from pes_agent.guided.language.en import NAMING_WORDS, TARGET_WORDS, VERB_MARKERS
+from pes_agent.guided.pairs import GENERIC
 from pes_agent.guided.shapes import compatible, prepared
 from pes_agent.guided.words import stems
 
@@ -78,7 +78,10 @@ def destinations(part: str) -> list[Destination]:
             out[currency.text.casefold()] = Destination(text=currency.text, forms=forms)
     for match in re.finditer(r"\b\w+\b", part):
         if match.group(0).casefold() in TARGET_WORDS and (word := _WORD_AFTER.match(part, match.end())):
-            out.setdefault(word.group(1).casefold(), Destination(text=word.group(1), forms=(word.group(1),)))
+            after = word.group(1)
+            if match.group(0).casefold() in VERB_MARKERS and after.islower():  # "want to know": a verb
+                continue
+            out.setdefault(after.casefold(), Destination(text=after, forms=(after,)))
     return list(out.values())
 
 
@@ -170,15 +173,18 @@ def _consumer(
     return None if best is None else (best[1], best[2])
 
 
+_NAMES = frozenset(stems(" ".join(NAMING_WORDS)))
+
+
 def _fillable(
     argument: str, prop: Mapping[str, Any], fields: Sequence[tuple[str, Mapping[str, Any], frozenset[str]]]
 ) -> bool:
     """Whether an output field can fill a consumer's input: any field of its type for a free value
     (a message takes the phone number found), a field sharing a word of its name for one with a
-    ``format`` or ``pattern`` (a vehicle id only from a field of vehicle ids) or one whose name asks
-    for a kind or a name of something (``KINDS``: a patient's name is no pharmacy's summary)."""
+    ``format`` or ``pattern`` (a vehicle id only from a field of vehicle ids) or one named for a
+    name (a guest's name is no forecast's summary; a message's subject may be any text found)."""
     own = set(stems(argument))
-    shaped = "format" in prop or "pattern" in prop or bool(own & KINDS)
+    shaped = "format" in prop or "pattern" in prop or bool(own & _NAMES)
     return any(compatible(out, prop) and (not shaped or words & own) for _, out, words in fields)
 
 

@@ -42,7 +42,9 @@ __all__ = [
     "ORDINALS",
     "RATE_WORDS",
     "REGION_WORDS",
+    "NAMING_WORDS",
     "TARGET_WORDS",
+    "VERB_MARKERS",
     "WHEN_NAME_WORDS",
     "DAY_NAME_WORDS",
     "CLOCK_NAME_WORDS",
@@ -179,6 +181,10 @@ KIND_NAME_WORDS = frozenset(
 """Words of argument names that ask for a kind or a name of something, never a bare number: "Get 5
 latest news on Bitcoin" gives the topic Bitcoin, not 5."""
 
+NAMING_WORDS = frozenset({"name", "names", "surname", "nickname"})
+"""Words of an argument's name that ask for a name: a result fills it only from a field named so (a
+guest's name is no forecast's summary)."""
+
 WHEN_NAME_WORDS = frozenset(
     "date day time when year month week hour period deadline due birthday birthdate schedule start end "
     "until since timestamp datetime".split()
@@ -203,8 +209,12 @@ PER_WORDS = frozenset({"per"})
 """Words of an argument's name that make it a rate (``meals_per_week``): a count, no quantity."""
 
 TARGET_WORDS = frozenset({"in", "into", "to"})
-"""Words before a currency or unit that ask for a result in it ("how much is that in euros"), where
-"50 euros" only says what an amount is in."""
+"""Words before a value that ask for a result in it or sent to it ("how much is that in euros",
+"email it to sam@…", "into Spanish"), where "50 euros" only says what an amount is in."""
+
+VERB_MARKERS = frozenset({"to"})
+"""Target words that also open a verb ("I want to know"): a lower-case word after them is no
+destination; a name or a value is ("to Spanish", "to sam@…")."""
 
 FRACTION_WORDS = frozenset({"decimal", "fraction", "proportion"})
 """Words of a numeric argument's description that say a rate is given as a fraction of one ("The
