@@ -343,3 +343,30 @@ def test_a_count_that_only_counts_is_not_held_to_a_call() -> None:
     from pes_agent.guided.accounting import stated_values
 
     assert [s.text for s in stated_values("the lengths of the other two sides are 4 and 5")] == ["4", "5"]
+
+
+class _Sales(TypedDict):
+    total: float
+
+
+class _Product(TypedDict):
+    product_id: str
+
+
+@tool
+def sales_report(start_date: str, end_date: str, product_type: str) -> _Sales:
+    """Analyze sales data of a type of product over a period."""
+    raise NotImplementedError
+
+
+@tool
+def product_search(query: str) -> _Product:
+    """Search products by a query."""
+    raise NotImplementedError
+
+
+def test_a_kind_given_in_plain_words_is_not_looked_up() -> None:
+    """ "laptops" is no stated name, but it is the product type: no product search is planned to
+    give one (its id would stand in for the type)."""
+    part = "analyze the sales data for laptops from 2023-01-01 to 2023-01-31"
+    assert _planned(part, "sales_report", [sales_report, product_search]) == ["sales_report"]

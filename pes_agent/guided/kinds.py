@@ -16,7 +16,7 @@ from pes_agent.guided.language import language
 from pes_agent.guided.language.en import CLOCK_NAME_WORDS, DATED_NAME_WORDS, ID_NAME_WORDS, PROVENANCE
 from pes_agent.guided.named import introduced_values, stated_for
 from pes_agent.guided.numbers import as_number
-from pes_agent.guided.pairs import GENERIC, KINDS, WHEN, bare_number, dated
+from pes_agent.guided.pairs import GENERIC, dated
 from pes_agent.guided.shapes import types_of
 from pes_agent.guided.words import name_words, stems
 
@@ -124,18 +124,16 @@ def identifier(argument: str) -> bool:
 
 def of_its_kind(argument: str, schema: Mapping[str, Any], value: str) -> bool:
     """Whether a value the request states can be a free text argument's at all, by what its name
-    asks for: an id is written as an identifier, a kind or a name of something is no bare number or
-    date, a clock time is no date. A value that cannot leaves the argument to an earlier step's
-    output (``dataflow``): "Find open nightclubs in Las Vegas and show their reviews" holds no
-    business id, so the search that gives one is planned first."""
+    asks for: an id is written as an identifier, a clock time is no date. A value that cannot leaves
+    the argument to an earlier step's output (``dataflow``): "Find open nightclubs in Las Vegas and
+    show their reviews" holds no business id, so the search that gives one is planned first. (A kind
+    or a name of something is not judged so: the request often gives it in plain words no value
+    reads, "the sales data for laptops", and a lookup planned for it finds some other thing.)"""
     if not free_text(schema):
         return True
     words = name_words(argument)
     if identifier(argument):
         return _IDENTIFIER.fullmatch(value.strip()) is not None
-    about = set(stems(f"{argument} {schema.get('description') or ''}"))
-    if about & KINDS and not about & WHEN and (bare_number(value) or dated(value)):
-        return False
     if CLOCK_NAME_WORDS & set(words) and not DATED_NAME_WORDS & set(words):
         return not (dated(value) and not language().times(value))
     return True
