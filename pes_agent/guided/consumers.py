@@ -27,7 +27,7 @@ from typing import Any
 
 from pes_agent.guided.currencies import as_currency_choice
 from pes_agent.guided.dataflow import Binding, ImpliedStep, ToolShape
-from pes_agent.guided.grounding import Candidate, checking, explicit_values, grounded_property
+from pes_agent.guided.grounding import Candidate, checking, explicit_values, grounded_property, is_choice
 from pes_agent.guided.kinds import free_text
 from pes_agent.guided.language import language
 from pes_agent.guided.language.en import NAMING_WORDS, TARGET_WORDS, VERB_MARKERS
@@ -164,7 +164,7 @@ def _consumer(
         }
         if not taking:
             continue
-        fed = [a for a in required if a not in taking and not _choice(inputs[a])]
+        fed = [a for a in required if a not in taking and not is_choice(inputs[a])]
         if not fed or not all(_fillable(a, inputs[a], fields) for a in fed):
             continue
         score = len(prepared(shape).about & asked)
@@ -191,10 +191,6 @@ def _fillable(
 def _inputs(shape: ToolShape) -> Iterable[tuple[str, Mapping[str, Any]]]:
     properties = prepared(shape).schema.get("properties") or {}
     return ((n, p) for n, p in properties.items() if isinstance(p, Mapping))
-
-
-def _choice(prop: Mapping[str, Any]) -> bool:
-    return "enum" in prop or "const" in prop or prop.get("type") == "boolean"
 
 
 def _holds(prop: Mapping[str, Any], destination: Destination) -> bool:

@@ -37,7 +37,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pes_agent.guided.choices import can_ground, last_sentence
-from pes_agent.guided.grounding import Candidate, explicit_values, grounded_property, stated_names, text_spans
+from pes_agent.guided.grounding import (
+    Candidate,
+    explicit_values,
+    grounded_property,
+    is_choice,
+    stated_names,
+    text_spans,
+)
 from pes_agent.guided.kinds import (
     alike,
     claimed,
@@ -207,7 +214,7 @@ def _wanted(
     inputs = {w for a in properties for w in stems(a)}
     for argument in required:
         prop = properties[argument]
-        if "enum" in prop or "const" in prop or prop.get("type") == "boolean":
+        if is_choice(prop):
             continue
         if depth > 0 and not (shaped(prop) or identifier(argument)):  # a lookup's own inputs come
             continue  # from the request, but for an id only another lookup gives (no coordinates

@@ -36,6 +36,7 @@ from pes_agent.guided.quotes import mask_quotes
 from pes_agent.llm.composition import COMPOSED_LEFT, COMPOSED_OF, COMPOSED_OPS, COMPOSED_RIGHT, COMPOSED_TWICE
 
 __all__ = [
+    "is_choice",
     "Candidate",
     "checking",
     "composable",
@@ -206,13 +207,19 @@ def composition_pieces(candidates: Iterable[Candidate]) -> list[str]:
     return list(dict.fromkeys(pieces))
 
 
+def is_choice(schema: Mapping[str, Any]) -> bool:
+    """A schema that is already a choice (an ``enum``, a ``const``, a boolean): nothing in the
+    request grounds it, its options are named or not."""
+    return "enum" in schema or "const" in schema or schema.get("type") == "boolean"
+
+
 def grounded_property(
     schema: Mapping[str, Any], candidates: Sequence[Candidate], operation: Operation | None = None
 ) -> dict[str, Any] | None:
     """``schema`` narrowed to the candidates valid for it, or None when none is (or it already is
     a choice: enum, const, boolean). Free strings may also be compositions of grounded numbers,
     joined by the ``operation`` the step's words name (any operator when None)."""
-    if "enum" in schema or "const" in schema or schema.get("type") == "boolean":
+    if is_choice(schema):
         return None
     items = schema.get("items")
     if schema.get("type") == "array" and isinstance(items, Mapping):
