@@ -16,6 +16,7 @@ from typing import Any
 from benchmarks.local_implied_6 import IMPLIED_6
 from benchmarks.local_implied_7 import IMPLIED_7
 from benchmarks.local_implied_8 import IMPLIED_8
+from benchmarks.local_implied_9 import IMPLIED_9
 from benchmarks.local_tasks import Call, Says, Task
 
 
@@ -501,5 +502,13 @@ pay for parking: n04, n08, n10), two independent asks joined by "and" (n10), con
 
 IMPLIED_BY_ID = {
     t.id: t
-    for t in IMPLIED + IMPLIED_2 + IMPLIED_3 + IMPLIED_4 + IMPLIED_5 + IMPLIED_6 + IMPLIED_7 + IMPLIED_8
+    for t in IMPLIED
+    + IMPLIED_2
+    + IMPLIED_3
+    + IMPLIED_4
+    + IMPLIED_5
+    + IMPLIED_6
+    + IMPLIED_7
+    + IMPLIED_8
+    + IMPLIED_9
 }

@@ -25,6 +25,8 @@ from pes_agent.guided.prompts import NO_TOOL, guided_plan_schema
 KNOWN_MISSES = {
     "i02": "'how warm' shares no word with the weather tool (synonyms are not read)",
     "i03": "'raining' shares no word with the weather tool (synonyms are not read)",
+    "i05": "since implied9's tools joined the catalogue: 'Find the Trailmaster Tent and tell me its price in "
+    "euros' offers convert_currency, landmark_city and price_concert_tickets, not search_products",
     "i06": "since implied5's tools joined the catalogue: parking_quote ('would cost') takes 'cost', and "
     "convert_currency is no longer offered",
     "j07": "arithmetic on a looked-up value inside an expression string is not planned",
@@ -50,6 +52,9 @@ KNOWN_MISSES = {
     "s01": "'get us a table … at Casa Lúcia' offers book_room and hotel_room, not search_restaurants nor "
     "reserve_table",
     "s03": "'how much would new brake pads set me back in euros': convert_currency is not offered",
+    "s06": "since implied9's tools joined the catalogue: 'I'd like someone to come back on February 9th, "
+    "2026 … My login is priya.nair@fastmail.com' offers book_service, lookup_vehicle, find_exam_centre and "
+    "register_for_exam, not find_account nor schedule_technician",
     "s11": "'email it to sam.reid@example.org': send_email is not offered",
     "v01": "'reserve me a seat on the cheapest train': reserve_seat is not offered (find_rail_station and "
     "search_trains are)",
@@ -65,6 +70,20 @@ KNOWN_MISSES = {
     "and parking_zone are)",
     "v11": "'What's the fee for renewing an adult passport …' offers search_plants and search_products, not "
     "passport_fee",
+    "w01": "'Siobhán Ní Bhriain did my crown … give me a check-up … Tuesday the 9th of June 2026' offers the "
+    "flight, employee, pharmacy, race and technician tools, not find_dentist nor book_dental_appointment",
+    "w02": "'the number for Jonas Lindqvist's dental surgery … email it to me' offers the vet, exam, race, "
+    "employee and service tools, not find_dentist nor send_email",
+    "w04": "'Four seats up in the balcony: roughly what is that in sterling?': convert_currency is not "
+    "offered (price_concert_tickets and search_concerts are)",
+    "w06": "'What score did candidate 0412-88317 get?' offers only calculator, not exam_result",
+    "w07": "'give €15 every month to the Red Squirrel Survival Trust' offers the storage tools, last_match "
+    "and team_lookup, not find_charity nor donate_to_charity",
+    "w10": "'twelve members doing the half marathon at the Bray Seafront Run … how much should the treasurer "
+    "set aside?' offers the rail tools and local_time, not find_race nor calculator",
+    "w11": "'How much do you charge to take a tooth out?' offers find_dentist and find_race, not dental_fee",
+    "w12": "'The results for candidate 0509-40276 … How many days did we have to wait after the exam?' "
+    "offers calculator, find_exam_centre and find_race, not exam_result nor days_between",
 }
 """(j01, two airport codes from one producer, passes here: both tools are offered, but the plan has one
 producer step where the task needs two.)"""
