@@ -52,9 +52,6 @@ KNOWN_MISSES = {
     "s01": "'get us a table … at Casa Lúcia' offers book_room and hotel_room, not search_restaurants nor "
     "reserve_table",
     "s03": "'how much would new brake pads set me back in euros': convert_currency is not offered",
-    "s06": "since implied9's tools joined the catalogue: 'I'd like someone to come back on February 9th, "
-    "2026 … My login is priya.nair@fastmail.com' offers book_service, lookup_vehicle, find_exam_centre and "
-    "register_for_exam, not find_account nor schedule_technician",
     "s11": "'email it to sam.reid@example.org': send_email is not offered",
     "v01": "'reserve me a seat on the cheapest train': reserve_seat is not offered (find_rail_station and "
     "search_trains are)",
@@ -126,16 +123,27 @@ NEEDS_MEANINGS = {
     "k11": "'cost' and 'a night' reach the nightly rate only through the meaning table, which needs numpy",
     "v03": "'how much would it be' reaches the translation quote only through the meaning table, which "
     "needs numpy",
+    "w03": "'Rosalía Vega is touring … Grab me two standing tickets for her Porto show' offers "
+    "book_concert_tickets and landmark_city without the meaning table, not search_concerts",
 }
 """Offered only with the built-in meaning table (``guided.language.similar``): known misses in an
 install without numpy (the bare ``.[test]`` venv of ``.ci/run``)."""
+
+MISSES_WITH_MEANINGS = {
+    "s06": "since implied9's tools joined the catalogue: 'I'd like someone to come back on February 9th, "
+    "2026 … My login is priya.nair@fastmail.com' offers book_service, lookup_vehicle, find_exam_centre and "
+    "register_for_exam, not find_account nor schedule_technician (without numpy it is offered as before)",
+}
+"""Known misses only with the built-in meaning table: offered right in an install without numpy."""
 
 
 def _params() -> list[object]:
     out: list[object] = []
     meanings = importlib.util.find_spec("numpy") is not None
     for task_id, task in ALL_TASKS.items():
-        reason = KNOWN_MISSES.get(task_id) or (None if meanings else NEEDS_MEANINGS.get(task_id))
+        reason = KNOWN_MISSES.get(task_id) or (
+            MISSES_WITH_MEANINGS.get(task_id) if meanings else NEEDS_MEANINGS.get(task_id)
+        )
         if reason is not None:
             out.append(pytest.param(task, id=task_id, marks=pytest.mark.xfail(strict=True, reason=reason)))
         else:
