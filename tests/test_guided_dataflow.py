@@ -261,6 +261,19 @@ async def test_an_answer_stating_a_number_nothing_found_is_replaced_by_the_findi
     assert "412" in response.response and "38" not in response.response
 
 
+async def test_an_answer_stating_a_date_nothing_found_is_replaced_by_the_findings() -> None:
+    # every number of the made-up day shows somewhere (the loan's 3 weeks, the due day's 14 and
+    # 2026), the day itself nowhere: it is checked whole
+    query = "My loan of 3 weeks ends on 14 March 2026. How many pages does 'Dune' have?"
+    response, _, _, _ = await _run(
+        ['{"title": "Dune"}', "Dune has 412 pages; it is due on 2026-03-03."], query
+    )
+    assert response.ui_metadata is not None
+    assert response.ui_metadata["answer_source"] == "step_outputs"
+    assert response.ui_metadata["ungrounded_values"] == ["2026-03-03"]
+    assert "412" in response.response and "2026-03-03" not in response.response
+
+
 async def test_a_question_no_tool_was_planned_for_ends_partial_and_says_so() -> None:
     query = "What is the weather in Tacoma?"
     response, provider, events, ran = await _run(

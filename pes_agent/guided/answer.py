@@ -88,7 +88,11 @@ def _asked(leaves: Sequence[tuple[str, Any]], part: str) -> list[tuple[str, Any]
 def ungrounded(answer: str, query: str, items: Sequence[TodoItem]) -> list[str]:
     """The numbers (amounts, dates, ids) the answer states that neither the request nor any tool
     call holds: made up ("38°C" after every call failed, "€12.20" when nothing converted). An answer
-    may only restate what was asked and found."""
+    may only restate what was asked and found.
+
+    A date is checked whole, by the day it names: "1991-08-16" is made up when the request gave the
+    runner's birthday as 14 March 1991 and the race is on 2026-08-16, though each of its numbers
+    shows somewhere."""
     seen = [query]
     for item in items:
         for record in item.tool_results:
@@ -96,7 +100,13 @@ def ungrounded(answer: str, query: str, items: Sequence[TodoItem]) -> list[str]:
             if record.status == "success":
                 seen.append(json.dumps(record.output, ensure_ascii=False, default=str))
     known = {as_number(n) for text in seen for n in AMOUNT.findall(text)}
-    return [n for n in AMOUNT.findall(answer) if as_number(n) not in known]
+    days = {d.iso for text in seen for d in language().dates(text)}
+    stated = language().dates(answer)
+    invented = [d.text for d in stated if d.iso not in days]
+    rest = answer
+    for day in stated:  # a date's pieces are no amounts ("-03" of 2026-03-03)
+        rest = rest.replace(day.text, " ")
+    return invented + [n for n in AMOUNT.findall(rest) if as_number(n) not in known]
 
 
 def not_found(items: Sequence[TodoItem], unplanned: Sequence[str]) -> str:
