@@ -107,6 +107,15 @@ def test_spans_offer_quoted_text_dates_numbers_and_names_first() -> None:
     assert "and" not in spans and "for" not in spans
 
 
+def test_a_name_is_offered_without_the_pronoun_i_before_it() -> None:
+    # "I" is capitalised wherever it stands: it opened the name a registration took as written
+    spans = text_spans(
+        "Please register me for the exam. I'm Zofia Wójcik-Nowak, and I'd like a morning slot."
+    )
+    assert "Zofia Wójcik-Nowak" in spans
+    assert not [s for s in spans if s.startswith(("I'm", "I'd", "I "))]
+
+
 def test_earlier_outputs_offer_their_leaves_and_long_texts_as_references() -> None:
     long = "x" * 200
     found = output_candidates("step_1", {"words": 4, "page": {"text": long}, "ok": True})

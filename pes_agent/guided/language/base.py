@@ -83,7 +83,8 @@ class Language(Protocol):
         ...
 
     def name_core(self, name: str) -> str:
-        """A name without the grammar around it ("Lena Brook's" → "Lena Brook")."""
+        """A name without the grammar around it ("Lena Brook's" → "Lena Brook", "I'm Zofia Nowak"
+        → "Zofia Nowak")."""
         ...
 
     def stem(self, word: str) -> str:

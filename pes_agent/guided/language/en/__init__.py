@@ -177,6 +177,11 @@ _CURRENCY = re.compile(
 """A currency named: by name ("Canadian dollars", "euros"), by symbol before an amount ("£20"), or
 by its code written in capitals ("JPY")."""
 _POSSESSIVE = re.compile(r"(?:'s|’s|'|’)$")
+_FIRST_PERSON = re.compile(
+    r"^(?:I(?:['’](?:m|d|ve|ll))?\s+)+|(?:\s+I(?:['’](?:m|d|ve|ll))?)+$|^I(?:['’](?:m|d|ve|ll))?$"
+)
+"""The pronoun "I" (capitalised wherever it stands) and its contractions at either end of a
+capitalised run: "I'm Zofia Wójcik-Nowak" names Zofia Wójcik-Nowak, "I'd" names no one."""
 _OF = re.compile(r"\b((?:[a-z]+\s)?[a-z]+)\s+of\b(?!\s+[$€£]?\d)", re.IGNORECASE)
 """The one or two words before "of": "the share price of", "the capital of". Not before a value:
 "an original price of 100 dollars", "a rate of 5%" give the price and the rate, they do not ask
@@ -298,7 +303,7 @@ class English:
         )
 
     def name_core(self, name: str) -> str:
-        return _POSSESSIVE.sub("", name.strip())
+        return _POSSESSIVE.sub("", _FIRST_PERSON.sub("", name.strip()))
 
     def similar(self, words: Collection[str], vocabulary: Collection[str]) -> dict[str, tuple[str, ...]]:
         """From the built-in meaning table (``similar``): an English model's word vectors."""

@@ -66,7 +66,7 @@ STOPWORDS = frozenset(
     "was were be been it its it's as what which who whom how many much me my you your we our they "
     "their please can could would should will do does did have has had get give tell show find "
     "compute calculate make result results answer value number count word words text need needs want "
-    "wants know let often also just".split()
+    "wants know let often also just i i'm i'd i've i'll".split()
 )
 """Words no argument is made of (the words from "result" to "text" name a step's output, not a
 value; the last ones are verbs and adverbs of wanting and asking, which stand between the words of
