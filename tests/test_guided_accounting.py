@@ -74,6 +74,23 @@ def test_a_value_no_call_took_is_reported_as_written() -> None:
     assert unused_values("Tip 18% on a bill of $50.", items) == ["50"]
 
 
+def test_a_count_in_words_is_a_value_unless_it_counts_what_the_request_writes_or_named() -> None:
+    race = _step("find_race", {"name": "Bray Seafront Run"})
+    query = (
+        "Twelve of our members run the half marathon at the Bray Seafront Run. How much do the entries cost?"
+    )
+    assert unused_values(query, [race]) == ["Twelve"]  # the entries were never multiplied out
+    assert unused_values(query, [race, _step("calculator", {"expression": "38 * 12"})]) == []
+    # a count of the numbers that follow, or of things named before it, is no value of its own
+    assert unused_values("The other two sides are 4 and 5.", [_step("hyp", {"a": 4, "b": 5})]) == []
+    prices = [
+        _step("price", {"item": "lamp"}),
+        _step("price", {"item": "chair"}),
+        _step("calc", {"e": "1 + 2"}),
+    ]
+    assert unused_values("Look up the price of a lamp and of a chair, then add the two prices.", prices) == []
+
+
 def test_a_name_that_chose_an_option_by_its_description_was_taken() -> None:
     schema = {
         "properties": {

@@ -27,6 +27,7 @@ from typing import Any
 
 from pes_agent.guided.grounding import explicit_values, leaves, stated_names
 from pes_agent.guided.language import language
+from pes_agent.guided.language.base import Counted
 from pes_agent.guided.language.en import TARGET_WORDS
 from pes_agent.guided.numbers import AMOUNT, as_number
 from pes_agent.guided.words import common_words, meant, stems
@@ -65,13 +66,15 @@ def stated_values(query: str, tool_text: str = "") -> list[Stated]:
     days = {d.text: d.iso for d in [*language().dates(query), *language().months(query)]}
     isos = set(days.values())
     out: list[Stated] = []
-    counted = {c.text for c in language().counts(query)}
+    counted = {c.text: c for c in language().counts(query)}
     for value in explicit:
         if value in isos and value not in query:
             continue  # the ISO form of a date written otherwise: a form of that value, not another
-        if value in counted:
-            continue  # a count in words ("the other two sides, 4 and 5") often counts, not asks
+        if value in counted and _counts_others(query, counted[value]):
+            continue
         forms = (value, days[value]) if value in days else (value,)
+        if value in counted:
+            forms = (value, str(counted[value].value))
         percent = bool(re.search(rf"(?<![\w.]){re.escape(value)}\s*%", query))
         out.append(Stated(text=value, forms=forms, percent=percent))
     actions = set(stems(tool_text))
@@ -90,6 +93,20 @@ def stated_values(query: str, tool_text: str = "") -> list[Stated]:
     for stated in out:
         unique.setdefault(stated.text.casefold(), stated)
     return list(unique.values())
+
+
+def _counts_others(query: str, count: Counted) -> bool:
+    """Whether a count in words counts values the request writes or has named, rather than being one:
+    "the other two sides, 4 and 5" (as many numbers follow), "add the two prices" (the prices of
+    parts before it). "Twelve members doing the half marathon" is a value a call must take: the
+    entries are paid twelve times."""
+    after = query[count.start + len(count.text) :]
+    sentence = re.split(r"[.!?;]\s", after, maxsplit=1)[0]
+    if len(AMOUNT.findall(sentence)) >= count.value:
+        return True
+    noun = re.match(r"\s+(?:\w+\s+)?(\w+)", after)
+    counted_word = stems(noun.group(1)) if noun else []
+    return bool(counted_word) and counted_word[0] in stems(query[: count.start])
 
 
 def unused_values(
