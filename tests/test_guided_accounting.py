@@ -123,6 +123,13 @@ def test_a_run_without_calls_is_judged_by_its_steps_and_refused_calls_took_nothi
     assert unmet("Tip 18% on $50.", refused, {"tip": TIP}, {"tip": ""}) == [
         '"50" from the request was used by no step'
     ]
+    # a call that failed did nothing with its values: the subject tried as a name was sent to no one
+    email = "Email Omar Haddad with the subject 'Badge renewal'."
+    tried = [
+        _step("find_employee", {"name": "Badge renewal"}, status="error"),
+        _step("find_employee", {"name": "Omar Haddad"}),
+    ]
+    assert unused_values(email, tried) == ["Badge renewal"]
 
 
 # --- a whole run on the scripted provider ----------------------------------------------------------

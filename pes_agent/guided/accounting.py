@@ -117,8 +117,9 @@ def unused_values(
 ) -> list[str]:
     """The request's stated values that no call took, as written. A value that names an option in
     the description of an argument a call filled ("British pounds" beside GBP) chose that option:
-    it was taken."""
-    records = list(_records(items))
+    it was taken. Only calls that succeeded took anything: "Badge renewal" tried as an employee's
+    name, before the employee was found by hers, is still the email's subject that nothing sent."""
+    records = [r for r in _records(items) if r.status == "success"]  # a failed call did nothing
     given = [leaf for record in records for _, leaf in leaves(record.arguments)]
     described = " ".join(
         _described(record.arguments, (schemas or {}).get(record.tool_name)) for record in records
