@@ -370,3 +370,28 @@ def test_a_kind_given_in_plain_words_is_not_looked_up() -> None:
     give one (its id would stand in for the type)."""
     part = "analyze the sales data for laptops from 2023-01-01 to 2023-01-31"
     assert _planned(part, "sales_report", [sales_report, product_search]) == ["sales_report"]
+
+
+def test_a_plain_word_of_one_argument_s_name_gives_it_the_value_beside_it() -> None:
+    # "key" says nothing of a value in general, but of encrypt_data's two arguments only one has it
+    schema = {
+        "type": "object",
+        "properties": {"data": {"type": "string"}, "encryption_key": {"type": "string"}},
+        "required": ["data", "encryption_key"],
+    }
+    part = "encrypt the BMI using the key 'abc123'"
+    bmi = EarlierResult(
+        step_id="step_1", description="Calculate the BMI", output={"BMI": 25.95}, text="25.95"
+    )
+    got = guided_arguments_schema(schema, part, part, [bmi])
+    assert offered(got, "encryption_key") == ["abc123"]
+    assert "abc123" not in offered(got, "data")
+    # beside another argument's word it is not this one's: "key with tempo 120" gives the tempo
+    music = {
+        "type": "object",
+        "properties": {"key": {"type": "string"}, "tempo": {"type": "integer"}},
+        "required": ["key", "tempo"],
+    }
+    request = "Generate a tune in C major key with tempo 120"
+    assert offered(guided_arguments_schema(music, request, request, []), "tempo") == [120]
+    assert "120" not in offered(guided_arguments_schema(music, request, request, []), "key")

@@ -169,7 +169,7 @@ def guided_arguments_schema(
             claimed[name] = [stated]
             if fraction is not None:  # the percentage as written is this argument's too
                 claimed[name].append(round(fraction * 100, 8))
-        given = _given(schema, name, part) if own is None else None
+        given = _given(schema, name, part, [n for n in properties if n != name]) if own is None else None
         if given is not None:
             claimed[name] = list(given["enum"])
         chosen = (
@@ -222,12 +222,14 @@ def _unnamed(spans: Sequence[str], flowing: Sequence[Candidate]) -> list[str]:
     return [s for s in spans if not ((words := set(stems(s))) and any(words <= f for f in fields))]
 
 
-def _given(schema: Mapping[str, Any], name: str, part: str) -> dict[str, Any] | None:
+def _given(
+    schema: Mapping[str, Any], name: str, part: str, siblings: Collection[str] = ()
+) -> dict[str, Any] | None:
     """A free argument narrowed to the values the part gives right after its name ("the title
     'Buy groceries'"), those valid for it; None when the part gives none."""
     if "enum" in schema or _numeric(schema):
         return None
-    values = introduced_values(name, part)
+    values = introduced_values(name, part, siblings)
     narrowed = (
         grounded_property(schema, [Candidate(value=v, source="step") for v in values]) if values else None
     )

@@ -82,15 +82,19 @@ _BEFORE = 48
 """How far before a value its argument's name is looked for (characters)."""
 
 
-def introduced_values(name: str, part: str) -> list[str]:
+def introduced_values(name: str, part: str, siblings: Collection[str] = ()) -> list[str]:
     """The values the part states right after a word of the argument's name: "the title 'Buy
     groceries'" for ``title``, "the encryption key 'abc123'" for ``encryption_key``, "the phone
     number 555-0100" for ``phone_number``; or right before it: "the 'Spin Express' class" for
     ``class_name``. Of the two words before a value (joining words such as "of", "the", "and"
     skipped), or the word after it, one must be the name's: the request named the argument and gave
-    its value."""
+    its value. A word that says nothing of a value ("key", "name") names the argument when none of
+    its ``siblings`` (the tool's other arguments) has it: "the key 'abc123'" is ``encryption_key``'s
+    beside ``data``."""
+    others = {w for sibling in siblings for w in stems(sibling)}
     own = set(stems(name)) - GENERIC
-    if not own:
+    plain = (set(stems(name)) & GENERIC) - others if siblings else set()  # said right beside the value
+    if not own and not plain:
         return []
     found: list[str] = []
     for value in explicit_values(part):
@@ -104,7 +108,12 @@ def introduced_values(name: str, part: str) -> list[str]:
         ]
         near = [t for t in near if t.islower()]  # a capitalised word or a value holds no argument's name
         after = re.match(r"['\"’”]?\s*([A-Za-z]+)", part[at + len(value) :])
-        if own & set(stems(" ".join(near))) or (after is not None and own & set(stems(after.group(1)))):
+        beside = (own | plain) & set(stems(near[-1])) if near else set()
+        if (
+            beside
+            or own & set(stems(" ".join(near)))
+            or (after is not None and own & set(stems(after.group(1))))
+        ):
             found.append(value)
     return found
 
