@@ -395,3 +395,34 @@ def test_a_plain_word_of_one_argument_s_name_gives_it_the_value_beside_it() -> N
     request = "Generate a tune in C major key with tempo 120"
     assert offered(guided_arguments_schema(music, request, request, []), "tempo") == [120]
     assert "120" not in offered(guided_arguments_schema(music, request, request, []), "key")
+
+
+def test_an_argument_named_for_a_direction_takes_the_value_sent_that_way() -> None:
+    schema = {
+        "type": "object",
+        "properties": {
+            "text": {"type": "string"},
+            "source_language": {"type": "string"},
+            "target_language": {"type": "string"},
+        },
+        "required": ["text", "source_language", "target_language"],
+    }
+    part = "translate 'discount' from English to Spanish"
+    got = guided_arguments_schema(schema, part, part, [])
+    assert offered(got, "source_language") == ["English"]
+    assert offered(got, "target_language") == ["Spanish"]
+    assert offered(got, "text")[0] == "discount"
+    # an email's bare ``to`` is the address its description asks for, not the name written after "to"
+    email = {"type": "object", "properties": {"to": {"type": "string"}}, "required": ["to"]}
+    request = "Send an email to John Doe at john.doe@example.com"
+    assert "john.doe@example.com" in offered(guided_arguments_schema(email, request, request, []), "to")
+    # a word after "to" that is no name is a verb, not where anything goes
+    assert "know" not in offered(
+        guided_arguments_schema(schema, "I want to know", "I want to know", []), "target_language"
+    )
+
+
+def test_a_pronoun_is_never_offered_as_a_value() -> None:
+    schema = {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}
+    part = "translate them to French"
+    assert "them" not in offered(guided_arguments_schema(schema, part, part, []), "text")

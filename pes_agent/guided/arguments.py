@@ -35,7 +35,14 @@ from pes_agent.guided.language import language
 from pes_agent.guided.language.en import SEVERAL
 from pes_agent.guided.layouts import assigned, laid_out, layout_of
 from pes_agent.guided.lists import stated_lists
-from pes_agent.guided.named import as_fraction, converted_for, introduced_values, named_optional, stated_for
+from pes_agent.guided.named import (
+    as_fraction,
+    converted_for,
+    directed_values,
+    introduced_values,
+    named_optional,
+    stated_for,
+)
 from pes_agent.guided.numbered import numbered_lists, numbered_values
 from pes_agent.guided.numbers import as_number
 from pes_agent.guided.pairs import settle_free
@@ -226,10 +233,11 @@ def _given(
     schema: Mapping[str, Any], name: str, part: str, siblings: Collection[str] = ()
 ) -> dict[str, Any] | None:
     """A free argument narrowed to the values the part gives right after its name ("the title
-    'Buy groceries'"), those valid for it; None when the part gives none."""
+    'Buy groceries'"), or sends where its name points ("into French" for ``target_language``),
+    those valid for it; None when the part gives none."""
     if "enum" in schema or _numeric(schema):
         return None
-    values = introduced_values(name, part, siblings)
+    values = introduced_values(name, part, siblings) or directed_values(name, part)
     narrowed = (
         grounded_property(schema, [Candidate(value=v, source="step") for v in values]) if values else None
     )

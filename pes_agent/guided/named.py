@@ -14,7 +14,7 @@ import re
 from collections.abc import Collection, Mapping
 from typing import Any
 
-from pes_agent.guided.grounding import explicit_values
+from pes_agent.guided.grounding import explicit_values, stated_names
 from pes_agent.guided.language import language
 from pes_agent.guided.language.en import (
     ARTICLES,
@@ -24,8 +24,10 @@ from pes_agent.guided.language.en import (
     PER_WORDS,
     QUANTITY_WORDS,
     RATE_WORDS,
+    SOURCE_WORDS,
     SPAN_WORDS,
     STOPWORDS,
+    TARGET_NAME_WORDS,
     UNITS,
     VALUE_LINKS,
 )
@@ -34,7 +36,14 @@ from pes_agent.guided.numbers import number_value
 from pes_agent.guided.pairs import GENERIC
 from pes_agent.guided.words import name_words, stems
 
-__all__ = ["as_fraction", "converted_for", "introduced_values", "named_optional", "stated_for"]
+__all__ = [
+    "as_fraction",
+    "converted_for",
+    "directed_values",
+    "introduced_values",
+    "named_optional",
+    "stated_for",
+]
 
 _NUMBER = r"[$€£]?(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)%?"
 _LINK = "|".join(re.escape(w) for w in sorted(VALUE_LINKS))
@@ -116,6 +125,30 @@ def introduced_values(name: str, part: str, siblings: Collection[str] = ()) -> l
         ):
             found.append(value)
     return found
+
+
+_INTO = {"to": ("to", "into"), "from": ("from",)}
+
+
+def directed_values(name: str, part: str) -> list[str]:
+    """The values the part sends where an argument named for a direction points: after "to" or
+    "into" for a target (``target_language``: "translate it into French"), after "from" for a
+    source (``source_language``: "from English"). Only names and quoted values: a lower-case word
+    after "to" is a verb ("want to know"). A name that is only the direction (an email's ``to``)
+    says what goes there by its description, not by the word before it ("to John Doe at john@…")."""
+    words = set(name_words(name))
+    way = "to" if words & TARGET_NAME_WORDS else "from" if words & SOURCE_WORDS else None
+    if way is None or not words - TARGET_NAME_WORDS - SOURCE_WORDS:
+        return []
+    found = []
+    for value in [*explicit_values(part), *stated_names(part)]:
+        at = part.find(value)
+        before = part[:at].rstrip(" '\"‘“").split() if at > 0 else []
+        if before and before[-1].casefold() == "the":
+            before = before[:-1]
+        if before and before[-1].casefold() in _INTO[way]:
+            found.append(value)
+    return list(dict.fromkeys(found))
 
 
 def named_optional(properties: Mapping[str, Any], required: Collection[str], part: str) -> dict[str, Any]:

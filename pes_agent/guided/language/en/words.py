@@ -38,6 +38,7 @@ __all__ = [
     "SPAN_WORDS",
     "STOPWORDS",
     "STREET_WORDS",
+    "TARGET_NAME_WORDS",
     "TARGET_WORDS",
     "TOOL_STOPWORDS",
     "TRAILING_CONNECTIVE",
@@ -66,7 +67,7 @@ STOPWORDS = frozenset(
     "was were be been it its it's as what which who whom how many much me my you your we our they "
     "their please can could would should will do does did have has had get give tell show find "
     "compute calculate make result results answer value number count word words text need needs want "
-    "wants know let often also just i i'm i'd i've i'll".split()
+    "wants know let often also just i i'm i'd i've i'll them him her us".split()
 )
 """Words no argument is made of (the words from "result" to "text" name a step's output, not a
 value; the last ones are verbs and adverbs of wanting and asking, which stand between the words of
@@ -200,6 +201,10 @@ PER_WORDS = frozenset({"per"})
 TARGET_WORDS = frozenset({"in", "into", "to"})
 """Words before a value that ask for a result in it or sent to it ("how much is that in euros",
 "email it to sam@…", "into Spanish"), where "50 euros" only says what an amount is in."""
+
+TARGET_NAME_WORDS = frozenset({"to", "target", "destination", "dest"})
+"""Words of an argument name for where a value goes (``target_language``, ``to_city``): the value
+the request writes after "to" or "into" is its ("translate it into French")."""
 
 VERB_MARKERS = frozenset({"to"})
 """Target words that also open a verb ("I want to know"): a lower-case word after them is no
