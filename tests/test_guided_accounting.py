@@ -86,9 +86,17 @@ def test_a_count_in_words_is_a_value_unless_it_counts_what_the_request_writes_or
     prices = [
         _step("price", {"item": "lamp"}),
         _step("price", {"item": "chair"}),
-        _step("calc", {"e": "1 + 2"}),
+        _step("calc", {"e": "10 + 30"}),  # no 2 in it: "two" must be let go for what it counts
     ]
     assert unused_values("Look up the price of a lamp and of a chair, then add the two prices.", prices) == []
+    assert unused_values("Price a lamp and a chair, then add the two prices together.", prices) == []
+    cities = "Get the weather for three cities: Paris, London and Rome."
+    assert unused_values(cities, [_step("weather", {"city": c}) for c in ("Paris", "London", "Rome")]) == []
+    # a count is held as a whole number: 120 and 2012 hold no twelve
+    assert unused_values(query, [race, _step("calculator", {"expression": "38 * 120"})]) == ["Twelve"]
+    assert unused_values(query, [_step("find_race", {"name": "Bray Seafront Run", "year": "2012"})]) == [
+        "Twelve"
+    ]
 
 
 def test_a_name_that_chose_an_option_by_its_description_was_taken() -> None:

@@ -28,7 +28,7 @@ from typing import Any
 from pes_agent.guided.grounding import explicit_values, leaves, stated_names
 from pes_agent.guided.language import language
 from pes_agent.guided.language.base import Counted
-from pes_agent.guided.language.en import TARGET_WORDS
+from pes_agent.guided.language.en import STOPWORDS, TARGET_WORDS
 from pes_agent.guided.numbers import AMOUNT, as_number
 from pes_agent.guided.words import common_words, meant, stems
 from pes_agent.state.models import TodoItem
@@ -97,16 +97,17 @@ def stated_values(query: str, tool_text: str = "") -> list[Stated]:
 
 def _counts_others(query: str, count: Counted) -> bool:
     """Whether a count in words counts values the request writes or has named, rather than being one:
-    "the other two sides, 4 and 5" (as many numbers follow), "add the two prices" (the prices of
-    parts before it). "Twelve members doing the half marathon" is a value a call must take: the
-    entries are paid twelve times."""
+    "the other two sides, 4 and 5" and "the three cities Paris, London and Rome" (as many values
+    follow), "add the two prices (together)" (the prices of parts before it). "Twelve members doing
+    the half marathon" is a value a call must take: the entries are paid twelve times."""
     after = query[count.start + len(count.text) :]
     sentence = re.split(r"[.!?;]\s", after, maxsplit=1)[0]
-    if len(AMOUNT.findall(sentence)) >= count.value:
+    following = [*AMOUNT.findall(sentence), *explicit_values(sentence), *stated_names(sentence)]
+    if len(set(following)) >= count.value:
         return True
-    noun = re.match(r"\s+(?:\w+\s+)?(\w+)", after)
-    counted_word = stems(noun.group(1)) if noun else []
-    return bool(counted_word) and counted_word[0] in stems(query[: count.start])
+    nouns = [w for w in re.findall(r"\w+", after.casefold())[:2] if w not in STOPWORDS]  # "two (big) prices"
+    counted_words = {w for word in nouns for w in stems(word)}
+    return bool(counted_words & set(stems(query[: count.start])))
 
 
 def unused_values(
@@ -279,14 +280,24 @@ def _takes(leaf: Any, stated: Stated) -> bool:
         return False
     number = as_number(stated.text) if AMOUNT.fullmatch(stated.text.replace(" ", "")) else None
     if number is not None:
-        if isinstance(leaf, int | float):
-            return float(leaf) == number or (stated.percent and abs(float(leaf) * 100 - number) < 1e-9)
-        return any(as_number(n) == abs(number) for n in _DIGITS.findall(str(leaf)))
+        return _takes_number(leaf, number, stated.percent)
     text = (leaf if isinstance(leaf, str) else json.dumps(leaf)).casefold().strip()
+    counts = [n for form in stated.forms[1:] if AMOUNT.fullmatch(form) and (n := as_number(form)) is not None]
+    if any(_takes_number(leaf, n, False) for n in counts):  # "twelve" as 12: a whole number, not "2012"
+        return True
     return any(
         form.casefold() in text or (len(text) >= 3 and text in form.casefold() and 2 * len(text) >= len(form))
         for form in stated.forms
+        if not AMOUNT.fullmatch(form)
     )
+
+
+def _takes_number(leaf: Any, number: float, percent: bool) -> bool:
+    """Whether an argument's value holds a number: itself, the fraction of a percentage, or one of
+    the whole numbers a text writes ("38 * 12" holds 12; "2012" and "120" do not)."""
+    if isinstance(leaf, int | float):
+        return float(leaf) == number or (percent and abs(float(leaf) * 100 - number) < 1e-9)
+    return any(as_number(n) == abs(number) for n in _DIGITS.findall(str(leaf)))
 
 
 def _offered(schema: Any, value: Any) -> bool:
