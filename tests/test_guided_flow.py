@@ -426,3 +426,24 @@ def test_a_pronoun_is_never_offered_as_a_value() -> None:
     schema = {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}
     part = "translate them to French"
     assert "them" not in offered(guided_arguments_schema(schema, part, part, []), "text")
+
+
+def test_a_direction_inside_an_argument_s_name_is_no_direction() -> None:
+    # ``text_to_translate`` is the text: "to" relates its words, it does not say where it goes
+    schema = {
+        "type": "object",
+        "properties": {"text_to_translate": {"type": "string"}, "target_language": {"type": "string"}},
+        "required": ["text_to_translate", "target_language"],
+    }
+    part = "Translate 'hello' to French"
+    got = guided_arguments_schema(schema, part, part, [])
+    assert offered(got, "text_to_translate") == ["hello"]
+    assert offered(got, "target_language") == ["French"]
+    # the value sent is read where it is sent, not where it first shows
+    text = {
+        "type": "object",
+        "properties": {"text": {"type": "string"}, "target_language": {"type": "string"}},
+        "required": ["text", "target_language"],
+    }
+    request = "Translate 'English muffins' from French to English"
+    assert offered(guided_arguments_schema(text, request, request, []), "target_language") == ["English"]

@@ -24,6 +24,8 @@ from pes_agent.guided.language.en import (
     PER_WORDS,
     QUANTITY_WORDS,
     RATE_WORDS,
+    SENT_FROM,
+    SENT_TO,
     SOURCE_WORDS,
     SPAN_WORDS,
     STOPWORDS,
@@ -127,27 +129,27 @@ def introduced_values(name: str, part: str, siblings: Collection[str] = ()) -> l
     return found
 
 
-_INTO = {"to": ("to", "into"), "from": ("from",)}
-
-
 def directed_values(name: str, part: str) -> list[str]:
     """The values the part sends where an argument named for a direction points: after "to" or
     "into" for a target (``target_language``: "translate it into French"), after "from" for a
     source (``source_language``: "from English"). Only names and quoted values: a lower-case word
     after "to" is a verb ("want to know"). A name that is only the direction (an email's ``to``)
-    says what goes there by its description, not by the word before it ("to John Doe at john@…")."""
-    words = set(name_words(name))
-    way = "to" if words & TARGET_NAME_WORDS else "from" if words & SOURCE_WORDS else None
-    if way is None or not words - TARGET_NAME_WORDS - SOURCE_WORDS:
+    says what goes there by its description, not by the word before it ("to John Doe at john@…").
+    The direction opens or closes the name (``to_city``, ``currency_to``): inside it, it relates
+    the name's words (``text_to_translate`` is the text, not where it goes)."""
+    words = name_words(name)
+    ends = {words[0], words[-1]} if words else set()
+    way = SENT_TO if ends & TARGET_NAME_WORDS else SENT_FROM if ends & SOURCE_WORDS else None
+    if way is None or not set(words) - TARGET_NAME_WORDS - SOURCE_WORDS:
         return []
     found = []
     for value in [*explicit_values(part), *stated_names(part)]:
-        at = part.find(value)
-        before = part[:at].rstrip(" '\"‘“").split() if at > 0 else []
-        if before and before[-1].casefold() == "the":
-            before = before[:-1]
-        if before and before[-1].casefold() in _INTO[way]:
-            found.append(value)
+        for match in re.finditer(rf"(?<!\w){re.escape(value)}(?!\w)", part):  # any of its places
+            before = part[: match.start()].rstrip(" '\"‘“").split()
+            while before and before[-1].casefold() in ARTICLES:  # "to the US"
+                before.pop()
+            if before and before[-1].casefold() in way:
+                found.append(value)
     return list(dict.fromkeys(found))
 
 

@@ -34,6 +34,8 @@ __all__ = [
     "RELATING",
     "SEQUENCING",
     "SEVERAL",
+    "SENT_FROM",
+    "SENT_TO",
     "SOURCE_WORDS",
     "SPAN_WORDS",
     "STOPWORDS",
@@ -205,6 +207,12 @@ TARGET_WORDS = frozenset({"in", "into", "to"})
 TARGET_NAME_WORDS = frozenset({"to", "target", "destination", "dest"})
 """Words of an argument name for where a value goes (``target_language``, ``to_city``): the value
 the request writes after "to" or "into" is its ("translate it into French")."""
+
+SENT_TO = frozenset({"to", "into"})
+"""Words before the value an argument named for a target takes ("translate it into French")."""
+
+SENT_FROM = frozenset({"from"})
+"""Words before the value an argument named for a source takes ("from English")."""
 
 VERB_MARKERS = frozenset({"to"})
 """Target words that also open a verb ("I want to know"): a lower-case word after them is no
