@@ -114,6 +114,9 @@ def test_a_name_is_offered_without_the_pronoun_i_before_it() -> None:
     )
     assert "Zofia Wójcik-Nowak" in spans
     assert not [s for s in spans if s.startswith(("I'm", "I'd", "I "))]
+    # a closing "I" is the name's numeral, and a stopword in capitals is an acronym
+    assert "World War I" in text_spans("When did World War I end?")
+    assert "US" in text_spans("What is the GDP of the US?")
 
 
 def test_earlier_outputs_offer_their_leaves_and_long_texts_as_references() -> None:

@@ -295,12 +295,15 @@ def _same_number(a: str, b: str) -> bool:
 
 
 def _is_name(match: re.Match[str], text: str) -> bool:
-    """A capitalised run that is not just a sentence's first word ("Between", "Convert")."""
-    words = match.group(0).split()
+    """A capitalised run that is not just a sentence's first word ("Between", "Convert"), nor a
+    stopword written with its first letter up ("Them"); one written all in capitals is an acronym
+    ("the US", "our IT desk"), whatever word its letters spell."""
+    run = match.group(0)
+    words = run.split()
     opens = text[: match.start()].rstrip() == "" or text[: match.start()].rstrip()[-1:] in ".!?;"
     if opens and len(words) == 1:
         return False
-    return match.group(0).lower() not in STOPWORDS
+    return (len(run) > 1 and run.isupper()) or run.lower() not in STOPWORDS
 
 
 def example_shapes(schema: Mapping[str, Any]) -> frozenset[str]:

@@ -184,10 +184,11 @@ _CURRENCY = re.compile(
 by its code written in capitals ("JPY")."""
 _POSSESSIVE = re.compile(r"(?:'s|’s|'|’)$")
 _FIRST_PERSON = re.compile(
-    r"^(?:I(?:['’](?:m|d|ve|ll))?\s+)+|(?:\s+I(?:['’](?:m|d|ve|ll))?)+$|^I(?:['’](?:m|d|ve|ll))?$"
+    r"^(?:I(?:['’](?:m|d|ve|ll))?\s+)+|(?:\s+I['’](?:m|d|ve|ll))+$|^I(?:['’](?:m|d|ve|ll))?$"
 )
-"""The pronoun "I" (capitalised wherever it stands) and its contractions at either end of a
-capitalised run: "I'm Zofia Wójcik-Nowak" names Zofia Wójcik-Nowak, "I'd" names no one."""
+"""The pronoun "I" (capitalised wherever it stands) opening a capitalised run, and its contractions
+at either end: "I'm Zofia Wójcik-Nowak" names Zofia Wójcik-Nowak, "I'd" names no one. A bare "I"
+closing a run is a numeral of the name ("World War I", "Elizabeth I"), not the pronoun."""
 _OF = re.compile(r"\b((?:[a-z]+\s)?[a-z]+)\s+of\b(?!\s+[$€£]?\d)", re.IGNORECASE)
 """The one or two words before "of": "the share price of", "the capital of". Not before a value:
 "an original price of 100 dollars", "a rate of 5%" give the price and the rate, they do not ask
