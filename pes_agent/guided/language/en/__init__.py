@@ -237,21 +237,22 @@ class English:
 
     def dates(self, text: str) -> list[DateSpan]:
         found: list[tuple[int, DateSpan]] = []
-        taken: list[range] = []
+        taken = bytearray(len(text))  # the characters a date already covers: linear in long outputs
         for form in _DATE_FORMS:
             for match in form.finditer(text):
-                if any(match.start() in r for r in taken):
+                if taken[match.start()]:
                     continue
                 day = _day(match)
                 if day is not None:
-                    taken.append(range(match.start(), match.end()))
+                    taken[match.start() : match.end()] = b"\x01" * (match.end() - match.start())
                     found.append((match.start(), DateSpan(text=match.group(0), iso=day.isoformat())))
+        starts = {at: span for at, span in found}
         for match in _RANGE_START.finditer(text):  # "from April 3rd to April 5th 2023": the year is both's
-            end = next((f for f in found if f[0] == match.start("end")), None)
-            if end is not None and not any(match.start() in r for r in taken):
+            end = starts.get(match.start("end"))
+            if end is not None and not taken[match.start()]:
                 month, day_of = _MONTHS[match["mname"].casefold()], int(match["day"])
                 try:
-                    start = dt.date(int(end[1].iso[:4]), month, day_of)
+                    start = dt.date(int(end.iso[:4]), month, day_of)
                 except ValueError:
                     continue
                 found.append((match.start(), DateSpan(text=match.group("start"), iso=start.isoformat())))
