@@ -447,3 +447,16 @@ def test_a_direction_inside_an_argument_s_name_is_no_direction() -> None:
     }
     request = "Translate 'English muffins' from French to English"
     assert offered(guided_arguments_schema(text, request, request, []), "target_language") == ["English"]
+
+
+def test_a_plain_word_another_noun_modifies_names_that_noun_s_value() -> None:
+    # "user name" is the user's name, not the file's: file_name is not given one
+    schema = {
+        "type": "object",
+        "properties": {"file_name": {"type": "string"}, "content": {"type": "string"}},
+        "required": ["file_name", "content"],
+    }
+    part = "Write 'hello world' into a file; my user name is 'bob'"
+    assert offered(guided_arguments_schema(schema, part, part, []), "file_name") != ["bob"]
+    named = "Write 'hi' to the file named 'a.txt'"
+    assert offered(guided_arguments_schema(schema, named, named, []), "file_name") == ["a.txt"]

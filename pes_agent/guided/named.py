@@ -120,6 +120,8 @@ def introduced_values(name: str, part: str, siblings: Collection[str] = ()) -> l
         near = [t for t in near if t.islower()]  # a capitalised word or a value holds no argument's name
         after = re.match(r"['\"’”]?\s*([A-Za-z]+)", part[at + len(value) :])
         beside = (own | plain) & set(stems(near[-1])) if near else set()
+        if beside <= plain and _compound(tokens, own):
+            beside = set()  # "my user name 'bob'" names the user's name, not ``file_name``
         if (
             beside
             or own & set(stems(" ".join(near)))
@@ -127,6 +129,16 @@ def introduced_values(name: str, part: str, siblings: Collection[str] = ()) -> l
         ):
             found.append(value)
     return found
+
+
+def _compound(tokens: list[str], own: Collection[str]) -> bool:
+    """Whether the word right before a value, joining words skipped, is itself named by the word
+    before it, one not of the argument's name: "user name", "api key" say whose name or key."""
+    words = [t for t in tokens if t and t.casefold() not in VALUE_LINKS]
+    if len(words) < 2 or not words[-2].islower() or words[-2] in ARTICLES or words[-2] in STOPWORDS:
+        return False
+    modifier = set(stems(words[-2]))
+    return bool(modifier) and not modifier & set(own)
 
 
 def directed_values(name: str, part: str) -> list[str]:
