@@ -460,3 +460,15 @@ def test_a_plain_word_another_noun_modifies_names_that_noun_s_value() -> None:
     assert offered(guided_arguments_schema(schema, part, part, []), "file_name") != ["bob"]
     named = "Write 'hi' to the file named 'a.txt'"
     assert offered(guided_arguments_schema(schema, named, named, []), "file_name") == ["a.txt"]
+
+
+def test_an_id_named_for_a_direction_is_not_given_the_place_written_after_to() -> None:
+    schema = {
+        "type": "object",
+        "properties": {"originSkyId": {"type": "string"}, "destinationSkyId": {"type": "string"}},
+        "required": ["originSkyId", "destinationSkyId"],
+    }
+    part = "Find flights from Boston to New York"
+    airport = EarlierResult(step_id="step_2", description="New York", output={"skyId": "NYCA"}, text="NYCA")
+    got = guided_arguments_schema(schema, part, part, [airport])
+    assert offered(got, "destinationSkyId") != ["New York"]

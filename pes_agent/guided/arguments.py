@@ -31,6 +31,7 @@ from pes_agent.guided.grounding import (
     output_candidates,
     text_spans,
 )
+from pes_agent.guided.kinds import identifier
 from pes_agent.guided.language import language
 from pes_agent.guided.language.en import SEVERAL
 from pes_agent.guided.layouts import assigned, laid_out, layout_of
@@ -237,7 +238,9 @@ def _given(
     those valid for it; None when the part gives none."""
     if "enum" in schema or _numeric(schema):
         return None
-    values = introduced_values(name, part, siblings) or directed_values(name, part)
+    values = introduced_values(name, part, siblings)
+    if not values and not identifier(name):  # an id is looked up, not written after "to"
+        values = directed_values(name, part)
     narrowed = (
         grounded_property(schema, [Candidate(value=v, source="step") for v in values]) if values else None
     )
