@@ -138,6 +138,9 @@ def test_a_run_without_calls_is_judged_by_its_steps_and_refused_calls_took_nothi
         _step("find_employee", {"name": "Omar Haddad"}),
     ]
     assert unused_values(email, tried) == ["Badge renewal"]
+    assert unmet(email, tried, {}, {"find_employee": ""}) == [
+        '"Badge renewal" from the request was tried only in calls that failed'
+    ]
 
 
 # --- a whole run on the scripted provider ----------------------------------------------------------

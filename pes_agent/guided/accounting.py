@@ -259,7 +259,14 @@ def unmet(
         return []
     tool_text = " ".join(f"{name} {about}" for name, about in tools.items())
     unused = unused_values(query, items, tool_text, schemas)
-    reasons = [f'"{v}" from the request was used by no step' for v in unused]
+    failed = [leaf for r in _records(items) if r.status != "success" for _, leaf in leaves(r.arguments)]
+    tried = {s.text for s in stated_values(query, tool_text) if any(_takes(leaf, s) for leaf in failed)}
+    reasons = [
+        f'"{v}" from the request was tried only in calls that failed'
+        if v in tried
+        else f'"{v}" from the request was used by no step'
+        for v in unused
+    ]
     reasons += [f"one value was given twice: {d}" for d in doubled_values(query, items, schemas)]
     reasons += [f'nothing found answers "{q}"' for q in unanswered(items, tools)]
     ran = {r.tool_name for it in items for r in it.tool_results if r.status == "success"}
