@@ -28,6 +28,7 @@ from referencing.exceptions import Unresolvable
 
 from pes_agent.gate.references import reference_text
 from pes_agent.guided.arithmetic import Operation
+from pes_agent.guided.examples import example_shapes, shaped_like
 from pes_agent.guided.language import language
 from pes_agent.guided.language.en import NAME_PARTICLES, STOPWORDS, STREET_WORDS
 from pes_agent.guided.numbers import as_number
@@ -229,7 +230,7 @@ def grounded_property(
     options: list[Any] = []
     for candidate in candidates:
         for value in _typed(candidate.value, schema):
-            if value not in options and _valid(validator, value) and _shaped_like(value, shapes):
+            if value not in options and _valid(validator, value) and shaped_like(value, shapes):
                 options.append(value)
     options = options[:MAX_CANDIDATES]
     pieces = composition_pieces(candidates) if composable(schema, validator) else []
@@ -304,32 +305,6 @@ def _is_name(match: re.Match[str], text: str) -> bool:
     if opens and len(words) == 1:
         return False
     return (len(run) > 1 and run.isupper()) or run.lower() not in STOPWORDS
-
-
-def example_shapes(schema: Mapping[str, Any]) -> frozenset[str]:
-    """The shapes of the values a free string's examples show, when they have one: "an IANA time
-    zone such as Europe/Paris" wants letters, a slash, letters, and "Auckland" is no time zone (it
-    is what a time-zone lookup takes). Read from ``examples`` and the description's examples; only
-    examples with a separator inside count (a plain word or number shows no shape), and only for
-    strings without a ``pattern`` or ``format``, which say it already."""
-    if schema.get("type") != "string" or "pattern" in schema or "format" in schema:
-        return frozenset()
-    given = [e for e in schema.get("examples") or () if isinstance(e, str)]
-    description = schema.get("description")
-    if isinstance(description, str):
-        given += language().examples(description)
-    return frozenset(shape for e in given if _SEPARATOR.search(shape := _shape(e.strip())))
-
-
-def _shape(value: str) -> str:
-    return re.sub(r"[^\W\d_]+", "a", re.sub(r"\d+", "9", value))
-
-
-_SEPARATOR = re.compile(r"[^a9\s]")
-
-
-def _shaped_like(value: Any, shapes: frozenset[str]) -> bool:
-    return not shapes or (isinstance(value, str) and _shape(value.strip()) in shapes)
 
 
 def checking(schema: Mapping[str, Any]) -> Draft202012Validator:
