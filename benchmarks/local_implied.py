@@ -17,6 +17,7 @@ from benchmarks.local_implied_6 import IMPLIED_6
 from benchmarks.local_implied_7 import IMPLIED_7
 from benchmarks.local_implied_8 import IMPLIED_8
 from benchmarks.local_implied_9 import IMPLIED_9
+from benchmarks.local_implied_10 import IMPLIED_10
 from benchmarks.local_tasks import Call, Says, Task
 
 
@@ -511,4 +512,5 @@ IMPLIED_BY_ID = {
     + IMPLIED_7
     + IMPLIED_8
     + IMPLIED_9
+    + IMPLIED_10
 }
