@@ -36,6 +36,9 @@ KNOWN_MISSES = {
     "k08": "two length converters on offer (convert_units, convert_length): the options tie them and the "
     "task's one loses",
     "k09": "'tell' is a request verb ('tell me'), so nothing points to the messaging tool",
+    "k11": "since implied10's tools joined the catalogue: 'What does a night at Hotel Aurora cost in "
+    "Japanese yen?' offers only hotel_rate, not convert_currency (without numpy it missed already: "
+    "NEEDS_MEANINGS)",
     "k12": "the time zone's example (Europe/Paris) is in the tool's description, not the argument's: "
     "'Reykjavik' passes for a time zone, so no lookup is implied",
     "m01": "'room' names hotel_room as well as course_room, and the hotel room needs no implied step",
@@ -57,6 +60,9 @@ KNOWN_MISSES = {
     "search_trains are)",
     "v02": "'Which platform does the IC 718 leave from? … text her the platform' offers only calculator, "
     "not get_train nor send_sms",
+    "v03": "since implied10's tools joined the catalogue: 'How much would it be to have it put into "
+    "Brazilian Portuguese?' offers some fifty lookup tools (find_animal_shelter, find_piano_tuners and "
+    "find_ski_resort among them), not quote_translation (without numpy it missed already: NEEDS_MEANINGS)",
     "v04": "'place the order … What does that come to in pounds?' offers send_email, notify, convert_units "
     "and find_dock, not order_translation nor convert_currency",
     "v06": "'what would a 2 kg carrot cake cost me in US dollars': convert_currency is not offered "
@@ -81,6 +87,18 @@ KNOWN_MISSES = {
     "w11": "'How much do you charge to take a tooth out?' offers find_dentist and find_race, not dental_fee",
     "w12": "'The results for candidate 0509-40276 … How many days did we have to wait after the exam?' "
     "offers calculator, find_exam_centre and find_race, not exam_result nor days_between",
+    "x03": "'How much would you charge to wash and iron 6 kg of work shirts?' offers find_employee and "
+    "schedule_laundry_pickup, not laundry_quote",
+    "x04": "'the laundry bag weighs 18 pounds. What would a wash-and-fold cost?' offers calculate_ride_cost "
+    "and the charter and ski tools, not convert_units nor laundry_quote",
+    "x07": "'need about 40 hours … How many more hours have I got to do?': calculator is not offered "
+    "(driving_pupil_record, list_charter_boats and quote_charter are)",
+    "x09": "'Book whichever site is cheapest that lets dogs in': book_campsite_pitch is not offered "
+    "(search_campsites, quote_campsite_stay, send_email and notify are)",
+    "x10": "'work out what that comes to and email the figure to my husband at luc.berthier@free.fr': "
+    "send_email is not offered (the campsite, dock, translation and employee tools are)",
+    "x11": "'What would two five-day lift passes for them come to in euros?' offers find_ski_resort and "
+    "find_piano_tuners, not ski_pass_price nor convert_currency",
 }
 """(j01, two airport codes from one producer, passes here: both tools are offered, but the plan has one
 producer step where the task needs two.)"""
