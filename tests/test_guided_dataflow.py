@@ -180,6 +180,37 @@ def test_nothing_is_implied_when_the_request_holds_the_value_and_names_no_field(
     assert _chain("find_book", "Find 'Emma' in the catalogue") == [("find_book", {})]
 
 
+class Member(TypedDict):
+    member_id: str
+    email: str
+
+
+@tool
+def find_member(name: str) -> Member:
+    """Look up a club member by name: their member id and email."""
+    raise NotImplementedError
+
+
+@tool
+def enrol(
+    course: str, name: str, email: Annotated[str, Field(json_schema_extra={"format": "email"})]
+) -> Hold:
+    """Enrol someone on a course."""
+    raise NotImplementedError
+
+
+def test_a_value_the_request_gives_as_my_this_is_that_is_not_looked_up() -> None:
+    # "my email is …" states the email; only "my email" alone would ask for one
+    shapes = {
+        t.name: ToolShape(name=t.name, input_schema=t.input_schema, output_schema=t.output_schema)
+        for t in (find_member, enrol)
+    }
+    steps = implied_steps(
+        "enrol", "Enrol me on 'Pottery'. I'm Ana Ruiz and my email is ana.ruiz@example.org", "", shapes
+    )
+    assert [s.tool for s in steps] == ["enrol"]
+
+
 def test_a_value_an_earlier_part_produces_is_bound_to_that_step_not_planned_again() -> None:
     steps = implied_steps(
         "reserve_book", "then reserve it at Oak", "Find 'Dune'", SHAPES, {"find_book": "step_1"}

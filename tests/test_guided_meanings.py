@@ -731,6 +731,12 @@ def test_a_name_opening_with_min_asks_for_no_minutes_and_a_season_of_two_years_s
     assert "2019-2020" in text_spans("Stats of the 2019-2020 season")
 
 
+def test_a_number_written_in_dashed_groups_is_one_value() -> None:
+    # a candidate number or a phone number is a code, not a subtraction nor its pieces
+    assert text_spans("What score did candidate 0412-88317 get?")[0] == "0412-88317"
+    assert text_spans("Text it to 991-898-8887.")[0] == "991-898-8887"
+
+
 def test_the_choices_a_list_takes_are_words_of_its_tool() -> None:
     from pes_agent.guided.choices import tool_options
 

@@ -80,6 +80,8 @@ def test_dates_are_read_whole_and_as_iso(text: str, dates: list[tuple[str, str]]
         ("an item with an original price of 100 dollars", []),  # a value given, not asked for
         ("a discount rate of $5.50", []),
         ("What's the weather like in Oslo", []),  # "what is", no possessive
+        ("and my email is ana@example.org", []),  # "my X is …" gives X, it does not ask for it
+        ("Her start date was in March", []),
     ],
 )
 def test_words_asked_for_as_something_of_something(text: str, words: list[str]) -> None:

@@ -63,8 +63,9 @@ _NUMBER = re.compile(r"(?<![\w.])(?<![^\W\d_]-)-?\d+(?:[.,]\d+)*(?:\.\d+)?(?![\w
 _WORD = re.compile(r"[^\W\d_][\w'-]*")
 _ADDRESS = re.compile(r"\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+|\bhttps?://[^\s'\"<>]+", re.IGNORECASE)
 """An email address or a URL: one value, never its words."""
-_RANGE = re.compile(r"(?<![\w.,-])\d{1,4}[-–]\d{1,4}(?![\w.,-]|-\d)")
-"""Two numbers joined by a dash: a season, a score, a range of years ("2019-2020", "3-1")."""
+_RANGE = re.compile(r"(?<![\w.,-])\d+(?:[-–]\d+)+(?![\w,-]|\.\d)")
+"""Numbers joined by dashes: a season, a score, a range of years ("2019-2020", "3-1"), a code
+written in groups ("0412-88317", "555-123-4567"): one value, then its numbers."""
 _STREET = re.compile(
     rf"(?<![\w.,-])\d+[A-Za-z]?\s+(?:[A-Za-z][\w'-]*\s+){{0,3}}(?:{'|'.join(sorted(STREET_WORDS))})\b\.?",
     re.IGNORECASE,
@@ -115,7 +116,7 @@ def _stated(text: str) -> tuple[list[str], str]:
     for time in language().times(plain):
         found.append(time.text)
         plain = plain.replace(time.text, " ", 1)
-    found += [m.group(0) for m in _RANGE.finditer(plain)]  # "2019-2020", "3-1": whole, then its numbers
+    found += [m.group(0) for m in _RANGE.finditer(plain)]  # "2019-2020", "0412-88317": whole first
     for street in _STREET.finditer(plain):
         found.append(street.group(0))
     plain = _STREET.sub(" ", plain)

@@ -193,13 +193,16 @@ _OF = re.compile(r"\b((?:[a-z]+\s)?[a-z]+)\s+of\b(?!\s+[$€£]?\d)", re.IGNOREC
 """The one or two words before "of": "the share price of", "the capital of". Not before a value:
 "an original price of 100 dollars", "a rate of 5%" give the price and the rate, they do not ask
 for them."""
+_COPULA = r"(?:is|are|was|were)\b"
 _POSSESSED = re.compile(
     r"(?:\b(?!(?:what|it|that|there|here|who|where|how|he|she|let|when|why)['’]s)\w+(?:'s|’s|s'|s’)"
-    r"|\b(?:its|his|her|their|your|my|our))\s+([a-z]+(?:\s[a-z]+)?)",
+    r"|\b(?:its|his|her|their|your|my|our))\s+"
+    rf"((?>(?!{_COPULA})[a-z]+\b(?:\s(?!{_COPULA})[a-z]+\b)?))(?!\s+{_COPULA})",
     re.IGNORECASE,
 )
 """The one or two words after a possessive: "Japan's capital", "its price", "Lena Brook's start date";
-not after a contraction ("What's the weather" is "what is")."""
+not after a contraction ("What's the weather" is "what is"), nor before "is" ("my email is …" gives
+the email, it does not ask for it)."""
 
 
 _WHERE = re.compile(r"\bthe\s+([a-z]+)\s+(?:where|in which|at which|whose)\b", re.IGNORECASE)
