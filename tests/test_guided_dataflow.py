@@ -16,7 +16,7 @@ from pydantic import BaseModel, Field
 
 from pes_agent import create_art_instance
 from pes_agent.events import Event, EventType
-from pes_agent.guided.choices import enum_choices, introduced_choice
+from pes_agent.guided.choices import can_ground, enum_choices, introduced_choice
 from pes_agent.guided.dataflow import ToolShape, implied_steps
 from pes_agent.guided.grounding import Candidate, grounded_property, text_spans
 from pes_agent.guided.language import language
@@ -383,6 +383,20 @@ def test_a_sentence_that_only_gives_context_joins_the_ask_it_serves() -> None:
 def test_an_enum_of_codes_is_named_by_the_words_its_description_gives_them() -> None:
     branch = reserve_book.input_schema["properties"]["branch"]
     assert enum_choices(branch, "pick it up on Oak Avenue", []) == {**branch, "enum": ["OAK"]}
+
+
+def test_an_option_is_named_by_its_gloss_and_a_compound_however_it_is_written() -> None:
+    treatment = {
+        "enum": ["checkup", "extraction"],
+        "description": "checkup (an examination, 20 minutes) or extraction (taking a tooth out, 40 minutes).",
+    }
+    # the gloss before the details names the option; a compound is written closed, open or hyphenated
+    assert enum_choices(treatment, "the price of taking a tooth out", [])["enum"] == ["extraction"]
+    assert enum_choices(treatment, "book me a check-up", [])["enum"] == ["checkup"]
+    assert enum_choices(treatment, "time for a check up", [])["enum"] == ["checkup"]
+    # and the plan offers the tool whose option the part names, though it names the tool by no word
+    schema = {"type": "object", "properties": {"treatment": treatment}, "required": ["treatment"]}
+    assert can_ground(schema, "give me a check-up", "")
 
 
 def test_a_source_option_is_the_one_the_flowing_fields_name_carries() -> None:

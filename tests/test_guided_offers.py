@@ -44,7 +44,6 @@ KNOWN_MISSES = {
     "m01": "'room' names hotel_room as well as course_room, and the hotel room needs no implied step",
     "m05": "the email found is the message, not the address: send_email (to, subject) outranks notify",
     "m06": "two temperature converters on offer: the generic convert_units wins the options tie",
-    "m07": "as k08: two length converters, the options tie them and the task's one loses",
     "m12": "since implied8's tools joined the catalogue: 'Where is the Applied Statistics course taught?' "
     "offers find_rail_station, get_train, search_trains and local_time, not find_course nor course_room",
     "n07": "'tickets' offers the support-ticket tools (open_ticket), not find_cinema nor buy_tickets",
@@ -79,7 +78,6 @@ KNOWN_MISSES = {
     "employee and service tools, not find_dentist nor send_email",
     "w04": "'Four seats up in the balcony: roughly what is that in sterling?': convert_currency is not "
     "offered (price_concert_tickets and search_concerts are)",
-    "w06": "'What score did candidate 0412-88317 get?' offers only calculator, not exam_result",
     "w07": "'give €15 every month to the Red Squirrel Survival Trust' offers the storage tools, last_match "
     "and team_lookup, not find_charity nor donate_to_charity",
     "w10": "'twelve members doing the half marathon at the Bray Seafront Run … how much should the treasurer "
@@ -138,6 +136,8 @@ def _offered(task: Task) -> set[str]:
 
 NEEDS_MEANINGS = {
     "i06": "'cost' is a price only through the meaning table, which needs numpy",
+    "m07": "as k08 without the meaning table: two length converters, the options tie them and the task's "
+    "one loses",
     "k11": "'cost' and 'a night' reach the nightly rate only through the meaning table, which needs numpy",
     "v03": "'how much would it be' reaches the translation quote only through the meaning table, which "
     "needs numpy",

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Collection, Mapping, Sequence
+from itertools import pairwise
 from typing import Any
 
 from jsonschema import Draft202012Validator
@@ -139,8 +140,8 @@ def named_options(schema: Mapping[str, Any], text: str) -> list[Any]:
 
 
 def _names_any(schema: Mapping[str, Any], text: str) -> bool:
-    options = schema.get("enum")
-    return isinstance(options, list) and bool(_named(options, text))
+    """Whether ``text`` names any option, by its value or by the words the description gives it."""
+    return bool(named_options(schema, text))
 
 
 def tool_options(schemas: Mapping[str, Mapping[str, Any]] | None) -> dict[str, str]:
@@ -315,8 +316,9 @@ def described(schema: Mapping[str, Any]) -> dict[str, str]:
             rf"(?<![\w-]){re.escape(option)}(?![\w-])\s*(?:\(([^)]{{1,60}})\)|[:=–-]\s*([^,;.()]{{1,60}}))",
             about,
         )
-        if found:
-            out[option] = found.group(1) or found.group(2) or ""
+        if found:  # in brackets, the gloss is what comes before any details: "extraction (taking
+            # a tooth out, 40 minutes)" is named "taking a tooth out"
+            out[option] = re.split(r"[,;]", found.group(1))[0].strip() if found.group(1) else found.group(2)
     return out
 
 
@@ -350,15 +352,18 @@ _WORDS = re.compile(r"[^\W_]+(?:-[^\W_]+)*")
 def _named(options: Sequence[Any], text: str, words: Mapping[str, str] | None = None) -> list[Any]:
     """The string options ``text`` names, as words or stems, in the order it names them; also by
     the ``words`` the schema gives an option (``described``: "euros" names EUR)."""
-    lowered = " " + " ".join(_WORDS.findall(text.casefold())) + " "
+    written = _WORDS.findall(text.casefold())
+    lowered = " " + " ".join(written) + " "
     said = set(stems(text))
+    # a compound is written closed, hyphenated or open: "check-up" and "check up" name ``checkup``
+    closed = {w.replace("-", "") for w in written} | {a + b for a, b in pairwise(written)}
     found = []
     for option in options:
         if not isinstance(option, str) or not option.strip():
             continue
         value = " ".join(_WORDS.findall(option.casefold()))  # "oil_change" is named "oil change"
         at = lowered.find(f" {value} ")
-        if at < 0 and word_stem(value) in said:
+        if at < 0 and (word_stem(value) in said or value.replace(" ", "").replace("-", "") in closed):
             at = len(lowered)
         if (
             at < 0
