@@ -231,6 +231,91 @@ def test_the_plan_offers_the_tool_whose_implied_steps_do_the_part() -> None:
     assert "reserve_book" not in guided_plan_schema([part], summaries, schemas)["properties"][part]["enum"]
 
 
+class Area(TypedDict):
+    area: float
+
+
+class Cost(TypedDict):
+    cost: float
+
+
+class Bmi(TypedDict):
+    bmi: float
+
+
+class Pace(TypedDict):
+    pace: float
+
+
+@tool
+def calculate_area(shape: str, dimensions: list[float]) -> Area:
+    """Calculate the area of a shape."""
+    raise NotImplementedError
+
+
+@tool
+def calculate_shipping_cost(weight: float, length: float) -> Cost:
+    """Calculate the shipping cost."""
+    raise NotImplementedError
+
+
+@tool
+def calculate_bmi(weight: float, height: float) -> Bmi:
+    """Calculate the body mass index."""
+    raise NotImplementedError
+
+
+@tool
+def calculate_pace(distance: float, minutes: float) -> Pace:
+    """Calculate a running pace."""
+    raise NotImplementedError
+
+
+def test_a_tool_fed_by_the_asked_tool_does_not_take_its_place_on_shared_words() -> None:
+    # "calculate" is every tool's word here, and "length" the name of one of the shipping cost's
+    # inputs: fed by the area, it scored as the area did, but the part says nothing of shipping
+    tools = [calculate_area, calculate_shipping_cost, calculate_bmi, calculate_pace]
+    part = "Calculate the area of a rectangle with length 5 meters and width 3 meters"
+    plan = guided_plan_schema(
+        [part],
+        {t.name: t.summary for t in tools},
+        {t.name: t.input_schema for t in tools},
+        {t.name: t.output_schema for t in tools if t.output_schema is not None},
+    )
+    assert plan["properties"][part]["enum"] == ["calculate_area"]
+
+
+class Encrypted(TypedDict):
+    encrypted_data: str
+
+
+class Found(TypedDict):
+    product_description: str
+
+
+@tool
+def encrypt_data(data: str, encryption_key: str) -> Encrypted:
+    """Encrypt data with a key."""
+    raise NotImplementedError
+
+
+@tool
+def search_product(query: str) -> Found:
+    """Search for a product; gives its description."""
+    raise NotImplementedError
+
+
+def test_a_value_the_part_gives_an_argument_by_name_is_not_looked_up() -> None:
+    shapes = {
+        t.name: ToolShape(name=t.name, input_schema=t.input_schema, output_schema=t.output_schema)
+        for t in (encrypt_data, search_product)
+    }
+    steps = implied_steps(
+        "encrypt_data", "encrypt the item's description using the encryption key 'abc123'", "", shapes
+    )
+    assert not any(b.argument == "encryption_key" for s in steps for b in s.bindings)
+
+
 async def _run(
     replies: list[str], query: str, **execution: Any
 ) -> tuple[Any, ScriptedProvider, list[Event], list[tuple[str, dict[str, Any]]]]:

@@ -79,6 +79,8 @@ def test_dates_are_read_whole_and_as_iso(text: str, dates: list[tuple[str, str]]
         ("Order 2 of the Summit Headlamp", []),  # a number of things is no field of them
         ("an item with an original price of 100 dollars", []),  # a value given, not asked for
         ("a discount rate of $5.50", []),
+        ("an invoice with a description of 'Website design'", []),
+        ("Where was the author of 'Dune' born", ["author"]),
         ("What's the weather like in Oslo", []),  # "what is", no possessive
         ("and my email is ana@example.org", []),  # "my X is …" gives X, it does not ask for it
         ("Her start date was in March", []),

@@ -214,8 +214,9 @@ def _wanted(
     inputs = {w for a in properties for w in stems(a)}
     for argument in required:
         prop = properties[argument]
-        if is_choice(prop):
-            continue
+        if is_choice(prop) or (claims[argument] and not set(stems(argument)) & search.related):
+            continue  # a value the part gives it by name ("using the key 'abc123'") is not looked up,
+            # unless the part asks for it *of* that value ("the author of 'Dune'")
         if depth > 0 and not (shaped(prop) or identifier(argument)):  # a lookup's own inputs come
             continue  # from the request, but for an id only another lookup gives (no coordinates
             # from an Instagram post for a business search)

@@ -34,7 +34,7 @@ from pes_agent.guided.grounding import (
     holds_data,
 )
 from pes_agent.guided.references import References, fed, part_scores, references
-from pes_agent.guided.words import name_words
+from pes_agent.guided.words import common_words, name_words, stems
 from pes_agent.llm.markers import sanitize_user_text
 from pes_agent.llm.types import Message, PromptRequest
 from pes_agent.prompts.templates import (
@@ -145,7 +145,9 @@ def guided_plan_schema(
             choices = [n for n, score in scored.items() if score == best]
         else:  # no word points anywhere: any tool, when the part holds data to act on
             choices = list(texts) if holds_data(part) else []
-        choices = _uncarried(choices, producers, own)
+        common = common_words(stems(f"{n} {about}") for n, about in offered.items())
+        distinct = {n: set(stems(f"{n} {about}")) & set(stems(part)) - common for n, about in offered.items()}
+        choices = _uncarried(choices, producers, own, distinct)
         if chains and len(choices) > 1:
             # of tools the words tie on: the one the part opens with ("What is the weather ..."), then
             # the one that needs the fewest implied steps to do it
@@ -176,14 +178,26 @@ def _spaced(names: Iterable[str]) -> str:
     return " ".join(" ".join(name_words(n)) for n in names)
 
 
-def _uncarried(choices: list[str], producers: Mapping[str, list[str]], own: Mapping[str, int]) -> list[str]:
+def _uncarried(
+    choices: list[str],
+    producers: Mapping[str, list[str]],
+    own: Mapping[str, int],
+    distinct: Mapping[str, set[str]],
+) -> list[str]:
     """A tool that won on the words of a step it implies, when that step's tool alone scores
-    higher, gives way to it (a tie keeps the chain: "the GCD of their age and 36" is the GCD fed by
-    the age, not the age): "Find the lyrics of a song …" is the lyrics tool, not a song search fed
-    by a lyrics lookup (the chain counted "lyrics" for the search)."""
+    higher, gives way to it: "Find the lyrics of a song …" is the lyrics tool, not a song search fed
+    by a lyrics lookup (the chain counted "lyrics" for the search). A tie keeps the chain ("the GCD
+    of their age and 36" is the GCD fed by the age, not the age), unless the part says no word of
+    the tool's own that few tools share (``distinct``): "Calculate the area of a rectangle …" is the
+    area, not a shipping cost fed by it, though "calculate" and the words alike score both."""
     out: list[str] = []
     for name in choices:
-        better = [p for p in producers.get(name, ()) if own.get(p, 0) > own.get(name, 0)]
+        better = [
+            p
+            for p in producers.get(name, ())
+            if own.get(p, 0) > own.get(name, 0)
+            or (own.get(p, 0) == own.get(name, 0) and distinct.get(p) and not distinct.get(name))
+        ]
         out.append(max(better, key=lambda p: own.get(p, 0)) if better else name)
     return list(dict.fromkeys(out))
 

@@ -193,6 +193,9 @@ _OF = re.compile(r"\b((?:[a-z]+\s)?[a-z]+)\s+of\b(?!\s+[$€£]?\d)", re.IGNOREC
 """The one or two words before "of": "the share price of", "the capital of". Not before a value:
 "an original price of 100 dollars", "a rate of 5%" give the price and the rate, they do not ask
 for them."""
+_GIVEN_OF = re.compile(r"\b(?:an?)\s+(?:[a-z]+\s+){0,2}of\s+[\"'‘“]", re.IGNORECASE)
+"""A quoted value after "a … of": "a description of 'Website design'" gives the description, where
+"the author of 'Dune'" asks for one."""
 _COPULA = r"(?:is|are|was|were)\b"
 _POSSESSED = re.compile(
     r"(?:\b(?!(?:what|it|that|there|here|who|where|how|he|she|let|when|why)['’]s)\w+(?:'s|’s|s'|s’)"
@@ -297,7 +300,9 @@ class English:
         ]
 
     def of_words(self, text: str) -> list[str]:
-        found = [m.group(1) for m in _OF.finditer(text)] + [m.group(1) for m in _POSSESSED.finditer(text)]
+        given = [m.span() for m in _GIVEN_OF.finditer(text)]
+        found = [m.group(1) for m in _OF.finditer(text) if not any(a <= m.start() < b for a, b in given)]
+        found += [m.group(1) for m in _POSSESSED.finditer(text)]
         found += [m.group(1) for m in _WHERE.finditer(text)]
         return [w for phrase in found for w in phrase.split()]
 
