@@ -479,6 +479,19 @@ def test_an_option_is_named_by_its_gloss_and_a_compound_however_it_is_written() 
     assert enum_choices(treatment, "the price of taking a tooth out", [])["enum"] == ["extraction"]
     assert enum_choices(treatment, "book me a check-up", [])["enum"] == ["checkup"]
     assert enum_choices(treatment, "time for a check up", [])["enum"] == ["checkup"]
+    # an option of several words is named by its words, apart; a long gloss is read too
+    service = {
+        "enum": ["wash_fold", "wash_iron", "delicates"],
+        "description": "wash_fold (washed, tumble-dried and folded, 2.80 euros a started kilo), wash_iron "
+        "(washed, dried and pressed, 4.50 euros a started kilo) or delicates (wool and silk items washed "
+        "by hand in cold water, dried flat and folded, 7.00 euros a started kilo).",
+    }
+    assert enum_choices(service, "How much to wash and iron 6 kg of shirts?", [])["enum"] == ["wash_iron"]
+    size = {
+        "enum": ["locker", "large"],
+        "description": "locker (15 sq ft: a bike) or large (150 sq ft: a house)",
+    }
+    assert enum_choices(size, "to store my house's furniture", [])["enum"] == ["large"]
     # and the plan offers the tool whose option the part names, though it names the tool by no word
     schema = {"type": "object", "properties": {"treatment": treatment}, "required": ["treatment"]}
     assert can_ground(schema, "give me a check-up", "")

@@ -85,8 +85,6 @@ KNOWN_MISSES = {
     "w11": "'How much do you charge to take a tooth out?' offers find_dentist and find_race, not dental_fee",
     "w12": "'The results for candidate 0509-40276 … How many days did we have to wait after the exam?' "
     "offers calculator, find_exam_centre and find_race, not exam_result nor days_between",
-    "x03": "'How much would you charge to wash and iron 6 kg of work shirts?' offers find_employee and "
-    "schedule_laundry_pickup, not laundry_quote",
     "x04": "'the laundry bag weighs 18 pounds. What would a wash-and-fold cost?' offers calculate_ride_cost "
     "and the charter and ski tools, not convert_units nor laundry_quote",
     "x07": "'need about 40 hours … How many more hours have I got to do?': calculator is not offered "

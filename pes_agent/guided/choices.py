@@ -313,12 +313,17 @@ def described(schema: Mapping[str, Any]) -> dict[str, str]:
         if not isinstance(option, str) or not option.strip():
             continue
         found = re.search(
-            rf"(?<![\w-]){re.escape(option)}(?![\w-])\s*(?:\(([^)]{{1,60}})\)|[:=–-]\s*([^,;.()]{{1,60}}))",
+            rf"(?<![\w-]){re.escape(option)}(?![\w-])\s*(?:\(([^)]{{1,160}})\)|[:=–-]\s*([^,;.()]{{1,60}}))",
             about,
         )
-        if found:  # in brackets, the gloss is what comes before any details: "extraction (taking
-            # a tooth out, 40 minutes)" is named "taking a tooth out"
-            out[option] = re.split(r"[,;]", found.group(1))[0].strip() if found.group(1) else found.group(2)
+        if found:  # in brackets, the gloss less its figures: "extraction (taking a tooth out, 40
+            # minutes)" is named "taking a tooth out", "large (150 sq ft: a three-bedroom house)" "a
+            # three-bedroom house"; no request says the minutes or the square feet
+            out[option] = (
+                ", ".join(p.strip() for p in re.split(r"[,;:]", found.group(1)) if not re.search(r"\d", p))
+                if found.group(1)
+                else found.group(2)
+            )
     return out
 
 
@@ -364,6 +369,8 @@ def _named(options: Sequence[Any], text: str, words: Mapping[str, str] | None = 
         value = " ".join(_WORDS.findall(option.casefold()))  # "oil_change" is named "oil change"
         at = lowered.find(f" {value} ")
         if at < 0 and (word_stem(value) in said or value.replace(" ", "").replace("-", "") in closed):
+            at = len(lowered)
+        if at < 0 and len(value.split()) > 1 and set(stems(value)) <= said:  # "wash and iron": wash_iron
             at = len(lowered)
         if (
             at < 0
