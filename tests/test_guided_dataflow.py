@@ -508,3 +508,12 @@ def test_the_default_thread_count_leaves_half_the_cores_free() -> None:
 
     cores = len(os.sched_getaffinity(0))
     assert default_threads() == max(1, cores // 2)
+
+
+def test_an_address_in_the_part_says_no_word_of_a_tool() -> None:
+    # "outlook.com" is data: its "outlook" is not the weather outlook
+    from pes_agent.guided.choices import tool_scores
+
+    tools = {"weather_outlook": "The weather outlook for a city.", "send_email": "Send an email."}
+    scores = tool_scores("Please send the minutes to ana@outlook.com", tools)
+    assert scores["weather_outlook"] == 0 and scores["send_email"] > 0

@@ -106,6 +106,8 @@ def test_a_name_loses_its_possessive(name: str, core: str) -> None:
         ("watches", "watch"),
         ("squared", "square"),
         ("priced", "price"),
+        ("passes", "pass"),  # a double s is no plural
+        ("classes", "class"),
     ],
 )
 def test_forms_of_a_word_meet_at_one_stem(a: str, b: str) -> None:
@@ -141,3 +143,8 @@ def test_counts_in_words_are_read_from_two_up_and_not_inside_a_compound() -> Non
         ("Three", 3),
     ]
     assert EN.counts("one of them uses two-factor codes") == []
+    # joined to a unit, a count is still the number: "a six-day pass" is six days
+    assert [(c.text, c.value) for c in EN.counts("a six-day pass and a twelve-hour shift")] == [
+        ("six", 6),
+        ("twelve", 12),
+    ]

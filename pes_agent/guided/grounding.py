@@ -33,7 +33,7 @@ from pes_agent.guided.language import language
 from pes_agent.guided.language.en import NAME_PARTICLES, STOPWORDS, STREET_WORDS
 from pes_agent.guided.numbers import as_number
 from pes_agent.guided.phrases import phrases
-from pes_agent.guided.quotes import mask_quotes
+from pes_agent.guided.quotes import ADDRESS, mask_quotes
 from pes_agent.llm.composition import COMPOSED_LEFT, COMPOSED_OF, COMPOSED_OPS, COMPOSED_RIGHT, COMPOSED_TWICE
 
 __all__ = [
@@ -61,8 +61,6 @@ LONG_VALUE = 80
 _DATE = re.compile(r"\b\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2})?)?\b")
 _NUMBER = re.compile(r"(?<![\w.])(?<![^\W\d_]-)-?\d+(?:[.,]\d+)*(?:\.\d+)?(?![\w])")
 _WORD = re.compile(r"[^\W\d_][\w'-]*")
-_ADDRESS = re.compile(r"\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+|\bhttps?://[^\s'\"<>]+", re.IGNORECASE)
-"""An email address or a URL: one value, never its words."""
 _RANGE = re.compile(r"(?<![\w.,-])\d+(?:[-–]\d+)+(?![\w,-]|\.\d)")
 """Numbers joined by dashes: a season, a score, a range of years ("2019-2020", "3-1"), a code
 written in groups ("0412-88317", "555-123-4567"): one value, then its numbers."""
@@ -103,8 +101,8 @@ def _stated(text: str) -> tuple[list[str], str]:
     (where names and words are read)."""
     masked, quotes = mask_quotes(text)
     plain = re.sub(r"\x00\d+\x00", " ", masked)
-    found = [*quotes, *(m.group(0).rstrip(".") for m in _ADDRESS.finditer(plain))]
-    plain = _ADDRESS.sub(" ", plain)
+    found = [*quotes, *(m.group(0).rstrip(".") for m in ADDRESS.finditer(plain))]
+    plain = ADDRESS.sub(" ", plain)
     found += [m.group(0) for m in _DATE.finditer(plain)]
     plain = _DATE.sub(" ", plain)
     for day in language().dates(plain):

@@ -1,4 +1,4 @@
-"""Quoted text in a query: data it carries, which no rule splits or reads as a request.
+"""Quoted text and addresses in a query: data it carries, which no rule splits or reads as a request.
 
 Its own module because both the query's parts (``grounding``) and the arithmetic a part names
 (``arithmetic``) read past quotes, and parts are split by what the arithmetic says.
@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-__all__ = ["mask_quotes", "unmask", "without_quotes"]
+__all__ = ["ADDRESS", "mask_quotes", "unmask", "without_quotes"]
 
 _QUOTED = re.compile(
     r"""(?<!\w)'((?:[^']|(?<=\w)'(?=\w)){1,200})'(?!\w)|"([^"]{1,200})"|“([^”]{1,200})”"""
@@ -30,10 +30,15 @@ def mask_quotes(text: str) -> tuple[str, list[str]]:
     return _QUOTED.sub(keep, text), quotes
 
 
+ADDRESS = re.compile(r"\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+|\bhttps?://[^\s'\"<>]+", re.IGNORECASE)
+"""An email address or a URL: one value, never its words."""
+
+
 def without_quotes(text: str) -> str:
-    """``text`` with its quoted spans blanked: what it asks for, not the data it carries."""
+    """``text`` with its quoted spans and addresses blanked: what it asks for, not the data it
+    carries ("aoife.osb@gmail.com" says no "com" for a tool's "comes in")."""
     masked, _ = mask_quotes(text)
-    return re.sub(r"\x00\d+\x00", " ", masked)
+    return ADDRESS.sub(" ", re.sub(r"\x00\d+\x00", " ", masked))
 
 
 def unmask(text: str, quotes: Sequence[str]) -> str:

@@ -102,9 +102,12 @@ __all__ = [
 ]
 
 _COUNT = re.compile(
-    rf"(?<![\w-])(?:{'|'.join(w for w, n in QUANTITY_WORDS.items() if n > 1)})(?![\w-])", re.IGNORECASE
+    rf"(?<![\w-])(?:{'|'.join(w for w, n in QUANTITY_WORDS.items() if n > 1)})"
+    rf"(?!\w)(?!-(?!(?:{'|'.join(w for w in UNITS if len(w) > 2)})\b))",
+    re.IGNORECASE,
 )
-"""A count from two up, as a word of its own ("two-factor" is no count)."""
+"""A count from two up, as a word of its own or joined to a unit ("a six-day pass", "a twelve-hour
+shift"); "two-factor" is no count."""
 
 _GREETINGS = frozenset("hi hello hey dear greetings".split())
 """Words a message opens with before what it says: "Hi, my router is dead" states, "Hello, book a
@@ -327,11 +330,12 @@ class English:
 
     def stem(self, word: str) -> str:
         """A crude suffix strip: "words"/"word", "converted"/"convert", "counting"/"count" meet, and
-        a silent final e goes, so "square"/"squared" and "price"/"priced" meet too."""
+        a silent final e goes, so "square"/"squared", "price"/"priced" and "take"/"taking" meet too;
+        a double s is no plural ("pass"/"passes")."""
         if word.endswith(("ses", "xes", "zes", "ches", "shes")) and len(word) > 5:
             return word[:-2]  # boxes -> box; but prices -> price below
         for suffix in ("ations", "ation", "ings", "ing", "ers", "er", "ed", "s"):
-            if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            if word.endswith(suffix) and len(word) - len(suffix) >= 3 and not word.endswith("ss"):
                 word = word[: -len(suffix)]
                 break
         return word[:-1] if word.endswith("e") and len(word) > 4 else word
