@@ -136,6 +136,9 @@ NEEDS_MEANINGS = {
     "i06": "'cost' is a price only through the meaning table, which needs numpy",
     "m07": "as k08 without the meaning table: two length converters, the options tie them and the task's "
     "one loses",
+    "s07": "without the meaning table, once the address's 'gmail' and 'com' are no words: 'How much was my "
+    "broadband bill for January 2026' offers exam_result, find_exam_centre and schedule_technician, not "
+    "get_invoice",
     "k11": "'cost' and 'a night' reach the nightly rate only through the meaning table, which needs numpy",
     "v03": "'how much would it be' reaches the translation quote only through the meaning table, which "
     "needs numpy",
@@ -145,11 +148,7 @@ NEEDS_MEANINGS = {
 """Offered only with the built-in meaning table (``guided.language.similar``): known misses in an
 install without numpy (the bare ``.[test]`` venv of ``.ci/run``)."""
 
-MISSES_WITH_MEANINGS = {
-    "s06": "since implied9's tools joined the catalogue: 'I'd like someone to come back on February 9th, "
-    "2026 … My login is priya.nair@fastmail.com' offers book_service, lookup_vehicle, find_exam_centre and "
-    "register_for_exam, not find_account nor schedule_technician (without numpy it is offered as before)",
-}
+MISSES_WITH_MEANINGS: dict[str, str] = {}
 """Known misses only with the built-in meaning table: offered right in an install without numpy."""
 
 
