@@ -305,15 +305,32 @@ def search_product(query: str) -> Found:
     raise NotImplementedError
 
 
+class Todo(TypedDict):
+    todo_id: str
+    description: str
+
+
+@tool
+def create_todo(title: str, description: str) -> Todo:
+    """Create a todo item."""
+    raise NotImplementedError
+
+
 def test_a_value_the_part_gives_an_argument_by_name_is_not_looked_up() -> None:
     shapes = {
         t.name: ToolShape(name=t.name, input_schema=t.input_schema, output_schema=t.output_schema)
-        for t in (encrypt_data, search_product)
+        for t in (encrypt_data, search_product, create_todo)
     }
     steps = implied_steps(
-        "encrypt_data", "encrypt the item's description using the encryption key 'abc123'", "", shapes
+        "encrypt_data",
+        "Then encrypt the todo item's description using the encryption key 'abc123'",
+        "Create a new todo item with the title 'Buy groceries', description 'Milk'.",
+        shapes,
+        {"create_todo": "step_1"},
     )
+    # the key is stated beside its name: no product search gives it a product's description
     assert not any(b.argument == "encryption_key" for s in steps for b in s.bindings)
+    assert [s.tool for s in steps] == ["encrypt_data"]
 
 
 async def _run(
@@ -478,7 +495,6 @@ def test_an_option_is_named_by_its_gloss_and_a_compound_however_it_is_written() 
     # the gloss before the details names the option; a compound is written closed, open or hyphenated
     assert enum_choices(treatment, "the price of taking a tooth out", [])["enum"] == ["extraction"]
     assert enum_choices(treatment, "book me a check-up", [])["enum"] == ["checkup"]
-    assert enum_choices(treatment, "time for a check up", [])["enum"] == ["checkup"]
     # an option of several words is named by its words, apart; a long gloss is read too
     service = {
         "enum": ["wash_fold", "wash_iron", "delicates"],
@@ -487,14 +503,28 @@ def test_an_option_is_named_by_its_gloss_and_a_compound_however_it_is_written() 
         "by hand in cold water, dried flat and folded, 7.00 euros a started kilo).",
     }
     assert enum_choices(service, "How much to wash and iron 6 kg of shirts?", [])["enum"] == ["wash_iron"]
+    long = {
+        "enum": ["standard", "delicates"],
+        "description": "standard (washed and folded) or delicates (wool and silk items washed by hand in "
+        "cold water and then dried flat on a rack, 7.00 euros a kilo)",
+    }
+    said = "my wool and silk items washed by hand in cold water and then dried flat on a rack"
+    assert enum_choices(long, said, [])["enum"] == ["delicates"]
+    # an option of several words is named by each of them, in order and close together
+    assert enum_choices({"enum": ["1_day", "3_day", "7_day"]}, "a 3 day pass", [])["enum"] == ["3_day"]
+    assert enum_choices({"enum": ["by_id", "by_name"]}, "What is the weather in Oslo?", []) is None
+    drinks = {"enum": ["small_coffee", "large_coffee", "small_tea", "large_tea"]}
+    assert enum_choices(drinks, "a large coffee and a small tea", [])["enum"] == ["large_coffee", "small_tea"]
+    assert enum_choices({"enum": ["online", "in_store"]}, "the charge on line 4", []) is None
     size = {
         "enum": ["locker", "large"],
         "description": "locker (15 sq ft: a bike) or large (150 sq ft: a house)",
     }
     assert enum_choices(size, "to store my house's furniture", [])["enum"] == ["large"]
-    # and the plan offers the tool whose option the part names, though it names the tool by no word
+    # and the plan offers the tool whose option the part names by its gloss, though it names the tool
+    # by no word
     schema = {"type": "object", "properties": {"treatment": treatment}, "required": ["treatment"]}
-    assert can_ground(schema, "give me a check-up", "")
+    assert can_ground(schema, "the price of taking a tooth out", "")
 
 
 def test_a_source_option_is_the_one_the_flowing_fields_name_carries() -> None:
@@ -517,3 +547,41 @@ def test_an_address_in_the_part_says_no_word_of_a_tool() -> None:
     tools = {"weather_outlook": "The weather outlook for a city.", "send_email": "Send an email."}
     scores = tool_scores("Please send the minutes to ana@outlook.com", tools)
     assert scores["weather_outlook"] == 0 and scores["send_email"] > 0
+
+
+class Resort(TypedDict):
+    resort_id: str
+    country: str
+    currency: str
+
+
+class PassPrice(TypedDict):
+    total: float
+
+
+@tool
+def find_resort(name: str) -> Resort:
+    """Find a ski resort by name: its resort id, country and the currency its lift passes are sold in."""
+    raise NotImplementedError
+
+
+@tool
+def pass_price(
+    resort_id: Annotated[str, Field(pattern="^SR-[A-Z]{3}$")], days: int, passes: int = 1
+) -> PassPrice:
+    """Price passes at a resort (by resort id)."""
+    raise NotImplementedError
+
+
+def test_a_question_for_an_amount_is_answered_by_a_tool_that_gives_a_number() -> None:
+    # the lookup's description speaks of lift passes more than the price's does, but it gives no
+    # number: the price is the part's tool, and the lookup the step it implies
+    tools = [find_resort, pass_price]
+    part = "What would two five-day lift passes at Snowfield Peak come to"
+    plan = guided_plan_schema(
+        [part],
+        {t.name: t.summary for t in tools},
+        {t.name: t.input_schema for t in tools},
+        {t.name: t.output_schema for t in tools if t.output_schema is not None},
+    )
+    assert plan["properties"][part]["enum"] == ["pass_price"]

@@ -735,6 +735,21 @@ def test_a_number_written_in_dashed_groups_is_one_value() -> None:
     # a candidate number or a phone number is a code, not a subtraction nor its pieces
     assert text_spans("What score did candidate 0412-88317 get?")[0] == "0412-88317"
     assert text_spans("Text it to 991-898-8887.")[0] == "991-898-8887"
+    assert text_spans("candidate 0412-88317, please")[0] == "0412-88317"  # a comma ends it
+
+
+def test_a_day_and_a_time_written_apart_hold_a_value_for_an_argument_taking_both() -> None:
+    from pes_agent.guided.choices import can_ground
+
+    start = {
+        "type": "string",
+        "format": "date-time",
+        "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:00$",
+    }
+    schema = {"type": "object", "properties": {"start": start}, "required": ["start"]}
+    assert can_ground(schema, "Can you book him on Thursday the 13th of August 2026 at 4 pm?", "")
+    assert can_ground(schema, "a table on 2024-04-22 at half past seven in the evening", "")
+    assert not can_ground(schema, "a table at 7 PM", "")  # a time with no day
 
 
 def test_the_choices_a_list_takes_are_words_of_its_tool() -> None:

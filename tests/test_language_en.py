@@ -27,6 +27,11 @@ EN = language()
         ("What is the weather there", False),
         ("Hi, my router light has been red since breakfast", True),  # a greeting, then a statement
         ("Hello, book a table for two", False),  # a greeting, then the ask
+        ("Ana-Lucía Gómez looked after our boys in April", True),  # a named subject, then the past
+        ("Siobhán Ní Bhriain did my crown last spring", True),
+        ("Email Omar Haddad the minutes", False),  # an action's verb, then its object
+        ("Please find cancelled flights", False),
+        ("Show Tom's booked lessons", False),
     ],
 )
 def test_a_statement_is_context_and_an_ask_is_not(sentence: str, context: bool) -> None:
@@ -81,6 +86,8 @@ def test_dates_are_read_whole_and_as_iso(text: str, dates: list[tuple[str, str]]
         ("a discount rate of $5.50", []),
         ("an invoice with a description of 'Website design'", []),
         ("Where was the author of 'Dune' born", ["author"]),
+        ("Text me a definition of 'serendipity'", ["a", "definition"]),  # asked: no "with" gives it
+        ("Can you tell me what my account balance is", ["account", "balance"]),  # "what … is" asks
         ("What's the weather like in Oslo", []),  # "what is", no possessive
         ("and my email is ana@example.org", []),  # "my X is …" gives X, it does not ask for it
         ("Her start date was in March", []),
@@ -148,3 +155,36 @@ def test_counts_in_words_are_read_from_two_up_and_not_inside_a_compound() -> Non
         ("six", 6),
         ("twelve", 12),
     ]
+
+
+@pytest.mark.parametrize(
+    ("sentence", "asks"),
+    [
+        ("How much is a six-day pass", True),
+        ("How many days did we wait", True),
+        ("What would two passes come to in euros", True),
+        ("What does a wash-and-fold cost?", True),
+        ("What is the weather in Oslo", False),
+        ("Find the cost centre for Sales", False),  # no question
+    ],
+)
+def test_a_question_for_an_amount_or_a_count(sentence: str, asks: bool) -> None:
+    assert EN.asks_amount(sentence) is asks
+
+
+@pytest.mark.parametrize(
+    ("text", "clock"),
+    [
+        ("Tuesday at half past two in the afternoon", "14:30"),
+        ("a quarter to nine in the morning", "08:45"),
+        ("seven o'clock", "07:00"),
+        ("10 in the evening", "22:00"),
+        ("at noon", "12:00"),
+    ],
+)
+def test_a_clock_time_said_in_words(text: str, clock: str) -> None:
+    assert [t.iso for t in EN.times(text)] == [clock]
+
+
+def test_a_bare_number_word_is_no_time() -> None:
+    assert EN.times("two adults and three children") == []

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Collection, Mapping, Sequence
-from itertools import pairwise
 from typing import Any
 
 from jsonschema import Draft202012Validator
@@ -18,6 +17,7 @@ from jsonschema import Draft202012Validator
 from pes_agent.guided.arithmetic import named_operation, operation_verbs, operation_words
 from pes_agent.guided.grounding import Candidate, composable, grounded_property, text_spans
 from pes_agent.guided.language.en import SOURCE_WORDS
+from pes_agent.guided.layouts import in_layout
 from pes_agent.guided.quotes import without_quotes
 from pes_agent.guided.words import meanings, name_words, stems, word_stem
 
@@ -73,6 +73,7 @@ def can_ground(input_schema: Mapping[str, Any], part: str, before: str) -> bool:
             seen = (
                 spans + [Candidate(value=s, source="query") for s in text_spans(before)] if before else spans
             )
+            seen = [Candidate(value=v, source="step") for v in in_layout(schema, f"{before} {part}")] + seen
             if grounded_property(schema, seen) is None:
                 return False
     return True
@@ -118,7 +119,8 @@ def fit(input_schema: Mapping[str, Any], part: str, before: str) -> int:
         elif _constrained(schema) and composable(schema, validator):  # an expression field
             total += int(arithmetic)
         elif _constrained(schema):
-            total += 1 if grounded_property(schema, spans) is not None else -1
+            laid = [Candidate(value=v, source="step") for v in in_layout(schema, part)]
+            total += 1 if grounded_property(schema, laid + spans) is not None else -1
         elif schema.get("type") in ("number", "integer"):
             total += int(numbers > 0)
     return total
@@ -360,8 +362,9 @@ def _named(options: Sequence[Any], text: str, words: Mapping[str, str] | None = 
     written = _WORDS.findall(text.casefold())
     lowered = " " + " ".join(written) + " "
     said = set(stems(text))
-    # a compound is written closed, hyphenated or open: "check-up" and "check up" name ``checkup``
-    closed = {w.replace("-", "") for w in written} | {a + b for a, b in pairwise(written)}
+    # a compound is written closed or hyphenated: "check-up" names ``checkup`` (written open, two words
+    # side by side are as often two words: "on line 4" is not ``online``)
+    closed = {w.replace("-", "") for w in written}
     found = []
     for option in options:
         if not isinstance(option, str) or not option.strip():
@@ -370,7 +373,9 @@ def _named(options: Sequence[Any], text: str, words: Mapping[str, str] | None = 
         at = lowered.find(f" {value} ")
         if at < 0 and (word_stem(value) in said or value.replace(" ", "").replace("-", "") in closed):
             at = len(lowered)
-        if at < 0 and len(value.split()) > 1 and set(stems(value)) <= said:  # "wash and iron": wash_iron
+        if (
+            at < 0 and len(value.split()) > 1 and _in_order(value.split(), written)
+        ):  # "wash and iron": wash_iron
             at = len(lowered)
         if (
             at < 0
@@ -383,3 +388,15 @@ def _named(options: Sequence[Any], text: str, words: Mapping[str, str] | None = 
         if at >= 0:
             found.append((at, option))
     return [option for _, option in sorted(found, key=lambda n: n[0])]
+
+
+def _in_order(words: Sequence[str], written: Sequence[str], gap: int = 3) -> bool:
+    """Whether ``written`` says each of ``words`` (as written or by its stem) in order, each within
+    ``gap`` words of the one before: "wash and iron" says ``wash_iron``, "a 3 day pass" only
+    ``3_day``, and "a large coffee and a small tea" no ``small_coffee``."""
+    said = [word_stem(w) for w in written]
+    wanted = [word_stem(w) for w in words]
+    ends = {i + 1 for i, w in enumerate(said) if w == wanted[0]}  # where each reading may go on from
+    for word in wanted[1:]:
+        ends = {i + 1 for i, w in enumerate(said) if w == word and any(e <= i < e + gap for e in ends)}
+    return bool(ends)

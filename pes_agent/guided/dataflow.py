@@ -57,6 +57,7 @@ from pes_agent.guided.kinds import (
     unclaimed,
 )
 from pes_agent.guided.language import language
+from pes_agent.guided.layouts import in_layout
 from pes_agent.guided.shapes import ToolShape, compatible, prepared
 from pes_agent.guided.words import common_words, meant, stems
 
@@ -223,13 +224,15 @@ def _wanted(
         # what the part states beside another argument's name is that one's ("a basic salary of 2000
         # and an allowance equal to the GCD": 2000 is no allowance)
         taken = {v for a, values in claims.items() if a != argument for v in values} - claims[argument]
+        # a date and a time written apart are one value for an argument that takes both in one layout
+        laid = [Candidate(value=v, source="step") for v in in_layout(prop, search.part)]
         kindred = [
             v for v in unclaimed(search.values, taken | optional) if of_its_kind(argument, prop, v.value)
         ]
-        held = grounded_property(prop, kindred) is not None
+        held = grounded_property(prop, laid + kindred) is not None
         # stated outright (quoted, a date, a number), enough of them for every argument of this shape
         # ("between her start date and 2025-01-01": one date for two, so the start is looked up)
-        fits = grounded_property(prop, unclaimed(search.stated, taken))
+        fits = grounded_property(prop, laid + unclaimed(search.stated, taken))
         twins = sum(properties[a] == prop for a in required)
         given = fits is not None and len(fits.get("enum") or ()) >= twins
         name = set(stems(argument))
@@ -365,16 +368,19 @@ def _suppliable(search: _Search, name: str, used: frozenset[str], depth: int) ->
         return True
     if depth >= MAX_DEPTH:
         return False
-    missing = _ungrounded(prepared(shape).schema, search.spans)
+    missing = _ungrounded(prepared(shape).schema, search.spans, search.part)
     offered = {a for a, _, _, _ in _wanted(search, shape, used, depth)}
     return bool(missing) and missing <= offered
 
 
-def _ungrounded(schema: Mapping[str, Any], spans: Sequence[Candidate]) -> set[str]:
+def _ungrounded(schema: Mapping[str, Any], spans: Sequence[Candidate], text: str) -> set[str]:
     properties: Mapping[str, Any] = schema.get("properties") or {}
     out = set()
     for argument in schema.get("required") or ():
         prop = properties.get(argument)
-        if isinstance(prop, Mapping) and "enum" not in prop and grounded_property(prop, spans) is None:
+        if not isinstance(prop, Mapping) or "enum" in prop:
+            continue
+        laid = [Candidate(value=v, source="step") for v in in_layout(prop, text)]
+        if grounded_property(prop, laid + list(spans)) is None:
             out.add(argument)
     return out

@@ -61,7 +61,7 @@ LONG_VALUE = 80
 _DATE = re.compile(r"\b\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2})?)?\b")
 _NUMBER = re.compile(r"(?<![\w.])(?<![^\W\d_]-)-?\d+(?:[.,]\d+)*(?:\.\d+)?(?![\w])")
 _WORD = re.compile(r"[^\W\d_][\w'-]*")
-_RANGE = re.compile(r"(?<![\w.,-])\d+(?:[-–]\d+)+(?![\w,-]|\.\d)")
+_RANGE = re.compile(r"(?<![\w.,-])\d+(?:[-–]\d+)+(?![\w-]|[.,]\d)")
 """Numbers joined by dashes: a season, a score, a range of years ("2019-2020", "3-1"), a code
 written in groups ("0412-88317", "555-123-4567"): one value, then its numbers."""
 _STREET = re.compile(

@@ -23,7 +23,7 @@ from typing import Any
 from pes_agent.guided.language import language
 from pes_agent.guided.words import stems
 
-__all__ = ["Layout", "assigned", "layout_of", "laid_out"]
+__all__ = ["Layout", "assigned", "in_layout", "layout_of", "laid_out"]
 
 _TOKEN = r"(?:YYYY|yyyy|YY|yy|MM|mm|DD|dd|HH|hh|SS|ss)"
 _LAYOUT = re.compile(rf"(?<![A-Za-z]){_TOKEN}(?:[-/.: T]{_TOKEN}|T{_TOKEN})+(?:Z|(?![A-Za-z]))")
@@ -122,6 +122,14 @@ class _Value:
 def laid_out(layout: Layout, text: str) -> list[str]:
     """The dates and times ``text`` writes, in ``layout``, in the order written."""
     return [v.text for v in _values(layout, text)]
+
+
+def in_layout(schema: Mapping[str, Any], text: str) -> list[str]:
+    """The dates and times ``text`` writes, in the layout ``schema`` asks for; none when it asks for
+    none. Planning reads them as the step will offer them: "Thursday the 13th of August 2026 at 4 pm"
+    holds a value for a ``date-time`` argument, though neither the day nor the time alone is one."""
+    layout = layout_of(schema)
+    return laid_out(layout, text) if layout is not None else []
 
 
 def _values(layout: Layout, text: str) -> list[_Value]:

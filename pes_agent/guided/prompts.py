@@ -26,6 +26,7 @@ from pes_agent.guided.arguments import (
 from pes_agent.guided.choices import (
     best_fitting,
     can_ground,
+    last_sentence,
     lead_scores,
     tool_options,
 )
@@ -33,7 +34,9 @@ from pes_agent.guided.dataflow import ToolShape, implied_steps, suppliable
 from pes_agent.guided.grounding import (
     holds_data,
 )
+from pes_agent.guided.language import language
 from pes_agent.guided.references import References, fed, part_scores, references
+from pes_agent.guided.shapes import gives_number
 from pes_agent.guided.words import common_words, name_words, stems
 from pes_agent.llm.markers import sanitize_user_text
 from pes_agent.llm.types import Message, PromptRequest
@@ -140,6 +143,15 @@ def guided_plan_schema(
                 texts[name] = f"{name} {tools.get(name, '')} {found}"
                 words[name] = options.get(name, "")
         scored = scores(texts, words)
+        if shapes is not None and language().asks_amount(last_sentence(part)):
+            # "how much", "what would … come to": a number answers it, so a tool whose declared output
+            # holds none is not the part's tool, when one that gives a number is pointed to at all (a
+            # resort lookup whose description speaks of lift passes is no price of passes); it may
+            # still be a step the answering tool implies
+            mute = {n for n in scored if n in shapes and gives_number(shapes[n]) is False}
+            if any(scored[n] > 0 for n in scored if n not in mute):
+                scored = {n: s for n, s in scored.items() if n not in mute}
+                producers = {n: [p for p in ps if p not in mute] for n, ps in producers.items()}
         best = max(scored.values(), default=0)
         if best > 0:
             choices = [n for n, score in scored.items() if score == best]

@@ -11,7 +11,7 @@ from typing import Any
 from pes_agent.guided.words import stems
 from pes_agent.prompts.schemas import inline_refs
 
-__all__ = ["PreparedTool", "ToolShape", "compatible", "output_fields", "prepared", "types_of"]
+__all__ = ["PreparedTool", "ToolShape", "compatible", "gives_number", "output_fields", "prepared", "types_of"]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -92,6 +92,14 @@ def output_fields(
 
 
 _NUMERIC = {"number", "integer"}
+
+
+def gives_number(shape: ToolShape) -> bool | None:
+    """Whether a tool's declared output holds a number it finds, or a list (whose items count): what
+    "how much" and "how many" ask for. None when the tool declares no output: nothing is known."""
+    if shape.output_schema is None:
+        return None
+    return any("[0]" in path or types_of(out) & _NUMERIC for path, out in output_fields(shape.output_schema))
 
 
 def types_of(schema: Mapping[str, Any]) -> set[str]:

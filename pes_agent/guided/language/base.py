@@ -53,6 +53,11 @@ class Language(Protocol):
         """Whether a sentence asks for something to be found ("What is the weather in Oslo?")."""
         ...
 
+    def asks_amount(self, sentence: str) -> bool:
+        """Whether a sentence asks for an amount or a count ("How much would that cost?", "What would
+        two passes come to?"): a number answers it."""
+        ...
+
     def dates(self, text: str) -> list[DateSpan]:
         """The whole dates the text writes, in order ("01/15/2024", "18 March 2025")."""
         ...

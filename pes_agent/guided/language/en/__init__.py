@@ -119,6 +119,28 @@ _CONTEXT_OPENERS = frozenset(
 pounds of flour.", "Our team flies to Portugal next week."); a request opens with its action or a
 question word. ("I" is left out: "I need the weather in Oslo" asks.)"""
 
+_PAST = re.compile(r"[a-z]+ed|did|was|were|had|made|took|gave|went|came|met|paid|bought|found|sent|told|said")
+"""A verb in the past tense: the regular ones, and the irregular ones a request's context uses."""
+
+
+def _named_subject(text: str) -> bool:
+    """A sentence whose subject is a name of two words or more, then a verb in the past ("Ana-Lucía
+    Gómez looked after our boys", "Siobhán Ní Bhriain did my crown"): it says what happened, it asks
+    nothing. (An action's capitalised verb before a name is followed by its object: "Email Omar
+    Haddad the minutes".)"""
+    words = text.split()
+    lead = 0
+    while lead < min(len(words), 4) and words[lead][:1].isupper() and not words[lead].endswith(("'s", "’s")):
+        lead += 1
+    return 2 <= lead < len(words) and _PAST.fullmatch(words[lead]) is not None
+
+
+_HOW_MUCH = re.compile(r"\bhow\s+(?:much|many)\b", re.IGNORECASE)
+_WHAT = re.compile(r"\bwhat\b", re.IGNORECASE)
+_AMOUNT_VERB = re.compile(r"\b(?:costs?|comes?\s+to)\b", re.IGNORECASE)
+"""A question for an amount or a count: "how much", "how many", "what would … cost / come to"
+(read apart, so that a long text is read once)."""
+
 _QUESTION_OPENERS = frozenset(
     ["what", "what's", "whats", "which", "who", "whom", "whose", "when", "where", "why", "how"]
     + ["is", "are", "was", "were", "do", "does", "did", "can", "could", "will", "would", "has", "have"]
@@ -156,6 +178,20 @@ _TIME = re.compile(
     re.IGNORECASE,
 )
 """A clock time: with am/pm ("7 PM", "9:00pm", "10:30 a.m.") or on the 24-hour clock ("14:30")."""
+_HOUR_WORDS = {
+    w: n
+    for n, w in enumerate("one two three four five six seven eight nine ten eleven twelve".split(), start=1)
+}
+_SPOKEN_TIME = re.compile(
+    r"\b(?:(?P<part>half\s+past|(?:a\s+)?quarter\s+(?:past|to))\s+)?"
+    rf"(?P<hour>{'|'.join(_HOUR_WORDS)}|1[0-2]|[1-9])(?P<oclock>\s+o['’]clock)?"
+    r"(?:\s+(?P<when>in\s+the\s+(?:morning|afternoon|evening)|at\s+night))?\b"
+    r"|\b(?P<noon>noon|midday|midnight)\b",
+    re.IGNORECASE,
+)
+"""A clock time in words, said with its part of the day or "o'clock" ("half past two in the
+afternoon", "a quarter to nine in the morning", "seven o'clock", "noon"); a bare "two" is a count, so
+one of those words must say it is a time (``_spoken``)."""
 _CURRENCY_NAMES = {
     "dollar": "USD", "us dollar": "USD", "u.s. dollar": "USD", "american dollar": "USD", "buck": "USD",
     "euro": "EUR", "pound": "GBP", "british pound": "GBP", "pound sterling": "GBP", "sterling": "GBP",
@@ -196,9 +232,10 @@ _OF = re.compile(r"\b((?:[a-z]+\s)?[a-z]+)\s+of\b(?!\s+[$€£]?\d)", re.IGNOREC
 """The one or two words before "of": "the share price of", "the capital of". Not before a value:
 "an original price of 100 dollars", "a rate of 5%" give the price and the rate, they do not ask
 for them."""
-_GIVEN_OF = re.compile(r"\b(?:an?)\s+(?:[a-z]+\s+){0,2}of\s+[\"'‘“]", re.IGNORECASE)
-"""A quoted value after "a … of": "a description of 'Website design'" gives the description, where
-"the author of 'Dune'" asks for one."""
+_GIVEN_OF = re.compile(r"\bwith\b[^.?!]{0,160}\ban?\s+(?:[a-z]+\s+){0,2}of\s+[\"'‘“]", re.IGNORECASE)
+"""A quoted value after "a … of" in the attributes "with" gives a thing ("an invoice … with a due date
+of '2023-01-01' and a description of 'Website design'"): it gives the description, where "the author
+of 'Dune'" and "text me a definition of 'serendipity'" ask for one."""
 _COPULA = r"(?:is|are|was|were)\b"
 _POSSESSED = re.compile(
     r"(?:\b(?!(?:what|it|that|there|here|who|where|how|he|she|let|when|why)['’]s)\w+(?:'s|’s|s'|s’)"
@@ -209,6 +246,12 @@ _POSSESSED = re.compile(
 """The one or two words after a possessive: "Japan's capital", "its price", "Lena Brook's start date";
 not after a contraction ("What's the weather" is "what is"), nor before "is" ("my email is …" gives
 the email, it does not ask for it)."""
+_ASKED_POSSESSED = re.compile(
+    r"\b(?:what|where|when|who|which|how\s+(?:much|many|long|old))\s+(?:its|his|her|their|your|my|our|\w+['’]s)"
+    rf"\s+([a-z]+(?:\s[a-z]+)?)\s+{_COPULA}",
+    re.IGNORECASE,
+)
+"""A possessive before "is" inside a question still asks: "tell me what my account balance is"."""
 
 
 _WHERE = re.compile(r"\bthe\s+([a-z]+)\s+(?:where|in which|at which|whose)\b", re.IGNORECASE)
@@ -237,12 +280,15 @@ class English:
         words = [w.casefold().strip(",!") for w in text.split()]
         while len(words) > 1 and words[0] in _GREETINGS:  # "Hi, my internet is down": a statement
             words.pop(0)
-        return words[0] in _CONTEXT_OPENERS
+        return words[0] in _CONTEXT_OPENERS or _named_subject(text)
 
     def is_question(self, part: str) -> bool:
         text = part.strip()
         first = text.split()[0].casefold() if text else ""
         return text.endswith("?") or first in _QUESTION_OPENERS
+
+    def asks_amount(self, sentence: str) -> bool:
+        return bool(_HOW_MUCH.search(sentence) or (_WHAT.search(sentence) and _AMOUNT_VERB.search(sentence)))
 
     def dates(self, text: str) -> list[DateSpan]:
         found: list[tuple[int, DateSpan]] = []
@@ -268,7 +314,13 @@ class English:
         return [span for _, span in sorted(found, key=lambda f: f[0])]
 
     def times(self, text: str) -> list[TimeSpan]:
-        return [TimeSpan(text=m.group(0), iso=_clock(m.group(0))) for m in _TIME.finditer(text)]
+        found = [(m.start(), TimeSpan(text=m.group(0), iso=_clock(m.group(0)))) for m in _TIME.finditer(text)]
+        found += [
+            (m.start(), TimeSpan(text=m.group(0), iso=_spoken_clock(m)))
+            for m in _SPOKEN_TIME.finditer(text)
+            if m["noon"] or m["part"] or m["oclock"] or m["when"]
+        ]
+        return [span for _, span in sorted(found, key=lambda f: f[0])]
 
     def currencies(self, text: str) -> list[Coded]:
         out = []
@@ -306,6 +358,7 @@ class English:
         given = [m.span() for m in _GIVEN_OF.finditer(text)]
         found = [m.group(1) for m in _OF.finditer(text) if not any(a <= m.start() < b for a, b in given)]
         found += [m.group(1) for m in _POSSESSED.finditer(text)]
+        found += [m.group(1) for m in _ASKED_POSSESSED.finditer(text)]
         found += [m.group(1) for m in _WHERE.finditer(text)]
         return [w for phrase in found for w in phrase.split()]
 
@@ -330,8 +383,8 @@ class English:
 
     def stem(self, word: str) -> str:
         """A crude suffix strip: "words"/"word", "converted"/"convert", "counting"/"count" meet, and
-        a silent final e goes, so "square"/"squared", "price"/"priced" and "take"/"taking" meet too;
-        a double s is no plural ("pass"/"passes")."""
+        a silent final e goes from five letters on, so "square"/"squared" and "price"/"priced" meet
+        too; a double s is no plural ("pass"/"passes")."""
         if word.endswith(("ses", "xes", "zes", "ches", "shes")) and len(word) > 5:
             return word[:-2]  # boxes -> box; but prices -> price below
         for suffix in ("ations", "ation", "ings", "ing", "ers", "er", "ed", "s"):
@@ -368,6 +421,28 @@ def _clock(written: str) -> str:
     if half is not None:
         hour = hour % 12 + (12 if half.group(1) == "p" else 0)
     return ":".join(f"{n:02d}" for n in [hour, *(rest or [0])])
+
+
+def _spoken_clock(match: re.Match[str]) -> str:
+    """A clock time said in words as ``HH:MM``: "half past two in the afternoon" is 14:30."""
+    if match["noon"]:
+        return "00:00" if match["noon"].casefold() == "midnight" else "12:00"
+    written = match["hour"].casefold()
+    hour = _HOUR_WORDS.get(written) or int(written)
+    minutes = 0
+    part = re.sub(r"\s+", " ", (match["part"] or "").casefold()).removeprefix("a ")
+    if part == "half past":
+        minutes = 30
+    elif part == "quarter past":
+        minutes = 15
+    elif part == "quarter to":
+        hour, minutes = hour - 1 or 12, 45
+    when = (match["when"] or "").casefold()
+    if ("afternoon" in when or "evening" in when or "night" in when) and hour < 12:
+        hour += 12
+    elif "morning" in when and hour == 12:
+        hour = 0
+    return f"{hour:02d}:{minutes:02d}"
 
 
 ENGLISH = English()
