@@ -35,6 +35,7 @@ from pes_agent.guided.grounding import (
     holds_data,
 )
 from pes_agent.guided.language import language
+from pes_agent.guided.quotes import without_quotes
 from pes_agent.guided.references import References, fed, part_scores, references
 from pes_agent.guided.shapes import gives_number
 from pes_agent.guided.words import common_words, name_words, stems
@@ -158,7 +159,8 @@ def guided_plan_schema(
         else:  # no word points anywhere: any tool, when the part holds data to act on
             choices = list(texts) if holds_data(part) else []
         common = common_words(stems(f"{n} {about}") for n, about in offered.items())
-        distinct = {n: set(stems(f"{n} {about}")) & set(stems(part)) - common for n, about in offered.items()}
+        part_words = set(stems(without_quotes(part)))  # quoted text is data, as in the scores
+        distinct = {n: set(stems(f"{n} {about}")) & part_words - common for n, about in offered.items()}
         choices = _uncarried(choices, producers, own, distinct)
         if chains and len(choices) > 1:
             # of tools the words tie on: the one the part opens with ("What is the weather ..."), then
