@@ -48,7 +48,6 @@ KNOWN_MISSES = {
     "offers find_rail_station, get_train, search_trains and local_time, not find_course nor course_room",
     "n07": "'tickets' offers the support-ticket tools (open_ticket), not find_cinema nor buy_tickets",
     "n09": "'When is Dune showing at the Rialto' offers weather_forecast, not find_cinema nor showtimes",
-    "p06": "'how many e-bikes are left at the dock there' offers find_dock, not get_dock_status",
     "p10": "'text the encrypted PIN to 555-0101': send_sms is not offered",
     "p12": "'what would a 1.5-hour classic bike ride cost' offers parking_quote, not calculate_ride_cost",
     "s01": "'get us a table … at Casa Lúcia' offers book_room and hotel_room, not search_restaurants nor "

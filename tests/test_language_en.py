@@ -32,6 +32,7 @@ EN = language()
         ("Email Omar Haddad the minutes", False),  # an action's verb, then its object
         ("Please find cancelled flights", False),
         ("Show Tom's booked lessons", False),
+        ("Last Saturday I met a grey tabby", False),  # a day, then "I": no named subject
     ],
 )
 def test_a_statement_is_context_and_an_ask_is_not(sentence: str, context: bool) -> None:

@@ -130,7 +130,12 @@ def _named_subject(text: str) -> bool:
     Haddad the minutes".)"""
     words = text.split()
     lead = 0
-    while lead < min(len(words), 4) and words[lead][:1].isupper() and not words[lead].endswith(("'s", "’s")):
+    while (
+        lead < min(len(words), 4)
+        and words[lead][:1].isupper()
+        and words[lead] != "I"  # the pronoun is no name ("Last Saturday I met …")
+        and not words[lead].endswith(("'s", "’s"))
+    ):
         lead += 1
     return 2 <= lead < len(words) and _PAST.fullmatch(words[lead]) is not None
 
