@@ -135,9 +135,6 @@ NEEDS_MEANINGS = {
     "i06": "'cost' is a price only through the meaning table, which needs numpy",
     "m07": "as k08 without the meaning table: two length converters, the options tie them and the task's "
     "one loses",
-    "s07": "without the meaning table, once the address's 'gmail' and 'com' are no words: 'How much was my "
-    "broadband bill for January 2026' offers exam_result, find_exam_centre and schedule_technician, not "
-    "get_invoice",
     "k11": "'cost' and 'a night' reach the nightly rate only through the meaning table, which needs numpy",
     "v03": "'how much would it be' reaches the translation quote only through the meaning table, which "
     "needs numpy",
