@@ -18,8 +18,9 @@ from pes_agent.guided.arithmetic import named_operation, operation_verbs, operat
 from pes_agent.guided.grounding import Candidate, composable, grounded_property, text_spans
 from pes_agent.guided.language.en import SOURCE_WORDS
 from pes_agent.guided.layouts import in_layout
+from pes_agent.guided.options import described, named
 from pes_agent.guided.quotes import without_quotes
-from pes_agent.guided.words import meanings, name_words, stems, word_stem
+from pes_agent.guided.words import meanings, name_words, stems
 
 __all__ = [
     "named_options",
@@ -138,7 +139,7 @@ def _constrained(schema: Mapping[str, Any]) -> bool:
 def named_options(schema: Mapping[str, Any], text: str) -> list[Any]:
     """The options of ``schema``'s enum that ``text`` names, in the order it names them."""
     options = schema.get("enum")
-    return _named(options, text, described(schema)) if isinstance(options, list) else []
+    return named(options, text, described(schema)) if isinstance(options, list) else []
 
 
 def _names_any(schema: Mapping[str, Any], text: str) -> bool:
@@ -208,11 +209,11 @@ def tool_scores(
     for name, about in tools.items():
         said = set(stems(f"{name} {about}"))
         known = said | set(stems((inputs or {}).get(name, "")))
-        named = set(words) & set(stems((options or {}).get(name, ""))) - known
+        in_options = set(words) & set(stems((options or {}).get(name, ""))) - known
         scores[name] = (
             len(set(words) & known)
             + LEAD_WEIGHT * len(lead & said)
-            + (1 + LEAD_WEIGHT) * len(named)
+            + (1 + LEAD_WEIGHT) * len(in_options)
             + sum(1 for alike in near if alike & said)
         )
     return scores
@@ -257,7 +258,7 @@ def introduced_choice(schema: Mapping[str, Any], name: str, text: str, given_in:
     if is_source(name):
         given = [o for o, value in values.items() if re.search(rf"\d {re.escape(value)}\b", lowered)]
         given = given or _amount_in(options, text, described(schema))
-        carried = _named(options, given_in.replace("_", " "), described(schema)) if given_in else []
+        carried = named(options, given_in.replace("_", " "), described(schema)) if given_in else []
         given = given or carried or _suffix_unit(options, given_in)
         return given[0] if len(given) == 1 else None
     return None
@@ -299,34 +300,7 @@ def source_taken(schema: Mapping[str, Any], name: str, text: str) -> list[Any]:
     options = schema.get("enum")
     if not is_source(name) or not isinstance(options, list):
         return []
-    return _named(options, text, described(schema))
-
-
-def described(schema: Mapping[str, Any]) -> dict[str, str]:
-    """Each option's words where the schema's description gives them beside it: "EUR (euros)",
-    "C: Celsius", "kg = kilograms". Codes say little to a reader; the author's words for them are
-    how a request names them ("in euros")."""
-    options = schema.get("enum")
-    about = schema.get("description")
-    if not isinstance(options, list) or not isinstance(about, str):
-        return {}
-    out = {}
-    for option in options:
-        if not isinstance(option, str) or not option.strip():
-            continue
-        found = re.search(
-            rf"(?<![\w-]){re.escape(option)}(?![\w-])\s*(?:\(([^)]{{1,160}})\)|[:=–-]\s*([^,;.()]{{1,60}}))",
-            about,
-        )
-        if found:  # in brackets, the gloss less its figures: "extraction (taking a tooth out, 40
-            # minutes)" is named "taking a tooth out", "large (150 sq ft: a three-bedroom house)" "a
-            # three-bedroom house"; no request says the minutes or the square feet
-            out[option] = (
-                ", ".join(p.strip() for p in re.split(r"[,;:]", found.group(1)) if not re.search(r"\d", p))
-                if found.group(1)
-                else found.group(2)
-            )
-    return out
+    return named(options, text, described(schema))
 
 
 def enum_choices(
@@ -341,62 +315,12 @@ def enum_choices(
     options = schema.get("enum")
     if not isinstance(options, list):
         return None
-    named = _named(options, part, described(schema))
+    said = named(options, part, described(schema))
     folded = {str(v).casefold() for v in earlier if isinstance(v, str)}
     held = [o for o in options if isinstance(o, str) and o.casefold() in folded]
-    kept = [o for o in named if o not in taken] or [o for o in held if o not in taken]
+    kept = [o for o in said if o not in taken] or [o for o in held if o not in taken]
     if not kept:  # what the part names went to the other argument of the pair: any option but that
-        kept = [o for o in options if o not in taken] if taken else named
+        kept = [o for o in options if o not in taken] if taken else said
     if not kept or len(kept) == len(options):
         return None
     return {**schema, "enum": kept}
-
-
-_WORDS = re.compile(r"[^\W_]+(?:-[^\W_]+)*")
-"""Words as options and texts are compared: a hyphen joins, an underscore separates."""
-
-
-def _named(options: Sequence[Any], text: str, words: Mapping[str, str] | None = None) -> list[Any]:
-    """The string options ``text`` names, as words or stems, in the order it names them; also by
-    the ``words`` the schema gives an option (``described``: "euros" names EUR)."""
-    written = _WORDS.findall(text.casefold())
-    lowered = " " + " ".join(written) + " "
-    said = set(stems(text))
-    # a compound is written closed or hyphenated: "check-up" names ``checkup`` (written open, two words
-    # side by side are as often two words: "on line 4" is not ``online``)
-    closed = {w.replace("-", "") for w in written}
-    found = []
-    for option in options:
-        if not isinstance(option, str) or not option.strip():
-            continue
-        value = " ".join(_WORDS.findall(option.casefold()))  # "oil_change" is named "oil change"
-        at = lowered.find(f" {value} ")
-        if at < 0 and (word_stem(value) in said or value.replace(" ", "").replace("-", "") in closed):
-            at = len(lowered)
-        if (
-            at < 0 and len(value.split()) > 1 and _in_order(value.split(), written)
-        ):  # "wash and iron": wash_iron
-            at = len(lowered)
-        if (
-            at < 0
-            and words
-            and option in words
-            and set(stems(words[option])) <= said
-            and stems(words[option])
-        ):
-            at = len(lowered)
-        if at >= 0:
-            found.append((at, option))
-    return [option for _, option in sorted(found, key=lambda n: n[0])]
-
-
-def _in_order(words: Sequence[str], written: Sequence[str], gap: int = 3) -> bool:
-    """Whether ``written`` says each of ``words`` (as written or by its stem) in order, each within
-    ``gap`` words of the one before: "wash and iron" says ``wash_iron``, "a 3 day pass" only
-    ``3_day``, and "a large coffee and a small tea" no ``small_coffee``."""
-    said = [word_stem(w) for w in written]
-    wanted = [word_stem(w) for w in words]
-    ends = {i + 1 for i, w in enumerate(said) if w == wanted[0]}  # where each reading may go on from
-    for word in wanted[1:]:
-        ends = {i + 1 for i, w in enumerate(said) if w == word and any(e <= i < e + gap for e in ends)}
-    return bool(ends)
