@@ -26,6 +26,7 @@ from pes_agent.llm.llamacpp_load import default_threads
 from pes_agent.testing import ScriptedProvider
 from pes_agent.tools.decorators import tool
 from pes_agent.tools.output_schema import output_schema_of
+from tests.offered import planned_tools
 
 Isbn = Annotated[str, Field(pattern="^[0-9]{13}$", description="The book's 13-digit ISBN.")]
 Branch = Annotated[
@@ -276,13 +277,7 @@ def test_a_tool_fed_by_the_asked_tool_does_not_take_its_place_on_shared_words() 
     # inputs: fed by the area, it scored as the area did, but the part says nothing of shipping
     tools = [calculate_area, calculate_shipping_cost, calculate_bmi, calculate_pace]
     part = "Calculate the area of a rectangle with length 5 meters and width 3 meters"
-    plan = guided_plan_schema(
-        [part],
-        {t.name: t.summary for t in tools},
-        {t.name: t.input_schema for t in tools},
-        {t.name: t.output_schema for t in tools if t.output_schema is not None},
-    )
-    assert plan["properties"][part]["enum"] == ["calculate_area"]
+    assert planned_tools(tools, part) == ["calculate_area"]
 
 
 class Encrypted(TypedDict):
@@ -578,10 +573,4 @@ def test_a_question_for_an_amount_is_answered_by_a_tool_that_gives_a_number() ->
     # number: the price is the part's tool, and the lookup the step it implies
     tools = [find_resort, pass_price]
     part = "What would two five-day lift passes at Snowfield Peak come to"
-    plan = guided_plan_schema(
-        [part],
-        {t.name: t.summary for t in tools},
-        {t.name: t.input_schema for t in tools},
-        {t.name: t.output_schema for t in tools if t.output_schema is not None},
-    )
-    assert plan["properties"][part]["enum"] == ["pass_price"]
+    assert planned_tools(tools, part) == ["pass_price"]

@@ -17,9 +17,9 @@ from pydantic import Field
 from pes_agent.guided.dataflow import ToolShape, implied_steps
 from pes_agent.guided.grounding import Candidate, grounded_property, text_spans
 from pes_agent.guided.language import language
-from pes_agent.guided.prompts import guided_plan_schema
 from pes_agent.tools.decorators import tool
 from pes_agent.tools.spec import ToolSpec
+from tests.offered import planned_tools
 
 Vin = Annotated[str, Field(pattern="^[A-HJ-NPR-Z0-9]{17}$", description="A 17-character VIN.")]
 Money = Annotated[Literal["EUR", "USD"], Field(description="EUR (euros) or USD (US dollars).")]
@@ -102,16 +102,6 @@ def _chain(tools: list[ToolSpec], chosen: str, part: str) -> list[tuple[str, dic
     return [(s.tool, {b.argument: f"{b.producer}:{b.path}" for b in s.bindings}) for s in steps]
 
 
-def _offered(tools: list[ToolSpec], part: str) -> list[str]:
-    plan = guided_plan_schema(
-        [part],
-        {t.name: t.summary for t in tools},
-        {t.name: t.input_schema for t in tools},
-        {t.name: t.output_schema for t in tools if t.output_schema is not None},
-    )
-    return list(plan["properties"][part]["enum"])
-
-
 def test_an_id_only_one_tool_gives_is_looked_up_there_though_no_word_points_to_it() -> None:
     garage = [vehicle_search, book_service, spare_parts]
     part = "Book a service for the Corolla on Friday"
@@ -119,7 +109,7 @@ def test_an_id_only_one_tool_gives_is_looked_up_there_though_no_word_points_to_i
         ("vehicle_search", {}),
         ("book_service", {"vin": "0:vin"}),
     ]
-    assert _offered(garage, part) == ["book_service"]
+    assert planned_tools(garage, part) == ["book_service"]
 
 
 def test_an_id_two_tools_could_give_is_not_guessed() -> None:
@@ -151,7 +141,7 @@ def test_a_word_no_tool_uses_is_read_as_the_tool_word_it_means() -> None:
     part = "What does a brake disc cost in US dollars"
     # "cost" is no tool's word; it means the listing's price, which the exchange takes as its amount
     assert _chain(shop, "exchange", part) == [("spare_parts", {}), ("exchange", {"amount": "0:price_eur"})]
-    assert _offered(shop, part) == ["exchange"]
+    assert planned_tools(shop, part) == ["exchange"]
     assert language().similar(["cost"], ["price", "colour", "engine"]) == {"cost": ("price",)}
 
 
@@ -488,7 +478,7 @@ def render_braille(text: str, grade: str) -> Slot:
 def test_a_tool_that_gives_what_the_part_asks_for_is_chosen_over_one_fed_by_it() -> None:
     part = "Get the poem text of 'Ozymandias' by 'Shelley'"
     # the search won on "poem text" only through the poem lookup it would be fed by
-    assert _offered([poem_by_title, anthology_search], part) == ["poem_by_title"]
+    assert planned_tools([poem_by_title, anthology_search], part) == ["poem_by_title"]
     assert _chain([poem_by_title, anthology_search], "poem_by_title", part) == [("poem_by_title", {})]
 
 
@@ -586,7 +576,7 @@ def berth_services(harbour: str, services: list[Literal["water", "power", "fuel"
 
 def test_a_list_of_choices_is_the_options_the_part_names_in_its_order() -> None:
     part = "Book wifi, water and power at my berth in Hvar"
-    assert _offered([berth_search, berth_services], part) == ["berth_services"]  # it can be grounded
+    assert planned_tools([berth_search, berth_services], part) == ["berth_services"]  # it can be grounded
     assert _step_schema(berth_services, part)["services"] == [["wifi", "water", "power"]]
 
 
