@@ -18,6 +18,7 @@ from benchmarks.local_implied_7 import IMPLIED_7
 from benchmarks.local_implied_8 import IMPLIED_8
 from benchmarks.local_implied_9 import IMPLIED_9
 from benchmarks.local_implied_10 import IMPLIED_10
+from benchmarks.local_implied_11 import IMPLIED_11
 from benchmarks.local_tasks import Call, Says, Task
 
 
@@ -513,4 +514,5 @@ IMPLIED_BY_ID = {
     + IMPLIED_8
     + IMPLIED_9
     + IMPLIED_10
+    + IMPLIED_11
 }

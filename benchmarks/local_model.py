@@ -78,6 +78,7 @@ from benchmarks.implied_tools_7 import IMPLIED_TOOLS_7
 from benchmarks.implied_tools_8 import IMPLIED_TOOLS_8
 from benchmarks.implied_tools_9 import IMPLIED_TOOLS_9
 from benchmarks.implied_tools_10 import IMPLIED_TOOLS_10
+from benchmarks.implied_tools_11 import IMPLIED_TOOLS_11
 from benchmarks.local_holdout import (
     HOLDOUT,
     HOLDOUT_2,
@@ -94,6 +95,7 @@ from benchmarks.local_implied_7 import IMPLIED_7
 from benchmarks.local_implied_8 import IMPLIED_8
 from benchmarks.local_implied_9 import IMPLIED_9
 from benchmarks.local_implied_10 import IMPLIED_10
+from benchmarks.local_implied_11 import IMPLIED_11
 from benchmarks.local_server import (
     SERVER_SUFFIX,
     LogFindings,
@@ -151,6 +153,7 @@ TASK_SETS = {
     "implied8": IMPLIED_8,
     "implied9": IMPLIED_9,
     "implied10": IMPLIED_10,
+    "implied11": IMPLIED_11,
 }
 ALL_TASKS = {**TASKS_BY_ID, **HOLDOUT_BY_ID, **IMPLIED_BY_ID}
 WATCHED = (EventType.PLAN, EventType.TOOL_EXECUTION)
@@ -234,6 +237,7 @@ def harness_tools(
         IMPLIED_TOOLS_8,
         IMPLIED_TOOLS_9,
         IMPLIED_TOOLS_10,
+        IMPLIED_TOOLS_11,
     ]
     extra = [spec for tools in implied_sets for spec in tools] if implied else []
     own = [recorded(spec, log) for spec in [*LOCAL_TOOLS, *BENCHMARK_TOOLS, *extra]]
@@ -737,7 +741,7 @@ def _parser() -> argparse.ArgumentParser:
         choices=tuple(TASK_SETS),
         default="dev",
         help="dev: the 24 tasks the product was tuned on; holdout..holdout7: held out (see local_holdout); "
-        "implied..implied10: steps the request only implies (see local_implied, local_implied_6 to _10)",
+        "implied..implied11: steps the request only implies (see local_implied, local_implied_6 to _11)",
     )
     parser.add_argument("--tasks", type=int, default=0, help="run only the first N tasks")
     parser.add_argument("--model-path", help="a GGUF file instead of the packaged model")
