@@ -48,8 +48,9 @@ KNOWN_MISSES = {
     "offers find_rail_station, get_train, search_trains and local_time, not find_course nor course_room",
     "n07": "'tickets' offers the support-ticket tools (open_ticket), not find_cinema nor buy_tickets",
     "n09": "'When is Dune showing at the Rialto' offers weather_forecast, not find_cinema nor showtimes",
+    "p06": "since implied11's tools joined the catalogue: 'How many e-bikes are left at the dock there?' "
+    "offers find_dock, find_bike_workshop, book_alteration_fitting and local_time, not get_dock_status",
     "p10": "'text the encrypted PIN to 555-0101': send_sms is not offered",
-    "p12": "'what would a 1.5-hour classic bike ride cost' offers parking_quote, not calculate_ride_cost",
     "s01": "'get us a table … at Casa Lúcia' offers book_room and hotel_room, not search_restaurants nor "
     "reserve_table",
     "s03": "'how much would new brake pads set me back in euros': convert_currency is not offered",
@@ -94,6 +95,25 @@ KNOWN_MISSES = {
     "send_email is not offered (the campsite, dock, translation and employee tools are)",
     "x11": "'What would two five-day lift passes for them come to in euros?' offers find_ski_resort and "
     "find_piano_tuners, not ski_pass_price nor convert_currency",
+    "y02": "'How much would Rothar na Gaillimhe (workshop BW-GWY-01) charge to true it? … please email the "
+    "price to him at declan.kavanagh@eircom.net': send_email is not offered (bike_repair_quote, "
+    "find_bike_workshop, the babysitter tools, local_time and search_products are)",
+    "y04": "'I'd love to do the Raku weekend at the Kinsale Clay Studio (studio PS-KNS-02). What does it "
+    "cost in US dollars?' offers find_storage_site and quote_storage_unit, not list_pottery_courses nor "
+    "convert_currency",
+    "y05": "'the suit trousers … far too long. What would you charge to take them up? … in euros' offers "
+    "convert_currency and some fifteen city and place lookups (capital_of, find_library_branch, "
+    "search_restaurants …), not alteration_quote",
+    "y06": "'My dress … needs taking in at the sides … the fitting exactly two weeks before that, at 11 in "
+    "the morning' offers find_dentist and book_dental_appointment, not add_days nor book_alteration_fitting",
+    "y07": "'order two of the cheapest smoker you have in stock': order_beekeeping_supplies is not offered "
+    "(search_beekeeping_supplies is)",
+    "y09": "'The vet weighed her last week at 31 pounds': convert_units is not offered (find_dog_groomer, "
+    "book_dog_grooming, the bike workshop and charter tools are)",
+    "y10": "'the number of the dog groomer in Ennis … could you text it to her on 555-0186?': send_sms is "
+    "not offered (find_dog_groomer and find_employee are)",
+    "y12": "'Could you book room LR-2204 for Saturday the 7th of November 2026, 10 am for three hours?' "
+    "offers find_library_branch and the dental, driving and rental-branch tools, not book_library_room",
 }
 """(j01, two airport codes from one producer, passes here: both tools are offered, but the plan has one
 producer step where the task needs two.)"""
