@@ -106,8 +106,6 @@ KNOWN_MISSES = {
     "search_restaurants …), not alteration_quote",
     "y06": "'My dress … needs taking in at the sides … the fitting exactly two weeks before that, at 11 in "
     "the morning' offers find_dentist and book_dental_appointment, not add_days nor book_alteration_fitting",
-    "y07": "'order two of the cheapest smoker you have in stock': order_beekeeping_supplies is not offered "
-    "(search_beekeeping_supplies is)",
     "y09": "'The vet weighed her last week at 31 pounds': convert_units is not offered (find_dog_groomer, "
     "book_dog_grooming, the bike workshop and charter tools are)",
     "y10": "'the number of the dog groomer in Ennis … could you text it to her on 555-0186?': send_sms is "
@@ -153,13 +151,9 @@ def _offered(task: Task) -> set[str]:
 
 NEEDS_MEANINGS = {
     "i06": "'cost' is a price only through the meaning table, which needs numpy",
-    "m07": "as k08 without the meaning table: two length converters, the options tie them and the task's "
-    "one loses",
     "k11": "'cost' and 'a night' reach the nightly rate only through the meaning table, which needs numpy",
     "v03": "'how much would it be' reaches the translation quote only through the meaning table, which "
     "needs numpy",
-    "w03": "'Rosalía Vega is touring … Grab me two standing tickets for her Porto show' offers "
-    "book_concert_tickets and landmark_city without the meaning table, not search_concerts",
 }
 """Offered only with the built-in meaning table (``guided.language.similar``): known misses in an
 install without numpy (the bare ``.[test]`` venv of ``.ci/run``)."""

@@ -116,10 +116,33 @@ def test_a_name_loses_its_possessive(name: str, core: str) -> None:
         ("priced", "price"),
         ("passes", "pass"),  # a double s is no plural
         ("classes", "class"),
+        ("adoption", "adopt"),  # "put in an adoption application": the adopting tool
+        ("adoptable", "adopt"),
+        ("collection", "collect"),
+        ("refundable", "refund"),
     ],
 )
 def test_forms_of_a_word_meet_at_one_stem(a: str, b: str) -> None:
     assert EN.stem(a) == EN.stem(b)
+
+
+def test_a_short_word_keeps_its_ending() -> None:
+    assert EN.stem("action") == "action"  # no "act" of three letters left by "-tion"
+    assert EN.stem("table") != EN.stem("t")
+
+
+@pytest.mark.parametrize(
+    ("text", "words"),
+    [
+        ("calculate the sales tax for that amount with a tax rate of 5%", ["amount"]),
+        ("book the same date again", ["date"]),
+        ("convert those prices to euros", ["prices"]),
+        ("find hotels that accept dogs and say whether that is fine", ["accept"]),
+        ("check that the price is right", []),
+    ],
+)
+def test_words_pointing_back_to_something_found(text: str, words: list[str]) -> None:
+    assert EN.back_words(text) == words
 
 
 def test_a_month_of_a_year_is_read_with_its_iso_form() -> None:

@@ -109,6 +109,8 @@ class _Search:
     plain words are no such value: "retrieve her followers" holds no username)."""
     asked: frozenset[str] = frozenset()
     related: frozenset[str] = frozenset()
+    back: frozenset[str] = frozenset()
+    """What the part's ask points back to ("for that amount"): a value earlier results hold."""
     grounds: dict[tuple[str, bool], bool] = field(default_factory=dict)
     common: frozenset[str] = frozenset()
     """Words many of the tools' descriptions share ("calculate" in a catalogue of calculators): the
@@ -124,6 +126,7 @@ class _Search:
         ask = last_sentence(self.part)
         self.asked = frozenset(stems(ask)) | meant(ask, (prepared(t).text for t in self.tools.values()))
         self.related = frozenset(stems(" ".join(language().of_words(ask))))
+        self.back = frozenset(stems(" ".join(language().back_words(ask))))
         self.common = common_words(prepared(t).about for t in self.tools.values())
 
 
@@ -239,8 +242,21 @@ def _wanted(
         own = name | set(stems(str(prop.get("description") or "")))
         formatted = set(stems(str(prop.get("format") or "").replace("-", " ")))
         sole = None if free_text(prop) else _sole_producer(search, argument, prop, used)
+        # "the sales tax for that amount": the amount is one an earlier part found, not a new lookup's
+        found_before = (
+            depth == 0
+            and bool(own & search.back)
+            and any(
+                compatible(out, prop)
+                for e in search.earlier
+                if e in search.tools and search.tools[e].output_schema is not None
+                for _, out, _ in prepared(search.tools[e]).fields
+            )
+        )
         for producer, candidate in search.tools.items():
             if producer in used or candidate.output_schema is None:
+                continue
+            if found_before and producer not in search.earlier:
                 continue
             tool = prepared(candidate)
             for path, out, words in tool.fields:

@@ -36,7 +36,7 @@ from pes_agent.guided.grounding import (
 )
 from pes_agent.guided.language import language
 from pes_agent.guided.quotes import without_quotes
-from pes_agent.guided.references import References, fed, part_scores, references
+from pes_agent.guided.references import References, fed, names_output, part_scores, references
 from pes_agent.guided.shapes import gives_number
 from pes_agent.guided.words import common_words, name_words, stems
 from pes_agent.llm.markers import sanitize_user_text
@@ -158,10 +158,21 @@ def guided_plan_schema(
             choices = [n for n, score in scored.items() if score == best]
         else:  # no word points anywhere: any tool, when the part holds data to act on
             choices = list(texts) if holds_data(part) else []
-        common = common_words(stems(f"{n} {about}") for n, about in offered.items())
+        common = common_words(stems(f"{n} {about}") for n, about in tools.items())
         part_words = set(stems(without_quotes(part)))  # quoted text is data, as in the scores
-        distinct = {n: set(stems(f"{n} {about}")) & part_words - common for n, about in offered.items()}
-        choices = _uncarried(choices, producers, own, distinct)
+        said_of = {n: set(stems(f"{n} {about}")) for n, about in offered.items()}
+        distinct = {n: said & part_words - common for n, said in said_of.items()}
+        # a producer whose output the part names whole is what the part asks for, when the tool it
+        # feeds has no word of the part the producer does not say too
+        asking = {
+            n
+            for n in offered
+            if shapes is not None and n in shapes and names_output(part, shapes[n], ids=False)
+        }
+        choices = _uncarried(choices, producers, own, distinct, {n: said_of[n] for n in asking})
+        # (not the results of earlier parts the part names: "the square of the EMI" asks for no EMI)
+        anew = {n for n in offered if n in shapes and names_output(said.text, shapes[n])} if shapes else set()
+        choices = _answering(choices, producers, anew)
         if chains and len(choices) > 1:
             # of tools the words tie on: the one the part opens with ("What is the weather ..."), then
             # the one that needs the fewest implied steps to do it
@@ -197,13 +208,17 @@ def _uncarried(
     producers: Mapping[str, list[str]],
     own: Mapping[str, int],
     distinct: Mapping[str, set[str]],
+    asked: Mapping[str, set[str]],
 ) -> list[str]:
     """A tool that won on the words of a step it implies, when that step's tool alone scores
     higher, gives way to it: "Find the lyrics of a song …" is the lyrics tool, not a song search fed
     by a lyrics lookup (the chain counted "lyrics" for the search). A tie keeps the chain ("the GCD
     of their age and 36" is the GCD fed by the age, not the age), unless the part says no word of
     the tool's own that few tools share (``distinct``): "Calculate the area of a rectangle …" is the
-    area, not a shipping cost fed by it, though "calculate" and the words alike score both."""
+    area, not a shipping cost fed by it, though "calculate" and the words alike score both. And a
+    producer whose output the part names whole (``asked``, no id) wins whatever the scores, when the
+    part says no word of the fed tool the producer does not say too: "Calculate the total sales for
+    the product 'XYZ' between …" is the sales report (``total_sales``), not a sales tax fed by it."""
     out: list[str] = []
     for name in choices:
         better = [
@@ -211,8 +226,20 @@ def _uncarried(
             for p in producers.get(name, ())
             if own.get(p, 0) > own.get(name, 0)
             or (own.get(p, 0) == own.get(name, 0) and distinct.get(p) and not distinct.get(name))
+            or (p in asked and distinct.get(p) and distinct.get(name, set()) <= asked[p])
         ]
         out.append(max(better, key=lambda p: own.get(p, 0)) if better else name)
+    return list(dict.fromkeys(out))
+
+
+def _answering(choices: list[str], producers: Mapping[str, list[str]], asking: Collection[str]) -> list[str]:
+    """A tool chosen whose output the part does not name gives way to the tool it feeds whose output
+    the part names whole: "put in an adoption application for him" is the application (its
+    ``application_id``), with the list of animals it needs looked up first, not that list alone."""
+    out = []
+    for name in choices:
+        fed_by = [n for n in asking if name in producers.get(n, ())]
+        out.append(fed_by[0] if name not in asking and len(fed_by) == 1 else name)
     return list(dict.fromkeys(out))
 
 

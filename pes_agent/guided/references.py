@@ -16,10 +16,11 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 
 from pes_agent.guided.choices import tool_scores
+from pes_agent.guided.kinds import identifier
 from pes_agent.guided.shapes import ToolShape, output_fields, prepared
 from pes_agent.guided.words import stems, word_stem
 
-__all__ = ["References", "fed", "named_outputs", "part_scores", "references"]
+__all__ = ["References", "fed", "names_output", "named_outputs", "part_scores", "references"]
 
 SPREAD = 2
 """Other words a reference may hold between its field's words ("monthly *mortgage* payment")."""
@@ -119,3 +120,14 @@ def fed(tool: ToolShape, earlier: Sequence[ToolShape]) -> frozenset[str]:
             path.rsplit(".", 1)[-1].removeprefix("[0]") for path, _ in output_fields(shape.output_schema)
         }
     return frozenset(required & found)
+
+
+def names_output(part: str, tool: ToolShape, ids: bool = True) -> bool:
+    """Whether the part names one of ``tool``'s output fields whole ("the total sales" for
+    ``total_sales``): it asks for what the tool gives. Without ``ids``, an identifier does not count:
+    "the Linden Street pharmacy" names the pharmacy a lookup finds the id of, to feed another tool."""
+    said = set(stems(part))
+    return any(
+        words and words <= said and (ids or not identifier(path.rsplit(".", 1)[-1]))
+        for path, _, words in prepared(tool).fields
+    )

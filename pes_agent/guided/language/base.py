@@ -81,6 +81,11 @@ class Language(Protocol):
         each also as ``HH:MM`` on the 24-hour clock (``HH:MM:SS`` when it gives seconds)."""
         ...
 
+    def back_words(self, text: str) -> list[str]:
+        """Words the text uses for a thing already found ("that amount", "the same date"): the
+        value is an earlier result's, not one to look up anew."""
+        ...
+
     def of_words(self, text: str) -> list[str]:
         """Words the text uses as something *of* something else: "the capital of Japan", "Japan's
         capital", "its price", "Lena Brook's start date" give capital, price, start date. Such a

@@ -241,6 +241,15 @@ _ASKED_POSSESSED = re.compile(
 """A possessive before "is" inside a question still asks: "tell me what my account balance is"."""
 
 
+_BACK = re.compile(
+    r"\b(?:that|this|these|those|the\s+same)\s+"
+    r"(?!(?:is|are|was|were|will|would|can|could|has|have|the|a|an|it|they|we|you|i|he|she|my|our|your)\b)"
+    r"([a-z]+)\b(?!\s+(?:is|are|was|were)\b)",
+    re.IGNORECASE,
+)
+"""A demonstrative and the noun it points back with: "that amount", "the same date" (not "that is",
+nor "that price is" where the clause states it)."""
+
 _WHERE = re.compile(r"\bthe\s+([a-z]+)\s+(?:where|in which|at which|whose)\b", re.IGNORECASE)
 """The noun a relative clause describes: "the city where the Eiffel Tower stands" asks for a city."""
 
@@ -335,6 +344,9 @@ class English:
             if not any(m.start() in r for r in taken)
         ]
 
+    def back_words(self, text: str) -> list[str]:
+        return [w for m in _BACK.finditer(text) for w in m.group(1).split()]
+
     def of_words(self, text: str) -> list[str]:
         given = [m.span() for m in _GIVEN_OF.finditer(text)]
         found = [m.group(1) for m in _OF.finditer(text) if not any(a <= m.start() < b for a, b in given)]
@@ -365,12 +377,26 @@ class English:
     def stem(self, word: str) -> str:
         """A crude suffix strip: "words"/"word", "converted"/"convert", "counting"/"count" meet, and
         a silent final e goes from five letters on, so "square"/"squared" and "price"/"priced" meet
-        too; a double s is no plural ("pass"/"passes")."""
+        too; a double s is no plural ("pass"/"passes"); "-tion" and "-able" go from three letters on,
+        so "adoption", "adoptable" and "adopt" meet ("action" stays)."""
         if word.endswith(("ses", "xes", "zes", "ches", "shes")) and len(word) > 5:
             return word[:-2]  # boxes -> box; but prices -> price below
-        for suffix in ("ations", "ation", "ings", "ing", "ers", "er", "ed", "s"):
+        for suffix in (
+            "ations",
+            "ation",
+            "tions",
+            "tion",
+            "ables",
+            "able",
+            "ings",
+            "ing",
+            "ers",
+            "er",
+            "ed",
+            "s",
+        ):
             if word.endswith(suffix) and len(word) - len(suffix) >= 3 and not word.endswith("ss"):
-                word = word[: -len(suffix)]
+                word = word[: -len(suffix) + (suffix.startswith("t"))]  # "adoption"/"adopt"
                 break
         return word[:-1] if word.endswith("e") and len(word) > 4 else word
 
