@@ -232,3 +232,16 @@ def test_a_value_a_chosen_tools_typed_argument_takes_is_no_destination() -> None
 def test_a_verb_after_to_is_no_destination() -> None:
     assert destinations("I want to know the phone number of the Linden pharmacy") == []
     assert [d.text for d in destinations("Translate the leaflet to Spanish")] == ["Spanish"]
+
+
+def test_retrieval_that_missed_the_converter_is_completed_with_it() -> None:
+    # "What does it cost in Swiss francs?" says no word of a converter: the offer gains the one tool
+    # that takes the currency; a destination an offered tool already takes adds nothing
+    from pes_agent.guided.consumers import needed_consumers
+    from pes_agent.tools.registry import ToolRegistry
+
+    registry = ToolRegistry(TOOLS)
+    query = "What does the refill of RX-2041 cost in Swiss francs?"
+    assert needed_consumers(["quote_refill"], registry.names(), registry, query) == ["convert_money"]
+    assert needed_consumers(["quote_refill", "convert_money"], registry.names(), registry, query) == []
+    assert needed_consumers(["quote_refill"], ["quote_refill"], registry, query) == []  # not enabled

@@ -132,3 +132,21 @@ def test_a_date_found_before_is_not_replaced_by_one_the_request_states_elsewhere
     options = offered(guided_arguments_schema(weekday, part, query, [moved]), "day")
     assert "2027-03-13" in options
     assert "2027-03-01" not in options
+
+
+@pytest.mark.parametrize(
+    ("pattern", "text", "values"),
+    [
+        ("^([01][0-9]|2[0-3]):[0-5][0-9]$", "from 10 am for three hours", ["10:00"]),
+        ("^[0-9]{4}-[0-9]{2}-[0-9]{2}$", "on Saturday the 7th of November 2026", ["2026-11-07"]),
+    ],
+)
+def test_a_pattern_that_takes_a_usual_layout_asks_for_it(pattern: str, text: str, values: list[str]) -> None:
+    layout = layout_of({"type": "string", "pattern": pattern})
+    assert layout is not None
+    assert laid_out(layout, text) == values
+
+
+@pytest.mark.parametrize("pattern", ["^LR-[0-9]{4}$", ".*", "^\\d+$", "([unclosed"])
+def test_a_pattern_of_a_code_or_of_anything_asks_for_no_layout(pattern: str) -> None:
+    assert layout_of({"type": "string", "pattern": pattern}) is None

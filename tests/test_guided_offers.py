@@ -46,7 +46,6 @@ KNOWN_MISSES = {
     "m06": "two temperature converters on offer: the generic convert_units wins the options tie",
     "m12": "since implied8's tools joined the catalogue: 'Where is the Applied Statistics course taught?' "
     "offers find_rail_station, get_train, search_trains and local_time, not find_course nor course_room",
-    "n07": "'tickets' offers the support-ticket tools (open_ticket), not find_cinema nor buy_tickets",
     "n09": "'When is Dune showing at the Rialto' offers weather_forecast, not find_cinema nor showtimes",
     "p06": "since implied11's tools joined the catalogue: 'How many e-bikes are left at the dock there?' "
     "offers find_dock, find_bike_workshop, book_alteration_fitting and local_time, not get_dock_status",
@@ -55,8 +54,6 @@ KNOWN_MISSES = {
     "reserve_table",
     "s03": "'how much would new brake pads set me back in euros': convert_currency is not offered",
     "s11": "'email it to sam.reid@example.org': send_email is not offered",
-    "v01": "'reserve me a seat on the cheapest train': reserve_seat is not offered (find_rail_station and "
-    "search_trains are)",
     "v02": "'Which platform does the IC 718 leave from? … text her the platform' offers only calculator, "
     "not get_train nor send_sms",
     "v03": "since implied10's tools joined the catalogue: 'How much would it be to have it put into "
@@ -110,8 +107,6 @@ KNOWN_MISSES = {
     "book_dog_grooming, the bike workshop and charter tools are)",
     "y10": "'the number of the dog groomer in Ennis … could you text it to her on 555-0186?': send_sms is "
     "not offered (find_dog_groomer and find_employee are)",
-    "y12": "'Could you book room LR-2204 for Saturday the 7th of November 2026, 10 am for three hours?' "
-    "offers find_library_branch and the dental, driving and rental-branch tools, not book_library_room",
 }
 """(j01, two airport codes from one producer, passes here: both tools are offered, but the plan has one
 producer step where the task needs two.)"""

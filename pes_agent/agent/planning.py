@@ -20,6 +20,7 @@ from pes_agent.agent.views import results_before
 from pes_agent.config import RetrievalConfig
 from pes_agent.errors import ParseError
 from pes_agent.events import EventType
+from pes_agent.guided.consumers import needed_consumers
 from pes_agent.guided.parts import query_parts
 from pes_agent.guided.producers import needed_producers
 from pes_agent.llm.parser import parse_plan
@@ -65,9 +66,13 @@ async def offer_tools(
             offer = choose_tools(
                 ctx.query, ctx.enabled_tools, ctx.retrieval, searcher, parts=parts, guided=guided, keep=keep
             )
-            if guided:  # the lookups its tools need, which no word of the request names
+            if guided:  # the lookups its tools need, and the tools taking what the request wants
+                # its results sent to or turned into ("in US dollars"), which no word of it names
                 offer = offer.with_producers(
                     needed_producers(offer.names, ctx.enabled_tools, ctx.registry, ctx.query)
+                )
+                offer = offer.with_producers(
+                    needed_consumers(offer.names, ctx.enabled_tools, ctx.registry, ctx.query)
                 )
     if offer.mode != "all":
         await ctx.emit(EventType.TOOLS_OFFERED, offer.event_data(ctx.retrieval.k))

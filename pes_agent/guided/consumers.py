@@ -34,8 +34,10 @@ from pes_agent.guided.language.en import NAMING_WORDS, TARGET_WORDS, VERB_MARKER
 from pes_agent.guided.pairs import GENERIC
 from pes_agent.guided.shapes import compatible, prepared
 from pes_agent.guided.words import stems
+from pes_agent.prompts.schemas import inline_refs
+from pes_agent.tools.registry import ToolRegistry
 
-__all__ = ["Destination", "consumer_steps", "destinations"]
+__all__ = ["MAX_CONSUMERS", "Destination", "consumer_steps", "destinations", "needed_consumers"]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -83,6 +85,47 @@ def destinations(part: str) -> list[Destination]:
                 continue
             out.setdefault(after.casefold(), Destination(text=after, forms=(after,)))
     return list(out.values())
+
+
+MAX_CONSUMERS = 2
+"""Tools an offer gains at most for the destinations a request states: they complete an offer."""
+
+
+def needed_consumers(
+    offered: Sequence[str], enabled: Iterable[str], registry: ToolRegistry, query: str
+) -> list[str]:
+    """Enabled tools not in ``offered`` that take a destination ``query`` states ("in US dollars",
+    "to sam@example.org") which no offered tool takes, one for each such destination: retrieval
+    finds tools by the request's words, and "What does it cost in US dollars?" says no word of a
+    currency converter. Of several takers, the one sharing most words with the request."""
+    words = set(stems(query))
+
+    def inputs(name: str) -> list[tuple[str, Mapping[str, Any]]]:
+        spec = registry.get(name)
+        if spec is None:
+            return []
+        properties = inline_refs(spec.input_schema).get("properties") or {}
+        return [(n, p) for n, p in properties.items() if isinstance(p, Mapping)]
+
+    def about(name: str) -> set[str]:
+        spec = registry.get(name)
+        return set(stems(f"{name} {spec.summary}")) if spec is not None else set()
+
+    shown = set(offered)
+    added: list[str] = []
+    for destination in destinations(query):
+        if any(_takes(p, n, destination, query) for t in shown for n, p in inputs(t)):
+            continue
+        takers = [
+            t
+            for t in enabled
+            if t not in shown and any(_takes(p, n, destination, query) for n, p in inputs(t))
+        ]
+        if takers:
+            best = max(takers, key=lambda t: len(words & about(t)))
+            shown.add(best)
+            added.append(best)
+    return added[:MAX_CONSUMERS]
 
 
 def consumer_steps(

@@ -15,6 +15,7 @@ schemas; the reading of dates and times is the language module's.
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -88,7 +89,31 @@ def layout_of(schema: Mapping[str, Any]) -> Layout | None:
     if written is None:
         match = _LAYOUT.search(str(schema.get("description") or ""))
         written = match.group(0) if match else None
+    if written is None and isinstance(schema.get("pattern"), str):
+        written = _by_pattern(schema["pattern"])
     return _parsed(written) if written else None
+
+
+_SAMPLE_DAY, _SAMPLE_CLOCK = dt.date(2024, 1, 15), "09:30:00"
+_USUAL = ("YYYY-MM-DD", "HH:MM", "HH:MM:SS", "YYYY-MM-DDTHH:MM:SS", "YYYY-MM-DDTHH:MM", "YYYY-MM-DD HH:MM")
+"""Layouts a ``pattern`` is tried with (``^([01][0-9]|2[0-3]):[0-5][0-9]$`` is a clock's ``HH:MM``)."""
+
+
+@functools.lru_cache(maxsize=1024)
+def _by_pattern(pattern: str) -> str | None:
+    """The usual layout whose sample the pattern takes, none when it takes none (a code's pattern)."""
+    try:
+        compiled = re.compile(pattern)
+    except re.error:
+        return None
+    if compiled.search("word") or compiled.search("12345"):  # takes anything: no layout
+        return None
+    for written in _USUAL:
+        layout = _parsed(written)
+        sample = layout.render(_SAMPLE_DAY, _SAMPLE_CLOCK) if layout is not None else None
+        if sample is not None and compiled.search(sample):
+            return written
+    return None
 
 
 def _parsed(written: str) -> Layout | None:

@@ -22,7 +22,7 @@ from pes_agent.guided.language.en import (
     RELATING,
     TRAILING_CONNECTIVE,
 )
-from pes_agent.guided.quotes import mask_quotes, unmask
+from pes_agent.guided.quotes import ADDRESS, mask_quotes, unmask
 from pes_agent.guided.words import stems
 
 __all__ = ["MAX_PARTS", "action_words", "joined_unserved", "query_parts"]
@@ -44,13 +44,32 @@ def query_parts(query: str, actions: Collection[str] = ()) -> tuple[str, ...]:
         for clause in _at_actions(raw, actions):
             part = TRAILING_CONNECTIVE.sub("", LEADING_CONNECTIVE.sub("", clause.strip(" ,"))).strip(" ,")
             parts += [unmask(p, quotes) for p in _conjoined(part)] if part else []
-    parts = _with_context(parts)
+    parts = _with_context(parts, actions)
     if len(parts) > MAX_PARTS:
         parts = [*parts[: MAX_PARTS - 1], " ".join(parts[MAX_PARTS - 1 :])]
     return tuple(parts) or (query.strip(),)
 
 
-def _with_context(parts: list[str]) -> list[str]:
+def _addressed(part: str, actions: Collection[str]) -> bool:
+    """A fragment that only says where something goes: "Confirmation to ciorcal@gmail.com." opens
+    with no action of the tools at hand, asks nothing and holds an address: it gives the address to
+    the ask it serves."""
+    first = _WORD_AFTER.search(part)
+    return (
+        bool(actions)
+        and first is not None
+        and _stem(first.group(0)) not in actions
+        and not language().is_question(part)
+        and ADDRESS.search(part) is not None
+        and len(ADDRESS.sub("", part).split()) <= FRAGMENT_WORDS
+    )
+
+
+FRAGMENT_WORDS = 4
+"""The most words besides its address a fragment holds ("Confirmation to", "Receipts please to")."""
+
+
+def _with_context(parts: list[str], actions: Collection[str] = ()) -> list[str]:
     """Sentences that only give context joined to the ask they serve: "A tent weighs 4 pounds.
     Convert that to kilograms." is one part holding its values, not a step for the statement; "Our
     team flies to Portugal next week. What is the weather in its capital?" keeps the country beside
@@ -58,7 +77,7 @@ def _with_context(parts: list[str]) -> list[str]:
     out: list[str] = []
     pending: list[str] = []
     for part in parts:
-        if language().is_context(part):
+        if language().is_context(part) or _addressed(part, actions):
             pending.append(part)
             continue
         out.append(". ".join([*pending, part]))

@@ -30,6 +30,7 @@ from pes_agent.guided.choices import (
     lead_scores,
     tool_options,
 )
+from pes_agent.guided.codes import coded
 from pes_agent.guided.dataflow import ToolShape, implied_steps, suppliable
 from pes_agent.guided.grounding import (
     holds_data,
@@ -59,6 +60,9 @@ __all__ = [
 
 NO_TOOL = "none"
 """The planning choice for a part that needs no tool."""
+CODE_WEIGHT = 3
+"""Weight of a code the part quotes that only this tool's pattern takes (``codes``): as much as an
+option it names (``choices.tool_scores``)."""
 CHAIN_EVIDENCE = 2
 """Own evidence a tool needs before the fields its implied steps give count for it: the part's lead
 word, an option it names, or two words. One plain word ("from one unit to another") is no reason to
@@ -127,7 +131,13 @@ def guided_plan_schema(
         said = references(part, earlier, shapes) if shapes is not None else References(part)
         affinity = {n: len(f) for n, f in flow.items() if f}
         scores = partial(part_scores, part, said, inputs=inputs, shapes=shapes, affinity=affinity)
-        own = scores(offered, options)
+        # a code only one tool's pattern takes ("room LR-2204") names that tool as an option would
+        codes = (
+            {n: CODE_WEIGHT * c for n, c in coded(part, {n: schemas[n] for n in offered}).items()}
+            if schemas
+            else {}
+        )
+        own = _plus(scores(offered, options), codes)
         if shapes is not None:
             # a tool the part's words point to, scored with the words of the steps it implies
             for name in (n for n in offered if own[n] >= CHAIN_EVIDENCE):
@@ -143,7 +153,7 @@ def guided_plan_schema(
                 )
                 texts[name] = f"{name} {tools.get(name, '')} {found}"
                 words[name] = options.get(name, "")
-        scored = scores(texts, words)
+        scored = _plus(scores(texts, words), codes)
         if shapes is not None and language().asks_amount(last_sentence(part)):
             # "how much", "what would … come to": a number answers it, so a tool whose declared output
             # holds none is not the part's tool, when one that gives a number is pointed to at all (a
@@ -191,6 +201,10 @@ def guided_plan_schema(
         "required": list(parts),
         "additionalProperties": False,
     }
+
+
+def _plus(scores: dict[str, int], extra: Mapping[str, int]) -> dict[str, int]:
+    return {n: s + extra.get(n, 0) for n, s in scores.items()}
 
 
 def _less(schema: Mapping[str, Any], given: Collection[str]) -> dict[str, Any]:

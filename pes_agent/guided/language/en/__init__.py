@@ -114,11 +114,12 @@ _GREETINGS = frozenset("hi hello hey dear greetings".split())
 """Words a message opens with before what it says: "Hi, my router is dead" states, "Hello, book a
 table" asks; the word after them tells."""
 _CONTEXT_OPENERS = frozenset(
-    "a an the our my his her their its this these those there we he she they it i'm we're".split()
+    "a an the our my his her their its this these those there we he she they it i'm we're"
+    " it's it’s that's that’s there's there’s they're they’re".split()
 )
 """A sentence opening with a determiner or a subject pronoun states something ("A cake needs 3
-pounds of flour.", "Our team flies to Portugal next week."); a request opens with its action or a
-question word. ("I" is left out: "I need the weather in Oslo" asks.)"""
+pounds of flour.", "Our team flies to Portugal next week.", "It's for our book club."); a request
+opens with its action or a question word. ("I" is left out: "I need the weather in Oslo" asks.)"""
 
 _PAST = re.compile(r"[a-z]+ed|did|was|were|had|made|took|gave|went|came|met|paid|bought|found|sent|told|said")
 """A verb in the past tense: the regular ones, and the irregular ones a request's context uses."""
