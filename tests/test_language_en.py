@@ -212,3 +212,17 @@ def test_a_clock_time_said_in_words(text: str, clock: str) -> None:
 
 def test_a_bare_number_word_is_no_time() -> None:
     assert EN.times("two adults and three children") == []
+
+
+@pytest.mark.parametrize(
+    ("sentence", "ask"),
+    [
+        ("She doesn't do email, so could you text it to her on 555-0186", "text it to her on 555-0186"),
+        ("My dad is insisting on paying, so please email the price to him", "email the price to him"),
+        ("Could you book room LR-2204", "Could you book room LR-2204"),
+        ("Our team flies to Portugal next week", "Our team flies to Portugal next week"),
+    ],
+)
+def test_the_request_inside_a_sentence_that_opens_as_a_statement(sentence: str, ask: str) -> None:
+    assert EN.ask_of(sentence) == ask
+    assert EN.is_context(sentence) is (sentence == ask and not sentence.startswith("Could"))

@@ -16,6 +16,7 @@ from jsonschema import Draft202012Validator
 
 from pes_agent.guided.arithmetic import named_operation, operation_verbs, operation_words
 from pes_agent.guided.grounding import Candidate, composable, grounded_property, text_spans
+from pes_agent.guided.language import language
 from pes_agent.guided.language.en import SOURCE_WORDS
 from pes_agent.guided.layouts import in_layout
 from pes_agent.guided.options import described, named
@@ -228,8 +229,9 @@ def lead_scores(part: str, tools: Mapping[str, str]) -> dict[str, int]:
 
 def last_sentence(part: str) -> str:
     """The part's last sentence: context sentences joined before it (``grounding.query_parts``) say
-    what the ask is about, not what it asks for."""
-    return re.split(r"[.!?;]\s+", part.strip())[-1]
+    what the ask is about, not what it asks for; and of a sentence that opens as a statement, the
+    request inside it ("My dad is paying, so please email the price …": email the price …)."""
+    return language().ask_of(re.split(r"[.!?;]\s+", part.strip())[-1])
 
 
 LEAD_WEIGHT = 2

@@ -81,6 +81,11 @@ class Language(Protocol):
         each also as ``HH:MM`` on the 24-hour clock (``HH:MM:SS`` when it gives seconds)."""
         ...
 
+    def ask_of(self, sentence: str) -> str:
+        """The request a sentence makes after opening as a statement ("She doesn't do email, so
+        could you text it to her": text it to her), else the sentence."""
+        ...
+
     def back_words(self, text: str) -> list[str]:
         """Words the text uses for a thing already found ("that amount", "the same date"): the
         value is an earlier result's, not one to look up anew."""

@@ -121,6 +121,9 @@ _CONTEXT_OPENERS = frozenset(
 pounds of flour.", "Our team flies to Portugal next week.", "It's for our book club."); a request
 opens with its action or a question word. ("I" is left out: "I need the weather in Oslo" asks.)"""
 
+_ASKING = re.compile(r"\b(?:could|can|would|will)\s+you\b|\bplease\b", re.IGNORECASE)
+"""A request inside a sentence that opens as a statement: "My dad is paying, so please email …"."""
+
 _PAST = re.compile(r"[a-z]+ed|did|was|were|had|made|took|gave|went|came|met|paid|bought|found|sent|told|said")
 """A verb in the past tense: the regular ones, and the irregular ones a request's context uses."""
 
@@ -277,6 +280,8 @@ class English:
         words = [w.casefold().strip(",!") for w in text.split()]
         while len(words) > 1 and words[0] in _GREETINGS:  # "Hi, my internet is down": a statement
             words.pop(0)
+        if _ASKING.search(text):  # "She doesn't do email, so could you text it to her …": it asks
+            return False
         return words[0] in _CONTEXT_OPENERS or _named_subject(text)
 
     def is_question(self, part: str) -> bool:
@@ -344,6 +349,12 @@ class English:
             for m in _MONTH_OF_YEAR.finditer(text)
             if not any(m.start() in r for r in taken)
         ]
+
+    def ask_of(self, sentence: str) -> str:
+        match = _ASKING.search(sentence)
+        if match is None or not sentence[: match.start()].strip(" ,"):
+            return sentence
+        return sentence[match.end() :].strip(" ,") or sentence
 
     def back_words(self, text: str) -> list[str]:
         return [w for m in _BACK.finditer(text) for w in m.group(1).split()]
