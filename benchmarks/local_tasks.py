@@ -345,7 +345,9 @@ def _value(expression: Any) -> float | None:
 
 
 def _same(got: Any, want: Any) -> bool:
-    if isinstance(want, (int, float)) and not isinstance(want, bool):
+    if isinstance(want, bool):  # a flag is the flag, not its text ("True" is no True)
+        return got is want
+    if isinstance(want, (int, float)):
         return close(got, float(want))
     if isinstance(want, (list, tuple)):  # a list the request writes out: the same items, in any order
         return isinstance(got, list) and sorted(map(clean_text, got)) == sorted(map(clean_text, want))

@@ -165,6 +165,14 @@ def test_arithmetic_is_judged_by_value_and_rounded_values_pass_within_tolerance(
     assert not call_matches(population, "calculator", {"expression": "125 * 2"})
 
 
+def test_a_flag_is_judged_as_a_flag() -> None:
+    express = Call("order_supplies", {"sku": "BK-4410", "gift_wrap": True})
+    assert call_matches(express, "order_supplies", {"sku": "BK-4410", "gift_wrap": True})
+    assert not call_matches(express, "order_supplies", {"sku": "BK-4410", "gift_wrap": False})
+    assert not call_matches(express, "order_supplies", {"sku": "BK-4410", "gift_wrap": "True"})
+    assert not call_matches(express, "order_supplies", {"sku": "BK-4410", "gift_wrap": 1})
+
+
 def test_texts_are_trimmed_enums_exact_dates_either_order() -> None:
     upper = Call("transform_text", {"text": "desserts", "mode": "upper"})
     assert call_matches(upper, "transform_text", {"text": " 'desserts.' ", "mode": "upper"})
