@@ -687,6 +687,8 @@ def markdown(run: Mapping[str, Any], tasks: Sequence[Task], outcomes: Sequence[O
             f"- status: {o.status}{' (dishonest)' if o.dishonest else ''}; {o.seconds:.1f} s, "
             f"{o.model_calls} model calls",
         ]
+        if o.failed:
+            lines.append(f"- failed calls: {'; '.join(o.failed)}")
         if o.invalid_executed:
             lines.append(f"- invalid calls executed: {'; '.join(o.invalid_executed)}")
         lines += [f"- answer: {json.dumps(o.answer, ensure_ascii=False)}", ""]

@@ -30,7 +30,7 @@ import json
 import math
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from jsonschema import Draft202012Validator
@@ -523,6 +523,8 @@ class Outcome:
     """Why the run never reported: ``killed by SIGSEGV``, ``exited with status 1``, ``no result
     within 300 s``, or the exception that escaped ``process``."""
     cpu_seconds: float = 0.0
+    failed: list[str] = field(default_factory=list)
+    """The calls that did not succeed, with their arguments and status: what the gate refused."""
 
 
 ANSWER_CHARS = 400
@@ -545,6 +547,11 @@ def score(task: Task, record: RunRecord, schemas: Mapping[str, Mapping[str, Any]
         right=right,
         made=[f"{tool}({json.dumps(args, ensure_ascii=False)})" for tool, args in done],
         failed_calls=len(record.calls) - len(done),
+        failed=[
+            f"{c.tool}({json.dumps(c.args, ensure_ascii=False)}): {c.status}"
+            for c in record.calls
+            if c.status != "success"
+        ],
         invalid_executed=invalid_calls(record.executed, schemas),
         status=record.status,
         dishonest=record.status == "success" and not right,

@@ -291,6 +291,7 @@ def test_a_run_is_scored_on_calls_answer_plan_and_honesty() -> None:
     planned = ["calculator", "word_count"]
     good = score(task, _record([calc, bad, words], "success", "84, and 4 words", planned), SCHEMAS)
     assert (good.right, good.plan_right, good.dishonest, good.failed_calls) == (True, True, False, 1)
+    assert good.failed == ['word_count({"txt": "x"}): error']  # what the gate refused, to read later
     assert good.invalid_executed == []
 
     silent = score(task, _record([calc, words], "success", "Done.", ["word_count", "calculator"]), SCHEMAS)
