@@ -226,3 +226,16 @@ def test_a_bare_number_word_is_no_time() -> None:
 def test_the_request_inside_a_sentence_that_opens_as_a_statement(sentence: str, ask: str) -> None:
     assert EN.ask_of(sentence) == ask
     assert EN.is_context(sentence) is (sentence == ask and not sentence.startswith("Could"))
+
+
+@pytest.mark.parametrize(
+    ("text", "words"),
+    [
+        ("What would 3 hours of parking on Quay Street cost me", []),  # a quantity, not an ask
+        ("two cups of flour", []),
+        ("the capital of Japan", ["the", "capital"]),
+        ("a list of hotels", ["a", "list"]),
+    ],
+)
+def test_a_quantitys_unit_before_of_is_asked_for_by_no_one(text: str, words: list[str]) -> None:
+    assert EN.of_words(text) == words

@@ -128,6 +128,17 @@ _PAST = re.compile(r"[a-z]+ed|did|was|were|had|made|took|gave|went|came|met|paid
 """A verb in the past tense: the regular ones, and the irregular ones a request's context uses."""
 
 
+def _counted(text: str, match: re.Match[str]) -> bool:
+    """Whether the words before "of" are a quantity's unit ("3 hours of parking", "two cups of
+    flour"): they measure something, they ask for nothing."""
+    words = [*text[: match.start(1)].split()[-1:], *match.group(1).split()]
+    return any(
+        w.replace(".", "").replace(",", "").isdigit()
+        or (w.casefold() in QUANTITY_WORDS and w.casefold() not in ARTICLES)
+        for w in words[:-1]
+    )
+
+
 def _named_subject(text: str) -> bool:
     """A sentence whose subject is a name of two words or more, then a verb in the past ("Ana-Lucía
     Gómez looked after our boys", "Siobhán Ní Bhriain did my crown"): it says what happened, it asks
@@ -361,7 +372,11 @@ class English:
 
     def of_words(self, text: str) -> list[str]:
         given = [m.span() for m in _GIVEN_OF.finditer(text)]
-        found = [m.group(1) for m in _OF.finditer(text) if not any(a <= m.start() < b for a, b in given)]
+        found = [
+            m.group(1)
+            for m in _OF.finditer(text)
+            if not any(a <= m.start() < b for a, b in given) and not _counted(text, m)
+        ]
         found += [m.group(1) for m in _POSSESSED.finditer(text)]
         found += [m.group(1) for m in _ASKED_POSSESSED.finditer(text)]
         found += [m.group(1) for m in _WHERE.finditer(text)]
