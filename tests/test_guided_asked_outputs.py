@@ -82,11 +82,3 @@ def test_that_amount_is_the_earlier_result_not_a_new_calculation() -> None:
     steps = implied_steps("sales_tax", PARTS[1], PARTS[0], SHAPES, earlier={"sales_report": "step_1"})
     assert [s.tool for s in steps] == ["sales_tax"]
     assert [(b.argument, b.step_id) for b in steps[0].bindings] in ([("amount", "step_1")], [])
-
-
-def test_without_an_earlier_result_the_amount_may_still_be_looked_up() -> None:
-    # nothing was found before: "that amount" points to nothing, so the step the part implies stays
-    steps = implied_steps(
-        "sales_tax", "calculate the sales tax for that tip amount at a rate of 5%", "", SHAPES
-    )
-    assert steps[-1].tool == "sales_tax"

@@ -69,3 +69,20 @@ def test_an_imperative_with_an_address_stays_an_ask() -> None:
     actions = action_words([*SUMMARIES.values(), "Send an email to an address."])
     parts = query_parts("Book room LR-2204 for 2026-11-07. Send the confirmation to a@b.com.", actions)
     assert len(parts) == 2
+
+
+def test_a_pattern_taking_any_word_names_no_tool_and_a_long_code_is_not_read() -> None:
+    schemas = {
+        **SCHEMAS,
+        "get_user": {"properties": {"username": {"type": "string", "pattern": "^[A-Za-z0-9_]{3,20}$"}}},
+    }
+    assert coded("What is the weather at 3pm in Oslo", schemas) == {}
+    slow = {"t": {"properties": {"code": {"type": "string", "pattern": "^([a-z0-9]+)+$"}}}}
+    assert coded("code " + "a" * 60 + "1-", slow) == {}  # never tried: no backtracking on request text
+
+
+def test_a_tool_without_a_schema_does_not_break_planning() -> None:
+    schema = guided_plan_schema(
+        ["Book room LR-2204"], {**SUMMARIES, "weather": "Get the weather."}, SCHEMAS, OUTPUTS
+    )
+    assert "Book room LR-2204" in schema["properties"]

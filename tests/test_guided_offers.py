@@ -146,7 +146,13 @@ def _offered(task: Task) -> set[str]:
 
 NEEDS_MEANINGS = {
     "i06": "'cost' is a price only through the meaning table, which needs numpy",
+    "m07": "as k08 without the meaning table: two length converters, the options tie them and the task's "
+    "one loses",
     "k11": "'cost' and 'a night' reach the nightly rate only through the meaning table, which needs numpy",
+    "v01": "'reserve me a seat on the cheapest train' offers reserve_seat only through the meaning table, "
+    "which needs numpy",
+    "w03": "'Rosalía Vega is touring … Grab me two standing tickets for her Porto show' offers "
+    "book_concert_tickets and landmark_city without the meaning table, not search_concerts",
     "v03": "'how much would it be' reaches the translation quote only through the meaning table, which "
     "needs numpy",
 }

@@ -128,7 +128,8 @@ def test_forms_of_a_word_meet_at_one_stem(a: str, b: str) -> None:
 
 def test_a_short_word_keeps_its_ending() -> None:
     assert EN.stem("action") == "action"  # no "act" of three letters left by "-tion"
-    assert EN.stem("table") != EN.stem("t")
+    assert EN.stem("station") != EN.stem("state")
+    assert EN.stem("suitable") != EN.stem("suit")
 
 
 @pytest.mark.parametrize(
@@ -137,7 +138,8 @@ def test_a_short_word_keeps_its_ending() -> None:
         ("calculate the sales tax for that amount with a tax rate of 5%", ["amount"]),
         ("book the same date again", ["date"]),
         ("convert those prices to euros", ["prices"]),
-        ("find hotels that accept dogs and say whether that is fine", ["accept"]),
+        ("find hotels that accept dogs and say whether that is fine", []),  # a relative clause
+        ("Find restaurants that serve vegan food", []),
         ("check that the price is right", []),
     ],
 )
@@ -221,11 +223,12 @@ def test_a_bare_number_word_is_no_time() -> None:
         ("My dad is insisting on paying, so please email the price to him", "email the price to him"),
         ("Could you book room LR-2204", "Could you book room LR-2204"),
         ("Our team flies to Portugal next week", "Our team flies to Portugal next week"),
+        ("How much is a ticket to Cork, please?", "How much is a ticket to Cork, please?"),
     ],
 )
 def test_the_request_inside_a_sentence_that_opens_as_a_statement(sentence: str, ask: str) -> None:
     assert EN.ask_of(sentence) == ask
-    assert EN.is_context(sentence) is (sentence == ask and not sentence.startswith("Could"))
+    assert not EN.is_context(sentence) or sentence.startswith("Our")
 
 
 @pytest.mark.parametrize(
@@ -235,6 +238,7 @@ def test_the_request_inside_a_sentence_that_opens_as_a_statement(sentence: str, 
         ("two cups of flour", []),
         ("the capital of Japan", ["the", "capital"]),
         ("a list of hotels", ["a", "list"]),
+        ("List the 10 largest cities of Brazil", ["largest", "cities"]),  # a count of what is asked
     ],
 )
 def test_a_quantitys_unit_before_of_is_asked_for_by_no_one(text: str, words: list[str]) -> None:

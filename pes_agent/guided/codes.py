@@ -18,7 +18,10 @@ from pes_agent.guided.grounding import checking, text_spans
 from pes_agent.guided.language import language
 from pes_agent.guided.words import COMMON_SHARE
 
-__all__ = ["coded"]
+__all__ = ["MAX_CODE", "coded"]
+
+MAX_CODE = 40
+"""The longest code read: ids are short, and a schema's pattern may backtrack on a long one."""
 
 _CODE = re.compile(r"(?=[^\s]*\d)(?=[^\s]*[A-Za-z])[A-Za-z0-9][A-Za-z0-9._/#-]{2,}|[A-Z]{2,}(?:-[A-Z0-9]+)+")
 """A code as written: letters and digits together without a space ("LR-2204", "BK3027") or capitals
@@ -29,7 +32,7 @@ def coded(part: str, schemas: Mapping[str, Mapping[str, Any]]) -> dict[str, int]
     """For each tool, how many of the part's codes a ``pattern`` of its inputs takes, counting only
     codes few tools take (at most one in ``COMMON_SHARE``, and two)."""
     dated = " ".join(d.text for d in language().dates(part))
-    codes = [v for v in text_spans(part) if _CODE.fullmatch(v) and v not in dated]
+    codes = [v for v in text_spans(part) if len(v) <= MAX_CODE and _CODE.fullmatch(v) and v not in dated]
     if not codes:
         return {}
     takes = {name: {c for c in codes if _takes(schema, c)} for name, schema in schemas.items()}
@@ -43,7 +46,11 @@ def _takes(schema: Mapping[str, Any], code: str) -> bool:
     if not isinstance(properties, Mapping):
         return False
     return any(
-        isinstance(p, Mapping) and isinstance(p.get("pattern"), str) and _matches(p["pattern"], code)
+        isinstance(p, Mapping)
+        and isinstance(p.get("pattern"), str)
+        and _matches(p["pattern"], code)
+        and not _matches(p["pattern"], "word")  # a username's pattern takes "3pm" as any word
+        and not _matches(p["pattern"], "12345")
         for p in properties.values()
     )
 

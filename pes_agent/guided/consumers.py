@@ -92,7 +92,7 @@ MAX_CONSUMERS = 2
 
 
 def needed_consumers(
-    offered: Sequence[str], enabled: Iterable[str], registry: ToolRegistry, query: str
+    offered: Sequence[str], enabled: Collection[str], registry: ToolRegistry, query: str
 ) -> list[str]:
     """Enabled tools not in ``offered`` that take a destination ``query`` states ("in US dollars",
     "to sam@example.org") which no offered tool takes, one for each such destination: retrieval

@@ -133,7 +133,10 @@ def guided_plan_schema(
         scores = partial(part_scores, part, said, inputs=inputs, shapes=shapes, affinity=affinity)
         # a code only one tool's pattern takes ("room LR-2204") names that tool as an option would
         codes = (
-            {n: CODE_WEIGHT * c for n, c in coded(part, {n: schemas[n] for n in offered}).items()}
+            {
+                n: CODE_WEIGHT * c
+                for n, c in coded(part, {n: schemas[n] for n in offered if n in schemas}).items()
+            }
             if schemas
             else {}
         )

@@ -131,11 +131,12 @@ _PAST = re.compile(r"[a-z]+ed|did|was|were|had|made|took|gave|went|came|met|paid
 def _counted(text: str, match: re.Match[str]) -> bool:
     """Whether the words before "of" are a quantity's unit ("3 hours of parking", "two cups of
     flour"): they measure something, they ask for nothing."""
-    words = [*text[: match.start(1)].split()[-1:], *match.group(1).split()]
-    return any(
-        w.replace(".", "").replace(",", "").isdigit()
-        or (w.casefold() in QUANTITY_WORDS and w.casefold() not in ARTICLES)
-        for w in words[:-1]
+    words = text[: match.end(1)].split()
+    if len(words) < 2:
+        return False
+    word = words[-2].casefold()  # right before the unit: "3 hours of", not "the 10 largest cities of"
+    return word.replace(".", "").replace(",", "").isdigit() or (
+        word in QUANTITY_WORDS and word not in ARTICLES
     )
 
 
@@ -257,13 +258,15 @@ _ASKED_POSSESSED = re.compile(
 
 
 _BACK = re.compile(
-    r"\b(?:that|this|these|those|the\s+same)\s+"
+    r"(?:\b(?:for|of|to|on|in|with|at|from|by|into|convert|send|add|use|take)\s+that|\bthis|\bthese"
+    r"|\bthose|\bthe\s+same)\s+"
     r"(?!(?:is|are|was|were|will|would|can|could|has|have|the|a|an|it|they|we|you|i|he|she|my|our|your)\b)"
     r"([a-z]+)\b(?!\s+(?:is|are|was|were)\b)",
     re.IGNORECASE,
 )
 """A demonstrative and the noun it points back with: "that amount", "the same date" (not "that is",
-nor "that price is" where the clause states it)."""
+nor "that price is" where the clause states it; "that" only after a preposition or a verb: after a
+noun it opens a relative clause, "restaurants that serve …")."""
 
 _WHERE = re.compile(r"\bthe\s+([a-z]+)\s+(?:where|in which|at which|whose)\b", re.IGNORECASE)
 """The noun a relative clause describes: "the city where the Eiffel Tower stands" asks for a city."""
@@ -363,9 +366,14 @@ class English:
 
     def ask_of(self, sentence: str) -> str:
         match = _ASKING.search(sentence)
-        if match is None or not sentence[: match.start()].strip(" ,"):
+        if match is None:
             return sentence
-        return sentence[match.end() :].strip(" ,") or sentence
+        before, rest = sentence[: match.start()].strip(" ,"), sentence[match.end() :].strip(" ,")
+        # only a request with words after something said first ("How much is it, please?" asks the
+        # question)
+        if not before or not re.search(r"[^\W\d_]{2,}", rest):
+            return sentence
+        return rest
 
     def back_words(self, text: str) -> list[str]:
         return [w for m in _BACK.finditer(text) for w in m.group(1).split()]
@@ -404,8 +412,8 @@ class English:
     def stem(self, word: str) -> str:
         """A crude suffix strip: "words"/"word", "converted"/"convert", "counting"/"count" meet, and
         a silent final e goes from five letters on, so "square"/"squared" and "price"/"priced" meet
-        too; a double s is no plural ("pass"/"passes"); "-tion" and "-able" go from three letters on,
-        so "adoption", "adoptable" and "adopt" meet ("action" stays)."""
+        too; a double s is no plural ("pass"/"passes"); "-tion" and "-able" go where five letters
+        stay, so "adoption", "adoptable" and "adopt" meet ("station", "suitable" stay whole)."""
         if word.endswith(("ses", "xes", "zes", "ches", "shes")) and len(word) > 5:
             return word[:-2]  # boxes -> box; but prices -> price below
         for suffix in (
@@ -422,7 +430,8 @@ class English:
             "ed",
             "s",
         ):
-            if word.endswith(suffix) and len(word) - len(suffix) >= 3 and not word.endswith("ss"):
+            least = {"tion": 4, "tions": 4, "able": 5, "ables": 5}.get(suffix, 3)  # no "stat", "suit"
+            if word.endswith(suffix) and len(word) - len(suffix) >= least and not word.endswith("ss"):
                 word = word[: -len(suffix) + (suffix.startswith("t"))]  # "adoption"/"adopt"
                 break
         return word[:-1] if word.endswith("e") and len(word) > 4 else word
